@@ -1,0 +1,31 @@
+"""layouts: where every element of a tensor lives in memory, and moving it fast.
+
+>>> import layouts as ly
+>>> ly.Layout("NHWC", N=2, C=16, H=5, W=4).offset(n=1, c=1, h=0, w=1)
+337
+
+The core (this package's top level) imports only numpy; the numba kernels, the drawing
+code and the interop modules load when first used.
+"""
+
+from .errors import LayoutError
+from .formulas import offset_chwn, offset_nchw, offset_nhwc
+from .index import Index
+from .infer import candidate_layouts, layout_of
+from .layout import Layout, canonical_order
+from .spec import parse
+
+__all__ = [
+    "Layout", "LayoutError", "Index", "parse", "canonical_order",
+    "offset_nchw", "offset_nhwc", "offset_chwn",
+    "layout_of", "candidate_layouts",
+]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # convert pulls in the planner only; the numba kernels load on the first conversion
+    if name == "convert":
+        from .convert import convert
+        return convert
+    raise AttributeError(f"module 'layouts' has no attribute {name!r}")
