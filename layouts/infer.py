@@ -48,7 +48,7 @@ def candidate_layouts(array: Any, axes: str) -> list[Layout]:
 
     >>> import numpy as np
     >>> candidate_layouts(np.zeros((4, 6, 3))[:, :4], "HWC")
-    [Layout('HWC', H=4, W=4, C=3, pitch={'H': 18})]
+    [Layout('HWC', C=3, H=4, W=4, pitch={'H': 18})]
     """
     shape, strides = _shape_and_strides(array)
     axes = str(axes)

@@ -522,6 +522,11 @@ class Layout:
         from .explain import formula
         return formula(self, numeric=numeric)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        """Jupyter's rich display: a picture (drawn lazily by :mod:`layouts.viz`) and plain text."""
+        from .viz.rich import mimebundle
+        return mimebundle(self, include=include, exclude=exclude)
+
     def explain(self) -> str:
         """A few lines that say what this layout is: shape, strides, padding, formula."""
         from .explain import explain
