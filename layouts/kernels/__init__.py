@@ -1,0 +1,228 @@
+"""Fast strided copies between arbitrary views: the one primitive of the conversion engine.
+
+``copy_into(dst, src)`` equals ``np.copyto(dst, src)`` bitwise for two same-shape,
+same-dtype arrays with any non-negative strides; ``fill_zero(dst)`` sets a view to zero.
+The copy is planned in pure Python (:mod:`.plan`: unit type, size-1 axes dropped,
+contiguous axes merged) and runs one of a few numba kernels compiled once per unit
+type (uint8/16/32/64) on flat buffers with runtime strides:
+
+* both sides contiguous: ``np.copyto`` of flat views (memcpy speed, split over threads);
+* shared innermost axis: row copies (:mod:`.rows`);
+* a transpose ``dst[b*dB + j*dJ + i] = src[b*sB + i*sI + j]``: cache-blocked tiles of
+  LLVM vector shuffles (:mod:`.simd`, :mod:`.transpose`), non-temporal stores when the
+  output is larger than ``NT_MIN_BYTES``; a plain scalar-tile path when
+  ``LAYOUTS_PLAIN_KERNELS=1`` is set or :data:`USE_SIMD` is False;
+* small channel counts (2, 3, 4) on either side: :mod:`.small`;
+* negative strides, object dtypes: ``np.copyto``.
+
+``threads=None`` uses ``numba.config.NUMBA_NUM_THREADS`` threads, ``threads=n`` uses n.
+The kernels release the GIL and the work is split over a small Python thread pool
+(disjoint output ranges, so results do not depend on the thread count).  Small copies
+(below ``PAR_MIN_BYTES``) run on the calling thread.
+
+>>> import numpy as np
+>>> from layouts.kernels import copy_into, fill_zero
+>>> x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)   # NCHW
+>>> out = np.empty((2, 4, 5, 3), np.float32)                               # NHWC
+>>> copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
+>>> bool((out == x.transpose(0, 2, 3, 1)).all())
+True
+>>> fill_zero(out[:, :, :, 1:]); out[0, 0, 0].tolist()
+[0.0, 0.0, 0.0]
+"""
+
+import ctypes
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .plan import make_fill_plan, make_plan
+
+__all__ = ["copy_into", "fill_zero", "USE_SIMD", "NT_MIN_BYTES", "PAR_MIN_BYTES"]
+
+#: use the LLVM-shuffle tiles (False: plain scalar tiles; tests run both)
+USE_SIMD = os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") in ("", "0")
+#: outputs at least this large use non-temporal stores (they bypass the cache)
+NT_MIN_BYTES = 8 << 20
+#: copies smaller than this run on one thread
+PAR_MIN_BYTES = 1 << 20
+#: copies smaller than this go to np.copyto directly (0 in tests: always use the kernels)
+SMALL_BYTES = 0
+
+# cache blocking per unit size: (Bi, Bj) in units
+BLOCKS = {1: (256, 1 << 30), 2: (128, 1 << 30), 4: (64, 1 << 30), 8: (32, 1 << 30)}
+
+_pool = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _nthreads(threads):
+    if threads is None:
+        import numba
+        return max(1, int(numba.config.NUMBA_NUM_THREADS))
+    t = int(threads)
+    if t < 1:
+        raise ValueError(f"threads must be None or >= 1, got {threads!r}")
+    return t
+
+
+def _run(fn, make_args, nwork, nthreads):
+    """Run ``fn(*make_args(w0, w1))`` over ``[0, nwork)`` split in ``nthreads`` chunks."""
+    global _pool, _pool_size
+    t = max(1, min(nthreads, nwork))
+    if t == 1:
+        fn(*make_args(0, nwork))
+        return
+    bounds = [nwork * k // t for k in range(t + 1)]
+    with _pool_lock:
+        if _pool is None or _pool_size < t - 1:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=t - 1, thread_name_prefix="layouts-kernels")
+            _pool_size = t - 1
+        pool = _pool
+    futs = [pool.submit(fn, *make_args(bounds[k], bounds[k + 1])) for k in range(1, t)]
+    fn(*make_args(bounds[0], bounds[1]))
+    for f in futs:
+        f.result()
+
+
+def _flat(arr, ext, unit):
+    """A writable 1-D ``unit`` view of the ``ext`` bytes starting at ``arr``'s first byte."""
+    buf = (ctypes.c_char * ext).from_address(arr.ctypes.data)
+    return np.frombuffer(buf, dtype=unit)
+
+
+def _check(dst, src):
+    if not isinstance(dst, np.ndarray) or not isinstance(src, np.ndarray):
+        raise TypeError("copy_into: dst and src must be numpy arrays, got "
+                        f"{type(dst).__name__} and {type(src).__name__}")
+    if dst.shape != src.shape:
+        raise ValueError(f"copy_into: shapes differ: dst {dst.shape} vs src {src.shape}")
+    if dst.dtype != src.dtype:
+        raise ValueError(f"copy_into: dtypes differ: dst {dst.dtype} vs src {src.dtype}")
+    if not dst.flags.writeable:
+        raise ValueError("copy_into: dst is read-only")
+
+
+def _u64(seq):
+    return np.array(list(seq), dtype=np.uint64) if seq else np.zeros(1, np.uint64)[:0]
+
+
+def copy_into(dst, src, threads=None):
+    """``dst[...] = src`` for same-shape, same-dtype arrays with arbitrary strides.
+
+    Bitwise equal to ``np.copyto(dst, src)``.  ``dst`` and ``src`` must not overlap.
+
+    Parameters
+    ----------
+    dst : ndarray, writable
+    src : ndarray, same shape and dtype as ``dst``
+    threads : int or None
+        None: ``numba.config.NUMBA_NUM_THREADS`` threads; 1: the calling thread only.
+
+    >>> import numpy as np
+    >>> x = np.arange(32 * 2 * 3 * 3, dtype=np.uint8).reshape(2, 32, 3, 3)   # NCHW, C=32
+    >>> out = np.empty((2, 2, 3, 3, 16), np.uint8)                          # NCHW16c
+    >>> copy_into(out, x.reshape(2, 2, 16, 3, 3).transpose(0, 1, 3, 4, 2))
+    >>> int(out[0, 1, 2, 0, 5]) == int(x[0, 16 + 5, 2, 0])
+    True
+    """
+    _check(dst, src)
+    nth = _nthreads(threads)
+    plan = make_plan(dst, src)
+    kind = plan.kind
+    if kind == "empty":
+        return
+    if kind in ("fallback", "scalar") or plan.nbytes < SMALL_BYTES:
+        np.copyto(dst, src, casting="no")
+        return
+    if plan.nbytes < PAR_MIN_BYTES:
+        nth = 1
+    u = plan.unit
+    d = _flat(dst, plan.dext, u)
+    s = _flat(src, plan.sext, u)
+    if kind == "rows":
+        _copy_rows(d, s, plan, nth)
+    else:
+        from .small import try_small
+        if not try_small(d, s, plan, nth, _run):
+            _copy_transpose(d, s, plan, nth)
+
+
+def _copy_rows(d, s, plan, nth):
+    if not plan.batch and plan.dI == 1 and plan.sI == 1:       # one contiguous run: memcpy
+        n = plan.n
+        _run(lambda a, b: (np.copyto(a, b),),
+             lambda w0, w1: (d[n * w0 // nth:n * w1 // nth], s[n * w0 // nth:n * w1 // nth]),
+             nth, nth)
+        return
+    from .rows import rows_kernel
+    osh = _u64(a[0] for a in plan.batch)
+    dos = _u64(a[1] for a in plan.batch)
+    sos = _u64(a[2] for a in plan.batch)
+    base = [0, 0, plan.n, plan.dI, plan.sI]
+    _run(rows_kernel,
+         lambda w0, w1: (d, s, np.array(base + [w0, w1], np.uint64), osh, dos, sos),
+         plan.nbatch, nth)
+
+
+def _copy_transpose(d, s, plan, nth):
+    from .simd import TILE_SHAPE
+    from .transpose import transpose_kernel
+    us = plan.unit.itemsize
+    L, K = TILE_SHAPE[8 * us]
+    TI, TL = K * L, L
+    Bi, Bj = BLOCKS[us]
+    mode, peel = 0, 0
+    if USE_SIMD and plan.dI == 1 and plan.sJ == 1 and plan.ni >= TI and plan.nj >= TL:
+        mode = 1
+        if (plan.dJ * us) % 64 == 0 and all((a[1] * us) % 64 == 0 for a in plan.batch):
+            addr = d.ctypes.data
+            peel = ((-addr) % 64) // us
+            if plan.nbytes >= NT_MIN_BYTES:
+                mode = 2
+    if mode:
+        Bi = max(TI, Bi // TI * TI)
+    osh = _u64(a[0] for a in plan.batch)
+    dbs = _u64(a[1] for a in plan.batch)
+    sbs = _u64(a[2] for a in plan.batch)
+    nbi = -(-plan.ni // Bi)
+    base = [0, 0, plan.ni, plan.nj, plan.dI, plan.dJ, plan.sI, plan.sJ]
+    tail = [Bi, Bj, mode, peel, TI, TL]
+    _run(transpose_kernel,
+         lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
+         plan.nbatch * nbi, nth)
+
+
+def fill_zero(dst, threads=None):
+    """``dst[...] = 0`` (all bytes zero) for a writable view with any non-negative strides.
+
+    >>> import numpy as np
+    >>> a = np.ones((3, 4), np.int16); fill_zero(a[:, ::2]); a.tolist()
+    [[0, 1, 0, 1], [0, 1, 0, 1], [0, 1, 0, 1]]
+    """
+    if not isinstance(dst, np.ndarray):
+        raise TypeError(f"fill_zero: dst must be a numpy array, got {type(dst).__name__}")
+    if not dst.flags.writeable:
+        raise ValueError("fill_zero: dst is read-only")
+    nth = _nthreads(threads)
+    plan = make_fill_plan(dst)
+    if plan.kind == "empty":
+        return
+    if plan.kind in ("fallback", "scalar") or plan.nbytes < SMALL_BYTES:
+        dst[...] = np.zeros((), dst.dtype)
+        return
+    if plan.nbytes < PAR_MIN_BYTES:
+        nth = 1
+    d = _flat(dst, plan.dext, plan.unit)
+    from .rows import fill_kernel
+    osh = _u64(a[0] for a in plan.batch)
+    dos = _u64(a[1] for a in plan.batch)
+    base = [0, 0, plan.n, plan.dI, plan.dI]
+    _run(fill_kernel, lambda w0, w1: (d, np.array(base + [w0, w1], np.uint64), osh, dos),
+         plan.nbatch, nth)
+

@@ -1,0 +1,160 @@
+"""One fused pass for image preprocessing: HWC (any strides) -> normalised float32 tensor.
+
+``out[n, perm[c], h, w] = (float32(src[n, h, w, c]) - mean[perm[c]]) * scale[perm[c]]``, written
+through the destination's element strides (NCHW, NHWC or any order of the four axes), in one read
+of the source and one write of the output: the work of ``cv2.dnn.blobFromImages`` without its
+intermediate copies. ``perm`` is the channel permutation (``swapRB``: 0 <-> 2); ``mean`` and
+``scale`` are given in output channel order, as OpenCV takes them.
+
+Imported lazily (by :func:`layouts.interop.opencv.blob_from_images`); compiles one kernel per
+(channel count, source dtype) on first use. All index arithmetic is unsigned 64-bit (numba adds
+no negative-index wrap checks then, which keeps the loops vectorisable); a negative stride is
+passed as its two's complement and wraps back, as unsigned arithmetic does.
+
+>>> import numpy as np
+>>> img = np.arange(2 * 2 * 3, dtype=np.uint8).reshape(1, 2, 2, 3)
+>>> out = np.empty((1, 3, 2, 2), np.float32)
+>>> normalize_into(out, img, mean=[1, 0, 0], scale=[1, 1, 1], perm=[0, 1, 2])
+>>> out[0, 0].tolist()
+[[-1.0, 2.0], [5.0, 8.0]]
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+
+import numba
+import numpy as np
+
+_U = np.uint64
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(C: int):
+    """The row kernel for ``C`` channels (a compile-time constant, so the channel loop unrolls)."""
+    c_u = _U(C)
+
+    @numba.njit(nogil=True, cache=False)
+    def rows(src, s0, sn, sh, sw, sc, dst, dn, dc, dh, dw, H, W, r0, r1, mean, scale, perm):
+        one = _U(1)
+        zero = _U(0)
+        # destination channel offsets (dc * perm[c]) and per-channel constants, hoisted
+        m = np.empty(C, np.float32)
+        k = np.empty(C, np.float32)
+        doff = np.empty(C, np.uint64)
+        for c in range(C):
+            p = perm[c]
+            m[c] = mean[p]
+            k[c] = scale[p]
+            doff[c] = dc * _U(p)
+        for r in range(r0, r1):
+            ru = _U(r)
+            n = ru // H
+            h = ru - n * H
+            sbase = s0 + n * sn + h * sh
+            dbase = n * dn + h * dh
+            if dw == one and sc == one and sw == c_u:
+                # planar output, interleaved pixels: NCHW from an HWC row (the common case)
+                for c in range(C):
+                    cu = _U(c)
+                    mc = m[c]
+                    kc = k[c]
+                    d = dbase + doff[c]
+                    s = sbase + cu
+                    for w in range(W):
+                        wu = _U(w)
+                        dst[d + wu] = (np.float32(src[s + wu * c_u]) - mc) * kc
+            elif dc == one and sc == one and sw == c_u and dw == c_u:
+                # interleaved to interleaved: NHWC from an HWC row
+                for w in range(W):
+                    wu = _U(w)
+                    s = sbase + wu * c_u
+                    d = dbase + wu * c_u
+                    for c in range(C):
+                        dst[d + doff[c]] = (np.float32(src[s + _U(c)]) - m[c]) * k[c]
+            else:
+                # any strides on both sides
+                for w in range(W):
+                    wu = _U(w)
+                    s = sbase + wu * sw
+                    d = dbase + wu * dw
+                    for c in range(C):
+                        dst[d + doff[c]] = (np.float32(src[s + _U(c) * sc]) - m[c]) * k[c]
+        return zero
+
+    return rows
+
+
+def _flat(a: np.ndarray, writeable: bool = False):
+    """A 1-D contiguous view from the lowest address ``a`` touches, the element offset of
+    ``a[0, ...]`` in it, and ``a``'s element strides (uint64; a negative one as its two's
+    complement, so unsigned arithmetic wraps back to the right index)."""
+    item = a.itemsize
+    lo = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s > 0)
+    span = (hi - lo) // item + 1
+    if lo == 0:
+        base = np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(item,),
+                                               writeable=writeable)
+    else:
+        base = _shifted(a, lo // item, span)
+    strides = [_U(s // item) if s >= 0 else _U(2**64 + s // item) for s in a.strides]
+    return base, _U(-lo // item), strides
+
+
+def _shifted(a: np.ndarray, shift_elems: int, span: int) -> np.ndarray:
+    """A flat view of ``span`` elements starting ``shift_elems`` (<= 0) elements from ``a[0...]``."""
+    iface = dict(a.__array_interface__)
+    iface["data"] = (iface["data"][0] + shift_elems * a.itemsize, True)
+    iface["shape"] = (span,)
+    iface["strides"] = None
+    holder = type("_Buf", (), {"__array_interface__": iface, "_keep": a})()
+    return np.asarray(holder)
+
+
+def _nthreads(threads) -> int:
+    if threads is None:
+        return max(1, int(numba.config.NUMBA_NUM_THREADS))
+    t = int(threads)
+    if t < 1:
+        raise ValueError(f"threads must be None or >= 1, got {threads!r}")
+    return t
+
+
+def normalize_into(out: np.ndarray, src: np.ndarray, mean, scale, perm, *, threads=1,
+                   min_rows_per_thread: int = 64) -> None:
+    """Fill ``out`` (float32, logical axes N, C, H, W in that order, any strides) from ``src``
+    (N, H, W, C, any strides; uint8/int8/uint16/int16/int32/float32/float64) in one pass.
+
+    ``mean``, ``scale``: per output channel; ``perm[c]``: output channel of source channel ``c``.
+    ``threads``: Python threads over rows (the kernel releases the GIL); None = numba's count.
+    """
+    N, H, W, C = src.shape
+    if out.shape != (N, C, H, W) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 of logical shape {(N, C, H, W)}, got "
+                         f"{out.dtype} {out.shape}")
+    if N * H * W * C == 0:
+        return
+    if any(s % src.itemsize for s in src.strides):
+        src = np.ascontiguousarray(src)  # strides that are not whole elements
+    if any(s < 0 or s % 4 for s in out.strides):
+        raise ValueError(f"out must have non-negative whole-element strides, got {out.strides}")
+    s_flat, s0, (sn, sh, sw, sc) = _flat(src)
+    d_flat, _, (dn, dc, dh, dw) = _flat(out, writeable=True)
+    mean = np.ascontiguousarray(mean, np.float32)
+    scale = np.ascontiguousarray(scale, np.float32)
+    perm = np.ascontiguousarray(perm, np.int64)
+    k = _kernel(C)
+    rows = N * H
+    nth = max(1, min(_nthreads(threads), rows // max(1, min_rows_per_thread)))
+    args = (s_flat, s0, sn, sh, sw, sc, d_flat, dn, dc, dh, dw, _U(H), W)
+    if nth == 1:
+        k(*args, 0, rows, mean, scale, perm)
+        return
+    bounds = [rows * i // nth for i in range(nth + 1)]
+    with concurrent.futures.ThreadPoolExecutor(nth) as ex:
+        futs = [ex.submit(k, *args, bounds[i], bounds[i + 1], mean, scale, perm)
+                for i in range(nth)]
+        for f in futs:
+            f.result()

@@ -1,0 +1,114 @@
+"""Register-tile transposes emitted as LLVM ``shufflevector`` (numba ``@intrinsic``).
+
+numba runs LLVM without the SLP vectoriser, so a straight-line micro-tile stays
+scalar.  Here the tile is written directly in LLVM IR through llvmlite's builder:
+
+* load ``K*L`` source rows of ``L`` units each (row stride ``sstride`` units),
+* transpose each ``L x L`` group with ``log2(L)`` zip stages (``shufflevector``),
+* concatenate the ``K`` groups' columns into one vector of ``K*L`` units
+  (64 bytes for every unit size) and store it at ``doff + c*dstride``.
+
+``tile_nt`` marks the stores ``!nontemporal`` and 64-byte aligned: the caller must
+guarantee that every store address is 64-byte aligned.  ``tile`` uses plain
+unaligned stores.  The unit type (uint8/16/32/64) is taken from the array dtype.
+
+``TILE_SHAPE[bits] == (L, K)``; ``K*L*bits == 512`` for every unit.
+
+>>> import numpy as np, numba
+>>> from layouts.kernels.simd import tile, TILE_SHAPE
+>>> @numba.njit
+... def t(d, s):
+...     tile(d, np.uint64(0), np.uint64(16), s, np.uint64(0), np.uint64(4))
+>>> L, K = TILE_SHAPE[32]
+>>> s = np.arange(16 * 4, dtype=np.uint32); d = np.zeros(4 * 16, np.uint32)
+>>> t(d, s)
+>>> bool((d.reshape(4, 16) == s.reshape(16, 4).T).all())
+True
+"""
+
+from llvmlite import ir
+from numba.core import types
+from numba.core.extending import intrinsic
+
+__all__ = ["tile", "tile_nt", "TILE_SHAPE"]
+
+# (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them
+# side by side so that every stored vector is one 64-byte cache line.
+TILE_SHAPE = {8: (16, 4), 16: (8, 4), 32: (4, 4), 64: (2, 4)}
+
+
+def _zip_masks(L):
+    i32 = ir.IntType(32)
+    lo = [x for m in range(L // 2) for x in (m, m + L)]
+    hi = [x for m in range(L // 2, L) for x in (m, m + L)]
+    return ir.Constant(ir.VectorType(i32, L), lo), ir.Constant(ir.VectorType(i32, L), hi)
+
+
+def _concat(builder, a, b, n):
+    i32 = ir.IntType(32)
+    mask = ir.Constant(ir.VectorType(i32, 2 * n), list(range(2 * n)))
+    return builder.shuffle_vector(a, b, mask)
+
+
+def _make(nontemporal):
+    def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride):
+        if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
+            return None
+        if dst.dtype != src.dtype or not isinstance(dst.dtype, types.Integer):
+            return None
+        bits = dst.dtype.bitwidth
+        L, K = TILE_SHAPE[bits]
+        sig = types.void(dst, doff, dstride, src, soff, sstride)
+
+        def codegen(context, builder, signature, args):
+            dary = context.make_array(signature.args[0])(context, builder, args[0])
+            sary = context.make_array(signature.args[3])(context, builder, args[3])
+            d_off, d_st, s_off, s_st = args[1], args[2], args[4], args[5]
+            elt = ir.IntType(bits)
+            vin = ir.VectorType(elt, L)
+            vout = ir.VectorType(elt, K * L)
+            i64 = ir.IntType(64)
+            lo, hi = _zip_masks(L)
+            ub = bits // 8
+            rows = []
+            for r in range(K * L):
+                off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
+                p = builder.gep(sary.data, [off], inbounds=True, source_etype=elt)
+                p = builder.bitcast(p, vin.as_pointer())
+                rows.append(builder.load(p, align=ub, typ=vin))
+            groups = []
+            for g in range(K):
+                v = rows[g * L:(g + 1) * L]
+                h = L // 2
+                s = L
+                while s > 1:
+                    new = [None] * L
+                    for m in range(h):
+                        new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
+                        new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
+                    v = new
+                    s //= 2
+                groups.append(v)
+            md = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if nontemporal else None
+            for c in range(L):
+                parts = [groups[g][c] for g in range(K)]
+                n = L
+                while len(parts) > 1:
+                    parts = [_concat(builder, parts[q], parts[q + 1], n) for q in range(0, len(parts), 2)]
+                    n *= 2
+                off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, c)))
+                p = builder.gep(dary.data, [off], inbounds=True, source_etype=elt)
+                p = builder.bitcast(p, vout.as_pointer())
+                st = builder.store(parts[0], p, align=64 if nontemporal else ub)
+                if nontemporal:
+                    st.set_metadata("nontemporal", md)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    tile_impl.__name__ = "tile_nt" if nontemporal else "tile"
+    return intrinsic(tile_impl)
+
+
+tile = _make(False)
+tile_nt = _make(True)

@@ -1,0 +1,5 @@
+"""Small channel counts (placeholder)."""
+
+
+def try_small(d, s, plan, nth, run):
+    return False

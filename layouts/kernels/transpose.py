@@ -1,0 +1,108 @@
+"""Cache-blocked strided transpose on flat unsigned buffers (numba).
+
+One driver serves every direction (NCHW<->NHWC, ->CHWN, ->NCHW16c, ...):
+
+    dst[db + j*dJ + i*dI] = src[sb + i*sI + j*sJ]      for every batch index b
+
+with runtime strides in units, so it is compiled once per unit type (uint8/16/32/64),
+never per shape.  Work items are ``(batch index, block of i)`` pairs; a call does the
+items ``[w0, w1)`` so that Python threads can split the work (the kernels release the GIL).
+
+``P`` (uint64 parameter vector): d0, s0, ni, nj, dI, dJ, sI, sJ, w0, w1, Bi, Bj, mode, peel,
+TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``).
+``mode``: 0 plain scalar blocks, 1 SIMD tiles, 2 SIMD tiles with non-temporal stores
+(requires dI == sJ == 1; mode 2 also 64-byte aligned rows, ``peel`` = first aligned i).
+
+>>> import numpy as np
+>>> from layouts.kernels.transpose import transpose_kernel, make_params
+>>> s = np.arange(6 * 5, dtype=np.uint32); d = np.zeros(30, np.uint32)
+>>> P = make_params(0, 0, 6, 5, 1, 6, 5, 1, 0, 1, 64, 64, 0, 0, 1, 1)  # d[j*6+i] = s[i*5+j]
+>>> e = np.zeros(0, np.uint64)
+>>> transpose_kernel(d, s, P, e, e, e)
+>>> bool((d.reshape(5, 6) == s.reshape(6, 5).T).all())
+True
+"""
+
+import numpy as np
+from numba import njit
+
+from .simd import tile, tile_nt
+
+__all__ = ["transpose_kernel", "make_params", "batch_offsets"]
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+
+
+def make_params(*vals):
+    return np.array(vals, dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def batch_offsets(b, d0, s0, bsh, dbs, sbs):
+    """Offsets of flat batch index ``b`` (C order over ``bsh``)."""
+    db = d0
+    sb = s0
+    rem = b
+    k = bsh.shape[0]
+    while k > 0:
+        k -= 1
+        n = bsh[k]
+        q = rem // n
+        r = rem - q * n
+        rem = q
+        db += r * dbs[k]
+        sb += r * sbs[k]
+    return db, sb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ):
+    for i in range(i0, i1):
+        dr = db + i * dI
+        sr = sb + i * sI
+        for j in range(j0, j1):
+            dst[dr + j * dJ] = src[sr + j * sJ]
+
+
+@njit(cache=True, nogil=True)
+def transpose_kernel(dst, src, P, bsh, dbs, sbs):
+    d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]
+    dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]
+    w0 = P[8]; w1 = P[9]; Bi = P[10]; Bj = P[11]; mode = P[12]; peel = P[13]
+    TI = P[14]; TL = P[15]       # SIMD tile: TI rows of i, TL columns of j
+    nbi = (ni + Bi - U1) // Bi
+    for w in range(w0, w1):
+        b = w // nbi
+        ib = w - b * nbi
+        db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
+        i0 = ib * Bi
+        i1 = min(i0 + Bi, ni)
+        if mode == U0:
+            for j0 in range(U0, nj, Bj):
+                j1 = min(j0 + Bj, nj)
+                _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ)
+            continue
+        # SIMD: full tiles on [ia, ie) x [0, je); scalar edges
+        ia = i0
+        if ia < peel:
+            ia = min(peel, i1)
+        ie = ia + ((i1 - ia) // TI) * TI
+        je = (nj // TL) * TL
+        if ia > i0:
+            _scalar_block(dst, src, db, sb, i0, ia, U0, nj, dI, dJ, sI, sJ)
+        if i1 > ie:
+            _scalar_block(dst, src, db, sb, ie, i1, U0, nj, dI, dJ, sI, sJ)
+        if nj > je:
+            _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
+        for j0 in range(U0, je, Bj):
+            j1 = min(j0 + Bj, je)
+            for i in range(ia, ie, TI):
+                dr = db + i
+                sr = sb + i * sI
+                if mode == U1:
+                    for j in range(j0, j1, TL):
+                        tile(dst, dr + j * dJ, dJ, src, sr + j, sI)
+                else:
+                    for j in range(j0, j1, TL):
+                        tile_nt(dst, dr + j * dJ, dJ, src, sr + j, sI)

@@ -1,0 +1,221 @@
+"""layouts.kernels: copy_into / fill_zero against the np.copyto oracle, bitwise.
+
+Every test runs on both kernel paths (LLVM-shuffle tiles and plain scalar tiles), with
+non-temporal stores forced on for small outputs, and with 1 and 2 threads (the
+parallel threshold is lowered so that tiny arrays are really split).  The whole
+destination *buffer* is compared, so writes outside the view are caught too.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+kernels = pytest.importorskip("layouts.kernels")
+from layouts.kernels import copy_into, fill_zero  # noqa: E402
+from layouts.kernels.plan import coalesce, make_plan  # noqa: E402
+
+DTYPES = [np.dtype(t) for t in (
+    "?", "i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f2", "f4", "f8", "c8", "c16",
+    "V16", "S3", [("a", "u1"), ("b", "<f4")], [("x", "<f8"), ("y", "<i4")])]
+DTYPE_IDS = [str(d) if d.names is None else f"struct{d.itemsize}" for d in DTYPES]
+
+
+@pytest.fixture(params=["simd", "simd-nt", "plain"])
+def path(request, monkeypatch):
+    monkeypatch.setattr(kernels, "USE_SIMD", request.param != "plain")
+    monkeypatch.setattr(kernels, "NT_MIN_BYTES", 0 if request.param == "simd-nt" else 1 << 62)
+    monkeypatch.setattr(kernels, "PAR_MIN_BYTES", 0)
+    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
+    return request.param
+
+
+def random_array(rng, shape, dtype):
+    n = int(np.prod(shape)) * dtype.itemsize
+    return rng.integers(0, 256, n, dtype=np.uint8).view(dtype).reshape(shape)
+
+
+def _offset(base, view):
+    return view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+
+
+# ---------------------------------------------------------------- hypothesis
+
+
+@st.composite
+def copy_case(draw):
+    dtype = draw(st.sampled_from(DTYPES))
+    rank = draw(st.integers(0, 8))
+    shape = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3, 4, 5, 7]), min_size=rank, max_size=rank)))
+    if rank and draw(st.booleans()):          # make it non-empty most of the time
+        shape = tuple(max(n, 1) for n in shape)
+    perm = draw(st.permutations(range(rank)))
+    steps = tuple(draw(st.lists(st.sampled_from([1, 1, 1, 2, -1]), min_size=rank, max_size=rank)))
+    dperm = draw(st.permutations(range(rank)))
+    pad = tuple(draw(st.lists(st.sampled_from([0, 0, 1, 3]), min_size=rank, max_size=rank)))
+    seed = draw(st.integers(0, 2**32 - 1))
+    threads = draw(st.sampled_from([1, 2]))
+    return dtype, shape, perm, steps, dperm, pad, seed, threads
+
+
+def build(dtype, shape, perm, steps, dperm, pad, seed):
+    rng = np.random.default_rng(seed)
+    # src: a permuted, sliced view of a random base
+    src_base_shape = tuple(max(n, 0) * abs(s) for n, s in zip(shape, steps))
+    base = random_array(rng, tuple(src_base_shape[p] for p in perm), dtype)
+    inv = np.argsort(perm) if len(perm) else perm
+    v = base.transpose(inv) if len(perm) else base
+    v = v[tuple(slice(None, None, s) for s in steps) + (Ellipsis,)]
+    v = v[tuple(slice(0, n) for n in shape) + (Ellipsis,)]
+    assert v.shape == shape
+    # dst: an axis-permuted view into a padded (pitched) buffer
+    dshape = tuple(shape[p] + pad[p] for p in dperm)
+    dbase = random_array(rng, dshape, dtype)
+    dinv = np.argsort(dperm) if len(dperm) else dperm
+    dv = dbase.transpose(dinv) if len(dperm) else dbase
+    dv = dv[tuple(slice(0, n) for n in shape) + (Ellipsis,)]
+    assert dv.shape == shape
+    return dbase, dv, v
+
+
+def check(dbase, dv, v, threads):
+    exp = dbase.copy()
+    exp_v = np.lib.stride_tricks.as_strided(exp, dv.shape, dv.strides, writeable=True) \
+        if _offset(dbase, dv) == 0 else None
+    assert exp_v is not None
+    src_before = v.tobytes()
+    np.copyto(exp_v, v)
+    copy_into(dv, v, threads=threads)
+    assert dbase.tobytes() == exp.tobytes()
+    assert v.tobytes() == src_before
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=copy_case())
+def test_copy_random(path, case):
+    dtype, shape, perm, steps, dperm, pad, seed, threads = case
+    dbase, dv, v = build(dtype, shape, perm, steps, dperm, pad, seed)
+    check(dbase, dv, v, threads)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=copy_case())
+def test_fill_random(path, case):
+    dtype, shape, perm, steps, dperm, pad, seed, threads = case
+    dbase, dv, _ = build(dtype, shape, perm, steps, dperm, pad, seed)
+    exp = dbase.copy()
+    exp_v = np.lib.stride_tricks.as_strided(exp, dv.shape, dv.strides, writeable=True)
+    exp_v[...] = np.zeros((), dtype)
+    fill_zero(dv, threads=threads)
+    assert dbase.tobytes() == exp.tobytes()
+
+
+# ---------------------------------------------------------------- layout directions, medium sizes
+
+def directions(x):
+    """(name, dst, src view) for the directions the conversion engine uses."""
+    n, c, h, w = x.shape
+    out = [("NCHW->NHWC", np.empty((n, h, w, c), x.dtype), x.transpose(0, 2, 3, 1)),
+           ("NCHW->CHWN", np.empty((c, h, w, n), x.dtype), x.transpose(1, 2, 3, 0))]
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    out += [("NHWC->NCHW", np.empty((n, c, h, w), x.dtype), nhwc.transpose(0, 3, 1, 2)),
+            ("NHWC->CHWN", np.empty((c, h, w, n), x.dtype), nhwc.transpose(3, 1, 2, 0))]
+    chwn = np.ascontiguousarray(x.transpose(1, 2, 3, 0))
+    out += [("CHWN->NCHW", np.empty((n, c, h, w), x.dtype), chwn.transpose(3, 0, 1, 2)),
+            ("CHWN->NHWC", np.empty((n, h, w, c), x.dtype), chwn.transpose(3, 1, 2, 0))]
+    if c % 16 == 0:
+        out.append(("NCHW->NCHW16c", np.empty((n, c // 16, h, w, 16), x.dtype),
+                    x.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2)))
+        b = np.ascontiguousarray(x.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2))
+        out.append(("NCHW16c->NCHW", np.empty((n, c // 16, 16, h, w), x.dtype), b.transpose(0, 1, 4, 2, 3)))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in ("u1", "f2", "f4", "f8", "c16", "V3")],
+                         ids=lambda d: str(d))
+@pytest.mark.parametrize("shape", [(3, 32, 9, 13), (2, 3, 17, 19), (5, 4, 8, 8), (2, 48, 5, 70), (67, 2, 3, 5)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_directions(path, dtype, shape, threads):
+    rng = np.random.default_rng(hash(shape) % 2**32)
+    x = random_array(rng, shape, dtype)
+    for name, out, v in directions(x):
+        out[...] = np.zeros((), dtype)
+        copy_into(out, v, threads=threads)
+        assert out.tobytes() == np.ascontiguousarray(v).tobytes(), name
+
+
+def test_pitched_rows_and_aligned_offsets(path):
+    """dst rows with a pitch (as_strided into a larger buffer), dst at every 4-byte offset."""
+    rng = np.random.default_rng(1)
+    x = random_array(rng, (2, 40, 33, 24), np.dtype("f4"))
+    buf = np.zeros(2 * 33 * 24 * 48 + 64, np.float32)
+    for start in range(0, 17):
+        b = buf[start:start + 2 * 33 * 24 * 48]
+        out = np.lib.stride_tricks.as_strided(b, (2, 33, 24, 40), (33 * 24 * 48 * 4, 24 * 48 * 4, 48 * 4, 4))
+        b[...] = 0
+        copy_into(out, x.transpose(0, 2, 3, 1), threads=2)
+        assert np.ascontiguousarray(out).tobytes() == np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()
+        assert not b.reshape(2, 33, 24, 48)[..., 40:].any()
+
+
+def test_errors_and_edge_cases():
+    a = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError, match="shapes differ"):
+        copy_into(a, np.zeros((3, 2), np.float32))
+    with pytest.raises(ValueError, match="dtypes differ"):
+        copy_into(a, np.zeros((2, 3), np.float64))
+    with pytest.raises(ValueError, match="read-only"):
+        copy_into(np.broadcast_to(a, (2, 3)), a)
+    with pytest.raises(ValueError, match="threads"):
+        copy_into(a, np.ones((2, 3), np.float32), threads=0)
+    s = np.full((), 3.5)
+    d = np.zeros((), np.float64)
+    copy_into(d, s)
+    assert d == 3.5
+    # broadcast (zero-stride, read-only) source
+    src = np.broadcast_to(np.arange(5, dtype=np.int16), (4, 5))
+    d = np.zeros((5, 4), np.int16).T
+    copy_into(d, src)
+    assert np.array_equal(d, src)
+
+
+def test_coalesce_property():
+    """coalesce() keeps every (dst offset, src offset) pair: check exhaustively on small cases."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        rank = rng.integers(1, 5)
+        shape = rng.integers(1, 4, rank)
+        perm = rng.permutation(rank)
+        dstr = np.cumprod([1] + list(shape[::-1][:-1]))[::-1]
+        sh_p = shape[perm]
+        sstr_p = np.cumprod([1] + list(sh_p[::-1][:-1]))[::-1]
+        sstr = np.empty(rank, int)
+        sstr[perm] = sstr_p
+        axes = list(zip(shape, dstr, sstr))
+        pairs = set()
+        for idx in np.ndindex(*shape):
+            pairs.add((int(np.dot(idx, dstr)), int(np.dot(idx, sstr))))
+        co = coalesce(axes)
+        got = set()
+        for idx in np.ndindex(*[a[0] for a in co]):
+            got.add((sum(i * a[1] for i, a in zip(idx, co)), sum(i * a[2] for i, a in zip(idx, co))))
+        assert got == pairs
+
+
+def test_size_one_axes_do_not_recompile():
+    from layouts.kernels.transpose import transpose_kernel
+    x = np.arange(4 * 16 * 5 * 7, dtype=np.float32).reshape(4, 16, 5, 7)
+    for shape in [(4, 16, 5, 7), (1, 16, 5, 7), (4, 16, 1, 7), (1, 1, 1, 9), (3, 32, 2, 2)]:
+        y = np.ascontiguousarray(np.resize(x, shape))
+        out = np.empty(y.transpose(0, 2, 3, 1).shape, np.float32)
+        copy_into(out, y.transpose(0, 2, 3, 1))
+        assert np.array_equal(out, y.transpose(0, 2, 3, 1))
+    assert len([s for s in transpose_kernel.signatures if s[0].dtype.bitwidth == 32]) == 1
+
+
+def test_plan_kinds():
+    x = np.zeros((2, 16, 3, 5), np.float32)
+    assert make_plan(np.empty_like(x), x).kind == "rows"
+    assert make_plan(np.empty((2, 3, 5, 16), np.float32), x.transpose(0, 2, 3, 1)).kind == "transpose"
+    assert make_plan(np.empty((5,), np.float32), x[0, 0, 0, ::-1]).kind == "fallback"
+    assert make_plan(np.empty((0, 3), np.float32), np.empty((0, 3), np.float32)).kind == "empty"
