@@ -8,6 +8,7 @@ The core (this package's top level) imports only numpy; the numba kernels, the d
 code and the interop modules load when first used.
 """
 
+from .convert import convert
 from .errors import LayoutError
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
 from .index import Index
@@ -18,14 +19,7 @@ from .spec import parse
 __all__ = [
     "Layout", "LayoutError", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
-    "layout_of", "candidate_layouts",
+    "layout_of", "candidate_layouts", "convert",
 ]
 __version__ = "0.1.0"
 
-
-def __getattr__(name: str):
-    # convert pulls in the planner only; the numba kernels load on the first conversion
-    if name == "convert":
-        from .convert import convert
-        return convert
-    raise AttributeError(f"module 'layouts' has no attribute {name!r}")

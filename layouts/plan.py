@@ -1,0 +1,219 @@
+"""Plan a conversion: which same-shape views of source and destination to copy, which to zero.
+
+A conversion between two layouts of the same axes is a set of strided copies. Each axis is
+split into the finest factors both layouts need (``C`` -> ``C/16, 16`` for ``NCHW`` ->
+``NCHW16c``; ``C/16, 2, 8`` for ``NCHW8c`` -> ``NCHW16c``), both physical arrays are viewed
+with those factors as dims (a split is always a view) and permuted into one order. Where a
+block does not divide its axis, the part that fills whole blocks is one copy and the tail a
+few more; the destination's padding slots are listed as views to zero-fill. Layouts outside
+this scheme (an axis blocked twice, blocks that do not divide each other) take the general
+``gather`` step, which moves every element by its two offsets.
+
+The plan is pure Python over numpy views; it is cached per pair of layouts.
+
+>>> from layouts import Layout
+>>> steps, pads = plan(Layout("NCHW", N=1, C=20, H=2, W=2), Layout("NCHW16c", N=1, C=20, H=2, W=2))
+>>> [s.regions for s in steps]
+[(('N', 'full'), ('C', 'full'), ('H', 'full'), ('W', 'full')), (('N', 'full'), ('C', 'range'), ('H', 'full'), ('W', 'full'))]
+>>> len(pads)
+1
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+import numpy as np
+
+from .layout import Layout
+
+
+@dataclass(frozen=True)
+class _Split:
+    """How one axis is cut for the fast path: blocks ``m`` >= ``k`` (``m % k == 0``) and size ``D``."""
+
+    size: int
+    m: int
+    k: int
+
+    @property
+    def full(self) -> int:
+        return (self.size // self.m) * self.m
+
+    def factors(self) -> tuple[int, int, int]:
+        return (self.full // self.m, self.m // self.k, self.k)
+
+
+def _axis_block(layout: Layout, axis: str) -> list[int]:
+    return [n for d, n in zip(layout.parsed.dims, layout.shape) if d.is_block and d.axis == axis]
+
+
+def _splits(src: Layout, dst: Layout) -> dict[str, _Split] | None:
+    """Per-axis splits, or None when some axis needs the general gather step."""
+    out = {}
+    for axis in src.axes:
+        bs, bd = _axis_block(src, axis), _axis_block(dst, axis)
+        if len(bs) > 1 or len(bd) > 1:
+            return None
+        b1, b2 = (bs or [1])[0], (bd or [1])[0]
+        m, k = max(b1, b2), min(b1, b2)
+        if m % k:
+            return None
+        out[axis] = _Split(src.dims[axis], m, k)
+    return out
+
+
+@dataclass(frozen=True)
+class CopyStep:
+    """Copy one region: for each axis 'full' (the whole blocks), 'range' (the tail) or an index."""
+
+    src: Layout
+    dst: Layout
+    regions: tuple[tuple[str, Any], ...]
+
+    def views(self, x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Same-shape views (source, destination) of this region, dims in destination order."""
+        splits = _splits(self.src, self.dst)
+        regions = dict(self.regions)
+        sv, slabels = _side_view(x, self.src, splits, regions)
+        dv, dlabels = _side_view(target, self.dst, splits, regions)
+        return sv.transpose([slabels.index(lab) for lab in dlabels]), dv
+
+    def source_view(self, x: np.ndarray) -> np.ndarray:
+        """The source view alone (dims in destination order), for callers that write nothing."""
+        return self.views(x, np.broadcast_to(np.empty((), x.dtype), self.dst.shape))[0]
+
+    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, fill_zero: Callable, threads: Any) -> None:
+        sv, dv = self.views(x, target)
+        if sv.size:
+            copy_into(dv, sv, threads=threads)
+
+
+@dataclass(frozen=True)
+class GatherStep:
+    """Move every element by its source and destination offsets (any two layouts; slower)."""
+
+    src: Layout
+    dst: Layout
+
+    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, fill_zero: Callable, threads: Any) -> None:
+        axes = self.src.axes
+        grids = np.meshgrid(*[np.arange(self.src.dims[a], dtype=np.int64) for a in axes], indexing="ij", sparse=True)
+        coords = {a.lower(): g for a, g in zip(axes, grids)}
+        src_buf = np.zeros(self.src.size, dtype=x.dtype)
+        np.copyto(self.src.view(src_buf), x)
+        dst_buf = np.zeros(self.dst.size, dtype=x.dtype)
+        dst_buf[self.dst.offset(**coords)] = src_buf[self.src.offset(**coords)]
+        np.copyto(target, self.dst.view(dst_buf))
+
+
+def plan(src: Layout, dst: Layout) -> tuple[list, list]:
+    """(steps, padding regions) that turn an array in ``src`` into one in ``dst``."""
+    return _plan(src, dst)
+
+
+@lru_cache(maxsize=256)
+def _plan(src: Layout, dst: Layout) -> tuple[list, list]:
+    splits = _splits(src, dst)
+    if splits is None:
+        return [GatherStep(src, dst)], []
+    choices = []
+    for axis in src.axes:
+        s = splits[axis]
+        options: list[Any] = ["full"] if s.full else []
+        if s.size > s.full:
+            options += ["range"] if s.k == 1 else [("at", c) for c in range(s.full, s.size)]
+        choices.append([(axis, o) for o in options])
+    steps = [CopyStep(src, dst, combo) for combo in itertools.product(*choices)]
+    return steps, _padding(dst)
+
+
+def padding_views(dst: Layout, target: np.ndarray, pads: list[tuple[str, int, int]]) -> list[np.ndarray]:
+    """Views of ``target`` (shaped as ``dst``) covering the block-padding slots ``pads`` of a plan."""
+    views = []
+    for axis, used, block in pads:
+        index: list[Any] = [slice(None)] * dst.ndim
+        for i, d in enumerate(dst.parsed.dims):
+            if d.axis == axis:
+                index[i] = slice(used, block) if d.is_block else dst.shape[i] - 1
+        views.append(target[tuple(index)])
+    return views
+
+
+def _padding(dst: Layout) -> list[tuple[str, int, int]]:
+    """(axis, used slots of its last block, block size) for each padded, singly blocked axis."""
+    out = []
+    for axis in dst.axes:
+        block = _axis_block(dst, axis)
+        if len(block) == 1 and dst.dims[axis] % block[0]:
+            out.append((axis, dst.dims[axis] % block[0], block[0]))
+    return out
+
+
+def pitch_gap_views(layout: Layout, flat: np.ndarray) -> list[np.ndarray]:
+    """Views of a flat buffer covering the slots that row pitch leaves between elements."""
+    shape, strides = layout.shape, layout.stride_tuple
+    item = flat.itemsize
+    views = []
+    for i in range(len(shape)):
+        used = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 1
+        gap = strides[i] - used
+        if gap <= 0 or 0 in shape:
+            continue
+        start = flat[used:]
+        views.append(np.lib.stride_tricks.as_strided(
+            start, shape=shape[:i + 1] + (gap,), strides=tuple(s * item for s in strides[:i + 1]) + (item,)))
+    return views
+
+
+def _side_view(arr: np.ndarray, layout: Layout, splits: dict[str, _Split], regions: dict[str, Any]) -> tuple[np.ndarray, list]:
+    """View ``arr`` (shaped as ``layout``) restricted to ``regions``, every axis cut into its fine factors.
+
+    Returns the view and the label ``(axis, factor)`` of each of its dims.
+    """
+    index: list[Any] = []
+    cuts: list[list[tuple[tuple[str, int], int]]] = []  # per kept dim: its sub-dims (label, extent)
+    for d, extent in zip(layout.parsed.dims, layout.shape):
+        s = splits[d.axis]
+        region = regions[d.axis]
+        if d.is_block and extent == 1:  # a block of 1 ("1c") adds nothing: drop it
+            index.append(0)
+            continue
+        own = (_axis_block(layout, d.axis) or [1])[0]  # this side's block of the axis
+        if isinstance(region, tuple):  # ("at", c): a single logical index
+            c = region[1]
+            index.append(c % own if d.is_block else c // own)
+            continue
+        if region == "range":  # the tail [full, size) of an axis blocked on one side only
+            r = s.size - s.full
+            if d.is_block:
+                index.append(slice(0, r))
+                cuts.append([((d.axis, 0), r)])
+            elif own > 1:
+                index.append(s.full // own)
+            else:
+                index.append(slice(s.full, s.size))
+                cuts.append([((d.axis, 0), r)])
+            continue
+        f = s.factors()
+        inner = [] if own == 1 else ([1, 2] if own == s.m else [2])
+        mine = inner if d.is_block else [j for j in range(3) if j not in inner]
+        index.append(slice(None) if d.is_block else slice(0, s.full // own))
+        cuts.append([((d.axis, j), f[j]) for j in mine])
+    view = arr[tuple(index)]
+    shape, strides, labels = [], [], []
+    for (extent, stride), parts in zip(zip(view.shape, view.strides), cuts):
+        inner = 1
+        sub = []
+        for label, n in reversed(parts):
+            sub.append((label, n, stride * inner))
+            inner *= n
+        for label, n, st in reversed(sub):
+            labels.append(label)
+            shape.append(n)
+            strides.append(st)
+    view = np.lib.stride_tricks.as_strided(view, shape=tuple(shape), strides=tuple(strides), writeable=view.flags.writeable)
+    return view, labels
