@@ -139,7 +139,7 @@ def padding_views(dst: Layout, target: np.ndarray, pads: list[tuple[str, int, in
         for i, d in enumerate(dst.parsed.dims):
             if d.axis == axis:
                 index[i] = slice(used, block) if d.is_block else dst.shape[i] - 1
-        views.append(target[tuple(index)])
+        views.append(target[tuple(index) + (Ellipsis,)])
     return views
 
 
@@ -203,7 +203,7 @@ def _side_view(arr: np.ndarray, layout: Layout, splits: dict[str, _Split], regio
         mine = inner if d.is_block else [j for j in range(3) if j not in inner]
         index.append(slice(None) if d.is_block else slice(0, s.full // own))
         cuts.append([((d.axis, j), f[j]) for j in mine])
-    view = arr[tuple(index)]
+    view = arr[tuple(index) + (Ellipsis,)]  # a view even when every dim is indexed
     shape, strides, labels = [], [], []
     for (extent, stride), parts in zip(zip(view.shape, view.strides), cuts):
         inner = 1

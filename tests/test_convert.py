@@ -1,0 +1,201 @@
+"""convert(): equal to numpy pad/reshape/transpose oracles, round trips, padding, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import layouts as ly
+from layouts import Layout, LayoutError
+from oracle import blocked_physical, pitched_buffer
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.float32,
+          np.int64, np.uint64, np.float64, np.complex64, np.complex128]
+
+
+def _random(shape, dtype, rng):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(0, 100, shape).astype(dtype)
+
+
+def _spec_dims(text):
+    return [(d.axis, d.block if d.is_block else None) for d in ly.parse(text).dims]
+
+
+@st.composite
+def conversions(draw):
+    letters = draw(st.lists(st.sampled_from("NCHWDX"), min_size=1, max_size=5, unique=True))
+    dims = {a: draw(st.integers(0, 6) if draw(st.integers(0, 9)) == 0 else st.integers(1, 6)) for a in letters}
+
+    def spec():
+        order = draw(st.permutations(letters))
+        blocks = draw(st.lists(st.sampled_from(letters), max_size=1, unique=True))
+        return "".join(order) + "".join(f"{draw(st.sampled_from([1, 2, 4, 8, 16]))}{a.lower()}" for a in blocks)
+
+    return spec(), spec(), dims, draw(st.sampled_from(DTYPES)), draw(st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=120, deadline=None)
+@given(conversions())
+def test_convert_equals_numpy_oracle(case):
+    src, dst, dims, dtype, seed = case
+    rng = np.random.default_rng(seed)
+    axes = "".join(Layout(src, **dims).axes)
+    logical = _random([dims[a] for a in axes], dtype, rng)
+    x = np.ascontiguousarray(blocked_physical(logical, axes, _spec_dims(src)))
+    before = x.copy()
+    y = ly.convert(x, src, dst, **dims)
+    expected = blocked_physical(logical, axes, _spec_dims(dst))
+    assert y.shape == expected.shape and y.dtype == x.dtype
+    assert np.array_equal(y, expected)                        # padding slots zero in both
+    assert np.array_equal(x, before)                          # x never modified
+    back = ly.convert(y, dst, src, **dims)
+    assert np.array_equal(back, x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("src,dst", [("NCHW", "NHWC"), ("NHWC", "NCHW"), ("NCHW", "CHWN"), ("NHWC", "CHWN"),
+                                     ("CHWN", "NCHW"), ("NCHW", "NCHW16c"), ("NCHW16c", "NHWC")])
+def test_every_dtype_every_direction(dtype, src, dst):
+    rng = np.random.default_rng(0)
+    logical = _random((3, 20, 7, 9), dtype, rng)               # C=20: a partial last block
+    x = blocked_physical(logical, "NCHW", _spec_dims(src)).copy()
+    y = ly.convert(x, src, dst, C=20, threads=1)
+    assert np.array_equal(y, blocked_physical(logical, "NCHW", _spec_dims(dst)))
+
+
+def test_issue_examples():
+    x = np.random.default_rng(1).standard_normal((2, 20, 5, 4)).astype(np.float32)
+    y = ly.convert(x, "NCHW", "NHWC")
+    assert y.flags.c_contiguous and np.array_equal(y, x.transpose(0, 2, 3, 1))
+    buf = np.empty((2, 5, 4, 20), np.float32)
+    assert ly.convert(x, "NCHW", "NHWC", out=buf) is buf and np.array_equal(buf, y)
+    z = ly.convert(x, "NCHW", "NCHW16c")
+    assert z.shape == (2, 2, 5, 4, 16)
+    assert np.all(z[:, 1, :, :, 4:] == 0)
+    assert np.array_equal(ly.convert(z, "NCHW16c", "NCHW", C=20), x)
+    assert ly.convert(z, "NCHW16c", "NCHW").shape == (2, 32, 5, 4)
+
+
+def test_padding_is_zeroed_in_a_dirty_out():
+    x = np.ones((1, 17, 3, 3), np.float32)
+    out = np.full((1, 3, 3, 3, 8), np.nan, np.float32)
+    ly.convert(x, "NCHW", "NCHW8c", out=out)
+    assert np.all(out[:, 2, :, :, 1:] == 0) and np.all(out[:, :2] == 1) and np.all(out[:, 2, :, :, 0] == 1)
+
+
+def test_high_rank_permutation():
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 255, (2, 3, 1, 4, 2, 3, 2, 2), dtype=np.uint8)
+    perm = (7, 2, 5, 0, 3, 6, 1, 4)
+    src = "ABCDEFGH"
+    dst = "".join(src[p] for p in perm)
+    assert np.array_equal(ly.convert(x, src, dst), x.transpose(perm))
+
+
+def test_non_contiguous_inputs():
+    rng = np.random.default_rng(3)
+    big = rng.standard_normal((4, 10, 9, 8)).astype(np.float32)
+    for x in (big[1:3, ::2, 2:7, 1:], big.transpose(0, 1, 3, 2), big[:, :, ::-1]):
+        assert np.array_equal(ly.convert(x, "NCHW", "NHWC"), np.ascontiguousarray(x.transpose(0, 2, 3, 1)))
+        assert np.array_equal(ly.convert(x, "NCHW", "CHWN", threads=1), x.transpose(1, 2, 3, 0))
+
+
+def test_pitched_layouts_both_ways():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 5, 4)).astype(np.float32)                 # NCHW, C=3: rows of 12
+    fpga = Layout("NHWC", N=2, C=3, H=5, W=4, align={"H": 16})
+    flat = np.full(fpga.size, 9, np.float32)
+    assert ly.convert(x, "NCHW", fpga, out=flat) is flat
+    nhwc = x.transpose(0, 2, 3, 1)
+    expected = pitched_buffer(nhwc, fpga.stride_tuple, fpga.size)            # gaps zero
+    assert np.array_equal(flat, expected)
+    assert np.array_equal(ly.convert(flat, fpga, "NCHW"), x)                 # flat buffer in
+    shaped = ly.convert(x, "NCHW", fpga)                                     # shaped view out
+    assert shaped.shape == fpga.shape and np.array_equal(shaped, nhwc)
+    assert np.array_equal(ly.convert(shaped, fpga, "NCHW"), x)
+
+
+def test_opencv_roi_as_source():
+    img = np.arange(6 * 8 * 3, dtype=np.uint8).reshape(6, 8, 3)
+    roi = img[1:5, 2:7]                                                      # keeps the parent's step
+    L = ly.layout_of(roi, "HWC")
+    assert L.pitch == {"H": 24}
+    assert np.array_equal(ly.convert(roi, "HWC", "CHW"), roi.transpose(2, 0, 1))
+
+
+def test_zero_size():
+    x = np.zeros((0, 3, 4, 5), np.float32)
+    assert ly.convert(x, "NCHW", "NHWC").shape == (0, 4, 5, 3)
+    assert ly.convert(x, "NCHW", "NCHW16c").shape == (0, 1, 4, 5, 16)
+    assert ly.convert(np.zeros((2, 0, 4, 5)), "NCHW", "NCHW16c").shape == (2, 0, 4, 5, 16)
+
+
+def test_same_memory_order_returns_view_only_when_asked():
+    x = np.arange(2 * 1 * 3 * 4, dtype=np.float32).reshape(2, 1, 3, 4)       # C == 1
+    y = ly.convert(x, "NCHW", "NHWC")
+    assert not np.shares_memory(x, y) and np.array_equal(y, x.reshape(2, 3, 4, 1))
+    v = ly.convert(x, "NCHW", "NHWC", copy=None)
+    assert np.shares_memory(v, x) and v.shape == (2, 3, 4, 1) and np.array_equal(v, y)
+    w = ly.convert(np.zeros((2, 3, 3, 4)), "NCHW", "NHWC", copy=None)        # a real conversion
+    assert w.flags.c_contiguous and w.shape == (2, 3, 4, 3)
+
+
+def test_threads_give_identical_results():
+    x = np.random.default_rng(5).integers(0, 255, (3, 33, 17, 19), dtype=np.uint8)
+    ref = ly.convert(x, "NCHW", "CHWN", threads=1)
+    assert np.array_equal(ly.convert(x, "NCHW", "CHWN", threads=2), ref)
+    assert np.array_equal(ly.convert(x, "NCHW", "CHWN"), ref)
+
+
+def test_gather_step_for_doubly_blocked():
+    w = np.random.default_rng(6).standard_normal((20, 40, 3, 3)).astype(np.float32)
+    spec = "OIHW4i16o4i"
+    y = ly.convert(w, "OIHW", spec)
+    assert np.array_equal(y, blocked_physical(w, "OIHW", _spec_dims(spec)))
+    assert np.array_equal(ly.convert(y, spec, "OIHW", O=20, I=40), w)
+
+
+def test_ascend_default_c0_follows_dtype():
+    assert ly.convert(np.zeros((1, 20, 2, 2), np.uint8), "NCHW", "NC1HWC0").shape == (1, 1, 2, 2, 32)
+    assert ly.convert(np.zeros((1, 20, 2, 2), np.float16), "NCHW", "NC1HWC0").shape == (1, 2, 2, 2, 16)
+    assert ly.convert(np.zeros((1, 20, 2, 2), np.uint8), "NCHW", "NC1HWC0", C0=16).shape == (1, 2, 2, 2, 16)
+
+
+# ---------------------------------------------------------------- errors
+def test_errors():
+    x = np.zeros((2, 3, 4, 5), np.float32)
+    with pytest.raises(LayoutError, match=r"out has shape \(2, 3, 4, 5\), expected \(2, 4, 5, 3\)"):
+        ly.convert(x, "NCHW", "NHWC", out=np.zeros((2, 3, 4, 5), np.float32))
+    with pytest.raises(LayoutError, match="out has dtype float64, expected float32"):
+        ly.convert(x, "NCHW", "NHWC", out=np.zeros((2, 4, 5, 3)))
+    ro = np.zeros((2, 4, 5, 3), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(LayoutError, match="read-only"):
+        ly.convert(x, "NCHW", "NHWC", out=ro)
+    buf = np.zeros(2 * 3 * 4 * 5 * 2, np.float32)
+    with pytest.raises(LayoutError, match="overlaps x"):
+        ly.convert(buf[:120].reshape(2, 3, 4, 5), "NCHW", "NHWC", out=buf[100:220].reshape(2, 4, 5, 3))
+    with pytest.raises(LayoutError, match="has 4 dims.*shape \\(2, 3, 4\\)"):
+        ly.convert(np.zeros((2, 3, 4)), "NCHW", "NHWC")
+    with pytest.raises(LayoutError, match="C=7 was given"):
+        ly.convert(x, "NCHW", "NHWC", C=7)
+    with pytest.raises(LayoutError, match="destination axes NDHW differ"):
+        ly.convert(x, "NCHW", "NDHW")
+    with pytest.raises(LayoutError, match="unknown size Q"):
+        ly.convert(x, "NCHW", "NHWC", Q=3)
+    with pytest.raises(LayoutError, match=r"convert\('NCHW' -> 'NHWC', input shape \(2, 3, 4\)\)"):
+        ly.convert(np.zeros((2, 3, 4)), "NCHW", "NHWC")
+    with pytest.raises(LayoutError, match="holds Python objects"):
+        ly.convert(np.zeros((1, 1, 1, 1), object), "NCHW", "NHWC")
+    src = Layout("NCHW", N=2, C=3, H=4, W=5)
+    with pytest.raises(LayoutError, match="axis C has size 3 in the source but 4"):
+        ly.convert(x, src, Layout("NHWC", N=2, C=4, H=4, W=5))
