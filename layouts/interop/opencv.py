@@ -1,0 +1,582 @@
+"""OpenCV: type codes, a Mat's memory layout (step, ROI), and ``blobFromImages`` in one pass.
+
+* Type codes in both encodings: OpenCV 4.x packs the channel count above 3 depth bits
+  (``CV_8UC3 == 16``), OpenCV 5.x above 5 bits (``CV_8UC3 == 64``) and adds the depths 16BF, Bool,
+  64U, 64S, 32U. :data:`CV4` and :data:`CV5` hold the two; the module functions take
+  ``version=5`` (the default, what ``cv2`` 5 uses) or ``version=4``.
+* :class:`MatLayout`: what a ``cv::Mat`` header says about memory -- ``step`` (bytes per row),
+  ``step1``, ``elem_size``, ``elem_size1``, ``total``, ``is_continuous``, ``is_submatrix`` --
+  for a numpy image or (rows, cols, type, step); ROIs keep their parent's step, ``locate_roi`` and
+  ``adjust_roi`` behave as ``Mat::locateROI`` / ``Mat::adjustROI``; :attr:`MatLayout.layout` is the
+  same memory as a :class:`layouts.Layout` (HWC with a row pitch).
+* :func:`blob_from_images`: ``cv2.dnn.blobFromImages`` (mean subtracted first, then scaled; swapRB
+  swaps channels 0 and 2 and takes mean/scale in the swapped order) in one fused pass, NCHW or NHWC.
+
+Numbers below are the 5.x encoding unless ``version=4`` is given.
+
+>>> make_type("8U", 3), make_type("8U", 3, version=4)
+(64, 16)
+>>> type_name(69), elem_size(69), elem_size1(69)
+('CV_32FC3', 12, 4)
+>>> m = MatLayout.create(512, 512, "CV_32FC3")
+>>> m.step, m.elem_size, m.elem_size1, m.step1, m.is_continuous
+(6144, 12, 4, 1536, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..errors import LayoutError
+
+__all__ = [
+    "TypeEncoding", "CV4", "CV5", "encoding", "make_type", "depth_of", "channels_of", "elem_size",
+    "elem_size1", "type_name", "parse_type", "type_from_dtype", "dtype_of", "MatLayout",
+    "blob_from_images",
+]
+
+# depth name -> (code, bytes per channel, numpy dtype or None)
+_DEPTHS_4 = (("8U", 1, "uint8"), ("8S", 1, "int8"), ("16U", 2, "uint16"), ("16S", 2, "int16"),
+             ("32S", 4, "int32"), ("32F", 4, "float32"), ("64F", 8, "float64"),
+             ("16F", 2, "float16"))
+_DEPTHS_5 = _DEPTHS_4 + (("16BF", 2, None), ("Bool", 1, "bool"), ("64U", 8, "uint64"),
+                         ("64S", 8, "int64"), ("32U", 4, "uint32"))
+
+_NAME = re.compile(r"^(?:CV_)?(8U|8S|16U|16S|32S|32F|64F|16F|16BF|Bool|64U|64S|32U)"
+                   r"(?:C(?:(\d+)|\((\d+)\)))?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class TypeEncoding:
+    """One OpenCV type-code encoding: ``type = depth + ((cn - 1) << cn_shift)``.
+
+    >>> CV4.make_type(CV4.depth_code("32F"), 3), CV5.make_type(5, 3)
+    (21, 69)
+    >>> CV5.channels(CV5.parse("CV_16BFC(7)")), CV5.elem_size(CV5.parse("CV_16BFC(7)"))
+    (7, 14)
+    """
+
+    version: int
+    cn_shift: int
+    cn_max: int
+    depths: tuple  # ((name, size1, numpy dtype name or None), ...) indexed by depth code
+
+    @property
+    def depth_max(self) -> int:
+        return 1 << self.cn_shift
+
+    @property
+    def type_mask(self) -> int:
+        return self.depth_max * self.cn_max - 1
+
+    def depth_code(self, depth) -> int:
+        """A depth code from a code or a name (``"32F"``, ``"CV_32F"``)."""
+        if isinstance(depth, str):
+            name = depth[3:] if depth.startswith("CV_") else depth
+            for code, (n, _, _) in enumerate(self.depths):
+                if n == name:
+                    return code
+            raise LayoutError(f"depth {depth!r} is not an OpenCV {self.version}.x depth; expected "
+                              f"one of {', '.join('CV_' + d[0] for d in self.depths)}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
+                or not 0 <= depth < len(self.depths):
+            raise LayoutError(f"depth code {depth!r} is not an OpenCV {self.version}.x depth; "
+                              f"expected 0..{len(self.depths) - 1}")
+        return int(depth)
+
+    def make_type(self, depth, cn: int) -> int:
+        """``CV_MAKETYPE(depth, cn)``; ``cn`` in 1..cn_max (512 in 4.x, 128 in 5.x)."""
+        d = self.depth_code(depth)
+        if isinstance(cn, bool) or not isinstance(cn, (int, np.integer)) \
+                or not 1 <= cn <= self.cn_max:
+            raise LayoutError(f"channel count {cn!r} out of range: OpenCV {self.version}.x "
+                              f"allows 1..{self.cn_max}")
+        return d + ((int(cn) - 1) << self.cn_shift)
+
+    def _check(self, type_code) -> int:
+        if isinstance(type_code, str):
+            return self.parse(type_code)
+        if isinstance(type_code, bool) or not isinstance(type_code, (int, np.integer)) \
+                or not 0 <= type_code <= self.type_mask:
+            raise LayoutError(f"type code {type_code!r} out of range for OpenCV {self.version}.x:"
+                              f" expected 0..{self.type_mask}")
+        t = int(type_code)
+        if (t & (self.depth_max - 1)) >= len(self.depths):
+            raise LayoutError(f"type code {t} has depth {t & (self.depth_max - 1)}, which "
+                              f"OpenCV {self.version}.x does not define")
+        return t
+
+    def depth(self, type_code) -> int:
+        """``CV_MAT_DEPTH``."""
+        return self._check(type_code) & (self.depth_max - 1)
+
+    def channels(self, type_code) -> int:
+        """``CV_MAT_CN``."""
+        return (self._check(type_code) >> self.cn_shift) + 1
+
+    def elem_size1(self, type_code) -> int:
+        """``CV_ELEM_SIZE1``: bytes of one channel."""
+        return self.depths[self.depth(type_code)][1]
+
+    def elem_size(self, type_code) -> int:
+        """``CV_ELEM_SIZE``: bytes of one element (all channels)."""
+        return self.channels(type_code) * self.elem_size1(type_code)
+
+    def name(self, type_code) -> str:
+        """``"CV_8UC3"`` (``"CV_8UC(9)"`` beyond 4 channels, as ``typeToString`` writes)."""
+        d, cn = self.depth(type_code), self.channels(type_code)
+        suffix = f"C{cn}" if cn <= 4 else f"C({cn})"
+        return f"CV_{self.depths[d][0]}{suffix}"
+
+    def parse(self, name: str) -> int:
+        """``"CV_8UC3"``, ``"8UC3"``, ``"CV_8UC(5)"``, ``"CV_32F"`` (one channel) -> type code."""
+        m = _NAME.match(name.strip()) if isinstance(name, str) else None
+        if m is None:
+            raise LayoutError(f"type name {name!r} not understood; expected e.g. 'CV_8UC3', "
+                              "'CV_32FC1', 'CV_16UC(5)'")
+        cn = int(m.group(2) or m.group(3) or 1)
+        return self.make_type(m.group(1), cn)
+
+    def from_dtype(self, dtype, cn: int = 1) -> int:
+        """The type code of numpy ``dtype`` with ``cn`` channels."""
+        dt = np.dtype(dtype)
+        for code, (_, _, npname) in enumerate(self.depths):
+            if npname is not None and np.dtype(npname) == dt:
+                return self.make_type(code, cn)
+        raise LayoutError(f"numpy dtype {dt} has no OpenCV {self.version}.x depth")
+
+    def dtype(self, type_code) -> np.dtype:
+        """The numpy dtype of one channel (16BF has none: LayoutError)."""
+        name, _, npname = self.depths[self.depth(type_code)]
+        if npname is None:
+            raise LayoutError(f"CV_{name} has no numpy dtype")
+        return np.dtype(npname)
+
+
+CV4 = TypeEncoding(4, 3, 512, _DEPTHS_4)
+CV5 = TypeEncoding(5, 5, 128, _DEPTHS_5)
+
+
+def encoding(version: int = 5) -> TypeEncoding:
+    """:data:`CV4` or :data:`CV5`."""
+    if version in (4, "4", "4.x"):
+        return CV4
+    if version in (5, "5", "5.x"):
+        return CV5
+    raise LayoutError(f"OpenCV type encoding version {version!r} not known; expected 4 or 5")
+
+
+def make_type(depth, cn: int = 1, version: int = 5) -> int:
+    """``CV_MAKETYPE(depth, cn)``; depth as a code or a name (``"8U"``, ``"CV_32F"``)."""
+    return encoding(version).make_type(depth, cn)
+
+
+def depth_of(type_code, version: int = 5) -> int:
+    return encoding(version).depth(type_code)
+
+
+def channels_of(type_code, version: int = 5) -> int:
+    return encoding(version).channels(type_code)
+
+
+def elem_size(type_code, version: int = 5) -> int:
+    """Bytes per element, from a code or name; see :func:`elem_size_of` for a numpy dtype."""
+    return encoding(version).elem_size(type_code)
+
+
+def elem_size1(type_code, version: int = 5) -> int:
+    return encoding(version).elem_size1(type_code)
+
+
+def type_name(type_code, version: int = 5) -> str:
+    return encoding(version).name(type_code)
+
+
+def parse_type(name: str, version: int = 5) -> int:
+    return encoding(version).parse(name)
+
+
+def type_from_dtype(dtype, cn: int = 1, version: int = 5) -> int:
+    return encoding(version).from_dtype(dtype, cn)
+
+
+def dtype_of(type_code, version: int = 5) -> np.dtype:
+    return encoding(version).dtype(type_code)
+
+
+def elem_size_of(dtype, cn: int = 1) -> tuple:
+    """``(elemSize, elemSize1)`` in bytes for numpy ``dtype`` with ``cn`` channels.
+
+    >>> elem_size_of(np.float32, 3)
+    (12, 4)
+    """
+    t = CV5.from_dtype(dtype, cn)
+    return CV5.elem_size(t), CV5.elem_size1(t)
+
+
+# --- Mat ----------------------------------------------------------------------------------------
+_INT_MAX = 2**31 - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class MatLayout:
+    """What a 2-D ``cv::Mat`` header says about memory, in bytes, relative to ``datastart``.
+
+    ``offset`` is ``data - datastart`` (non-zero for an ROI), ``end`` is ``dataend - datastart``
+    (the parent's extent, which is how ``locateROI`` finds the whole image), ``step`` the bytes
+    from one row to the next. Build one with :meth:`create` or :meth:`from_array`; take ROIs
+    with :meth:`roi`.
+
+    >>> m = MatLayout.create(4, 6, "CV_8UC3")
+    >>> r = m.roi(x=1, y=2, width=3, height=2)
+    >>> r.step, r.offset, r.is_continuous, r.is_submatrix
+    (18, 39, False, True)
+    >>> r.locate_roi()
+    ((6, 4), (1, 2))
+    >>> r.adjust_roi(1, 1, 1, 1).locate_roi()     # grows by one on every side, clipped
+    ((6, 4), (0, 1))
+    """
+
+    rows: int
+    cols: int
+    type: int
+    step: int
+    offset: int = 0
+    end: Optional[int] = None
+    submatrix: bool = False
+    version: int = 5
+
+    def __post_init__(self):
+        enc = encoding(self.version)
+        object.__setattr__(self, "type", enc._check(self.type))
+        for name in ("rows", "cols", "step", "offset"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise LayoutError(f"Mat {name} is {v!r}; expected a non-negative int")
+            object.__setattr__(self, name, int(v))
+        minstep = self.cols * self.elem_size
+        if self.rows > 1 and self.step < minstep:
+            raise LayoutError(f"Mat step {self.step} bytes is less than a row of {self.cols} x "
+                              f"{self.elem_size} bytes ({minstep}); expected step >= {minstep}")
+        if self.step % self.elem_size1:
+            raise LayoutError(f"Mat step {self.step} is not a multiple of elemSize1 "
+                              f"{self.elem_size1} (\"Step must be a multiple of esz1\")")
+        own_end = self.offset + (self._dataend_rel() if self.rows and self.cols else 0)
+        if self.end is None:
+            object.__setattr__(self, "end", own_end)
+        elif self.end < own_end:
+            raise LayoutError(f"Mat end {self.end} is before the last element's end {own_end}")
+
+    def _dataend_rel(self) -> int:
+        return (self.rows - 1) * self.step + self.cols * self.elem_size
+
+    # constructors -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, rows: int, cols: int, type, step: Optional[int] = None,
+               version: int = 5) -> "MatLayout":
+        """``Mat(rows, cols, type)`` (step = cols * elemSize) or ``Mat(rows, cols, type, data,
+        step)``: a user step must be >= a row and a multiple of elemSize1; with one row OpenCV
+        replaces it by the row size."""
+        enc = encoding(version)
+        t = enc._check(type)
+        minstep = cols * enc.elem_size(t) if isinstance(cols, (int, np.integer)) else 0
+        if step is None or rows == 1:
+            step = minstep
+        return cls(rows, cols, t, step, version=version)
+
+    @classmethod
+    def from_array(cls, image: np.ndarray, parent: Optional[np.ndarray] = None,
+                   version: int = 5) -> "MatLayout":
+        """The Mat that ``cv2`` makes of a numpy image: (rows, cols) or (rows, cols, channels),
+        pixels contiguous, rows ``image.strides[0]`` bytes apart. With ``parent`` (the array an
+        ROI was sliced from) the result is an ROI of it, so ``locate_roi`` finds the offset."""
+        img = np.asarray(image)
+        if img.ndim not in (2, 3):
+            raise LayoutError(f"an OpenCV image is 2-D or 3-D (rows, cols[, channels]); got shape "
+                              f"{img.shape}")
+        cn = img.shape[2] if img.ndim == 3 else 1
+        t = encoding(version).from_dtype(img.dtype, cn)
+        item = img.itemsize
+        if img.ndim == 3 and img.shape[2] > 1 and img.strides[2] != item:
+            raise LayoutError(f"channels are {img.strides[2]} bytes apart; a Mat needs them "
+                              f"adjacent ({item} bytes)")
+        if img.shape[1] > 1 and img.strides[1] != cn * item:
+            raise LayoutError(f"pixels are {img.strides[1]} bytes apart; a Mat needs them "
+                              f"adjacent ({cn * item} bytes)")
+        step = img.strides[0] if img.shape[0] > 1 else img.shape[1] * cn * item
+        if step < 0:
+            raise LayoutError(f"rows have a negative step ({step} bytes); a Mat cannot")
+        if parent is None:
+            return cls(img.shape[0], img.shape[1], t, step, version=version)
+        whole = cls.from_array(parent, version=version)
+        if whole.type != t or (img.shape[0] > 1 and whole.step != step):
+            raise LayoutError(f"image is not an ROI of parent: type {type_name(t, version)} step "
+                              f"{step} vs parent {type_name(whole.type, version)} step {whole.step}")
+        off = img.__array_interface__["data"][0] - parent.__array_interface__["data"][0]
+        m = cls(img.shape[0], img.shape[1], t, whole.step, offset=off, end=whole.end,
+                submatrix=img.shape[0] < whole.rows or img.shape[1] < whole.cols, version=version)
+        if not 0 <= off or off + m._dataend_rel() > whole.end:
+            raise LayoutError(f"image lies outside parent (byte offset {off})")
+        return m
+
+    # the header's numbers --------------------------------------------------------------------
+    @property
+    def depth(self) -> int:
+        return encoding(self.version).depth(self.type)
+
+    @property
+    def channels(self) -> int:
+        return encoding(self.version).channels(self.type)
+
+    @property
+    def elem_size(self) -> int:
+        """``elemSize()``: bytes per element (``step[1]``)."""
+        return encoding(self.version).elem_size(self.type)
+
+    @property
+    def elem_size1(self) -> int:
+        """``elemSize1()``: bytes per channel."""
+        return encoding(self.version).elem_size1(self.type)
+
+    @property
+    def step1(self) -> int:
+        """``step1()``: the step in channels (``step / elemSize1``)."""
+        return self.step // self.elem_size1
+
+    @property
+    def steps(self) -> tuple:
+        """``(step[0], step[1])`` in bytes."""
+        return (self.step, self.elem_size)
+
+    @property
+    def total(self) -> int:
+        """``total()``: rows * cols (elements, not channels)."""
+        return self.rows * self.cols
+
+    @property
+    def shape(self) -> tuple:
+        """numpy's shape of the image: ``(rows, cols, channels)``."""
+        return (self.rows, self.cols, self.channels)
+
+    @property
+    def is_continuous(self) -> bool:
+        """``isContinuous()``: rows follow each other without gaps (``updateContinuityFlag``:
+        a single row always is; the element count must also fit in an int)."""
+        if self.rows <= 1 or self.cols == 0:
+            continuous = True
+        else:
+            continuous = self.elem_size * self.cols >= self.step
+        return continuous and self.total * self.channels <= _INT_MAX
+
+    @property
+    def is_submatrix(self) -> bool:
+        """``isSubmatrix()``: made as an ROI smaller than its parent."""
+        return self.submatrix
+
+    # ROIs -----------------------------------------------------------------------------------
+    def roi(self, x: int, y: int, width: int, height: int) -> "MatLayout":
+        """``Mat(m, Rect(x, y, width, height))``: same step, data moved to (x, y)."""
+        if not (0 <= x and 0 <= width and x + width <= self.cols and 0 <= y and 0 <= height
+                and y + height <= self.rows):
+            raise LayoutError(f"ROI x={x} y={y} width={width} height={height} is outside the "
+                              f"{self.cols}x{self.rows} (cols x rows) Mat")
+        return dataclasses.replace(
+            self, rows=height, cols=width, offset=self.offset + y * self.step + x * self.elem_size,
+            submatrix=self.submatrix or width < self.cols or height < self.rows)
+
+    def locate_roi(self) -> tuple:
+        """``locateROI``: ``((whole_width, whole_height), (x, y))`` of this ROI in its parent."""
+        esz = self.elem_size
+        d1, d2 = self.offset, self.end
+        if self.step <= 0:
+            raise LayoutError("locate_roi needs step > 0")
+        oy = d1 // self.step
+        ox = (d1 - self.step * oy) // esz
+        minstep = (ox + self.cols) * esz
+        h = max((d2 - minstep) // self.step + 1, oy + self.rows)
+        w = max((d2 - self.step * (h - 1)) // esz, ox + self.cols)
+        return (w, h), (ox, oy)
+
+    def adjust_roi(self, dtop: int, dbottom: int, dleft: int, dright: int) -> "MatLayout":
+        """``adjustROI``: move each edge outwards (positive) or inwards, clipped to the parent."""
+        (ww, wh), (ox, oy) = self.locate_roi()
+        row1 = min(max(oy - dtop, 0), wh)
+        row2 = max(0, min(oy + self.rows + dbottom, wh))
+        col1 = min(max(ox - dleft, 0), ww)
+        col2 = max(0, min(ox + self.cols + dright, ww))
+        row1, row2 = min(row1, row2), max(row1, row2)
+        col1, col2 = min(col1, col2), max(col1, col2)
+        return dataclasses.replace(
+            self, rows=row2 - row1, cols=col2 - col1,
+            offset=self.offset + (row1 - oy) * self.step + (col1 - ox) * self.elem_size)
+
+    # the same memory as a Layout ---------------------------------------------------------
+    @property
+    def layout(self):
+        """This Mat's memory as a :class:`layouts.Layout`: ``HWC`` with an H pitch of ``step1``.
+
+        Offsets are counted from ``data`` (this Mat's first element), in channels.
+
+        >>> MatLayout.create(2, 3, "CV_32FC3", step=48).layout.strides
+        {'H': 12, 'W': 3, 'C': 1}
+        """
+        from layouts import Layout
+
+        packed = self.cols * self.channels
+        pitch = {"H": self.step1} if self.rows > 1 and self.step1 != packed else None
+        return Layout("HWC", H=self.rows, W=self.cols, C=self.channels, pitch=pitch)
+
+    def view(self, buffer) -> np.ndarray:
+        """A numpy (rows, cols, channels) view onto ``buffer``, the memory from ``datastart``
+        (bytes or an array of this Mat's depth)."""
+        dt = encoding(self.version).dtype(self.type)
+        buf = np.frombuffer(buffer, dtype=dt) if isinstance(buffer, (bytes, bytearray, memoryview)) \
+            else np.asarray(buffer).reshape(-1)
+        if buf.dtype != dt:
+            buf = buf.view(dt) if buf.dtype == np.uint8 else buf
+        if buf.dtype != dt:
+            raise LayoutError(f"buffer dtype {buf.dtype} does not match {type_name(self.type, self.version)}")
+        need = self.end // dt.itemsize
+        if buf.size < need:
+            raise LayoutError(f"buffer holds {buf.size} elements; the Mat reaches {need}")
+        start = self.offset // dt.itemsize
+        return self.layout.view(buf[start: start + self.layout.span])
+
+
+# --- blobFromImages --------------------------------------------------------------------------
+def _scalar4(value, what: str) -> np.ndarray:
+    """OpenCV's ``Scalar`` from Python: a number fills only channel 0 (``Scalar(v)``), a sequence
+    up to 4 values, the rest 0."""
+    if value is None:
+        return np.zeros(4)
+    if np.ndim(value) == 0:
+        return np.array([float(value), 0.0, 0.0, 0.0])
+    v = [float(x) for x in value]
+    if len(v) > 4:
+        raise LayoutError(f"{what} has {len(v)} values; an OpenCV Scalar holds at most 4")
+    return np.array(v + [0.0] * (4 - len(v)))
+
+
+def _images_array(images):
+    """A list of HWC images, or a 4-D NHWC array (one batch)."""
+    if isinstance(images, np.ndarray):
+        if images.ndim == 4:
+            return [images], images.shape[0]
+        if images.ndim in (2, 3):
+            raise LayoutError(f"images: got one array of shape {images.shape}; pass a list of "
+                              "images (or a 4-D N,H,W,C batch)")
+        raise LayoutError(f"images: expected a list of HWC images or an NHWC array, got shape "
+                          f"{images.shape}")
+    imgs = [np.asarray(im) for im in images]
+    if not imgs:
+        raise LayoutError("images is empty; expected at least one image")
+    out = []
+    for i, im in enumerate(imgs):
+        if im.ndim == 2:
+            im = im[:, :, None]
+        if im.ndim != 3:
+            raise LayoutError(f"image {i} has shape {im.shape}; expected (rows, cols[, channels])")
+        out.append(im[None])
+    return out, len(out)
+
+
+_SUPPORTED = {np.dtype(t) for t in ("uint8", "int8", "uint16", "int16", "int32", "float32",
+                                    "float64")}
+
+
+def _resize(img, size, crop):
+    """OpenCV's resize / centre crop inside blobFromImages, done by cv2 itself."""
+    import cv2
+
+    w, h = size
+    ih, iw = img.shape[:2]
+    if (iw, ih) == (w, h):
+        return img
+    squeeze = img.ndim == 3 and img.shape[2] == 1
+    if crop:
+        f = max(np.float32(w) / np.float32(iw), np.float32(h) / np.float32(ih))
+        r = cv2.resize(img, None, fx=float(f), fy=float(f), interpolation=cv2.INTER_LINEAR)
+        x0, y0 = int(0.5 * (r.shape[1] - w)), int(0.5 * (r.shape[0] - h))
+        r = r[y0:y0 + h, x0:x0 + w]
+    else:
+        r = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
+    if squeeze and r.ndim == 2:
+        r = r[:, :, None]
+    return r
+
+
+def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: bool = False,
+                     crop: bool = False, layout: str = "NCHW", out=None,
+                     threads=None) -> np.ndarray:
+    """``cv2.dnn.blobFromImages`` in one fused pass: HWC images -> a float32 NCHW/NHWC blob.
+
+    ``out[n, c] = (image[..., c'] - mean[c]) * scalefactor[c]`` with ``c' = c`` or, when
+    ``swap_rb``, channels 0 and 2 exchanged -- so ``mean`` and ``scalefactor`` are in the output
+    (RGB) order, as in OpenCV. Like OpenCV's ``Scalar``, a single number for ``mean`` subtracts
+    from channel 0 only; a single ``scalefactor`` scales every channel.
+
+    Parameters
+    ----------
+    images : list of arrays (rows, cols[, 1|3|4]) or one (N, rows, cols, C) array
+        uint8/int8/uint16/int16/int32/float32/float64; any strides (ROIs, flipped views).
+        All must share size, channels and dtype.
+    size : (width, height), optional
+        Resize (and, with ``crop``, centre-crop) each image first -- done by ``cv2`` itself.
+    layout : ``"NCHW"`` (OpenCV's) or ``"NHWC"``, or any order of those four letters.
+    out : float32 array of the blob's shape, optional (written in place, and returned).
+    threads : None (automatic), or the number of threads.
+
+    >>> img = np.array([[[10, 20, 30]]], np.uint8)          # one BGR pixel
+    >>> blob_from_images([img], 0.5, mean=(1, 2, 3), swap_rb=True)[0, :, 0, 0].tolist()
+    [14.5, 9.0, 3.5]
+    """
+    from layouts import Layout
+    from layouts.kernels.preprocess import normalize_into
+
+    batches, n = _images_array(images)
+    if size is not None:
+        size = tuple(int(s) for s in size)
+        if len(size) != 2 or min(size) < 0:
+            raise LayoutError(f"size={size!r}; expected (width, height)")
+        if size != (0, 0):
+            batches = [np.stack([_resize(im, size, crop) for im in b]) for b in batches]
+    first = batches[0]
+    _, H, W, C = first.shape
+    for i, b in enumerate(batches):
+        if b.shape[1:] != (H, W, C) or b.dtype != first.dtype:
+            raise LayoutError(f"image {i} is {b.shape[1:]} {b.dtype}; image 0 is {(H, W, C)} "
+                              f"{first.dtype}: all images must match (resize them, or pass size=)")
+    if C not in (1, 3, 4):
+        raise LayoutError(f"images have {C} channels; blobFromImages takes 1, 3 or 4")
+    if first.dtype not in _SUPPORTED:
+        raise LayoutError(f"image dtype {first.dtype} not supported; expected one of "
+                          f"{', '.join(sorted(str(d) for d in _SUPPORTED))}")
+    if not (isinstance(layout, str) and len(layout) == 4 and set(layout) == set("NCHW")):
+        raise LayoutError(f"layout={layout!r}; expected 'NCHW', 'NHWC' or another order of "
+                          "N, C, H, W")
+    mean4 = _scalar4(mean, "mean")
+    scale4 = np.full(4, float(scalefactor)) if np.ndim(scalefactor) == 0 \
+        else _scalar4(scalefactor, "scalefactor")
+    perm = np.arange(C)
+    if swap_rb and C >= 3:
+        perm[[0, 2]] = [2, 0]
+    L = Layout(layout, N=n, C=C, H=H, W=W)
+    if out is None:
+        blob = np.empty(L.shape, np.float32)  # every element is written: no zero fill
+    else:
+        blob = out
+        if not isinstance(blob, np.ndarray) or blob.shape != L.shape or blob.dtype != np.float32:
+            raise LayoutError(f"out must be a float32 array of shape {L.shape} ({layout}); got "
+                              f"{getattr(blob, 'dtype', type(blob).__name__)} "
+                              f"{getattr(blob, 'shape', '')}")
+    nchw = blob.transpose([layout.index(a) for a in "NCHW"])  # logical N, C, H, W view
+    start = 0
+    for b in batches:
+        k = b.shape[0]
+        normalize_into(nchw[start:start + k], b, mean4[:C], scale4[:C], perm, threads=threads)
+        start += k
+    return blob

@@ -1,0 +1,319 @@
+"""OpenCV interop: type codes and Mat layouts (against cv2 where it can tell, hand vectors from
+interface.h / mat.inl.hpp otherwise) and blob_from_images against cv2.dnn.blobFromImages."""
+
+import numpy as np
+import pytest
+
+from layouts.errors import LayoutError
+from layouts.interop import opencv as ocv
+from layouts.interop.opencv import CV4, CV5, MatLayout, blob_from_images
+
+DEPTHS5 = ["8U", "8S", "16U", "16S", "32S", "32F", "64F", "16F", "16BF", "Bool", "64U", "64S",
+           "32U"]
+
+
+# --- type codes --------------------------------------------------------------------------------
+def test_hand_vectors_both_encodings():
+    assert ocv.make_type("8U", 3, version=4) == 16 and ocv.make_type("8U", 3) == 64
+    assert ocv.make_type("32F", 3, version=4) == 21 and ocv.make_type("32F", 3) == 69
+    assert ocv.make_type("16F", 4, version=4) == 31
+    assert ocv.make_type("8U", 512, version=4) == 4088
+    assert ocv.make_type("8U", 128) == 4064
+    assert [CV5.depth_code(d) for d in DEPTHS5] == list(range(13))
+    assert ocv.make_type("CV_32U", 2) == 12 + 32
+    assert ocv.depth_of(69) == 5 and ocv.channels_of(69) == 3
+    assert ocv.depth_of(21, version=4) == 5 and ocv.channels_of(21, version=4) == 3
+    # the same number means different things in the two encodings
+    assert ocv.type_name(16, version=4) == "CV_8UC3"
+    assert ocv.type_name(64, version=4) == "CV_8UC(9)" and ocv.type_name(64) == "CV_8UC3"
+    with pytest.raises(LayoutError, match="type code 16 has depth 16"):
+        ocv.type_name(16)
+
+
+def test_names_parse_and_round_trip():
+    for enc in (CV4, CV5):
+        for code, (name, _, _) in enumerate(enc.depths):
+            for cn in (1, 2, 3, 4, 5, 9, enc.cn_max):
+                t = enc.make_type(code, cn)
+                assert enc.parse(enc.name(t)) == t
+                assert enc.depth(t) == code and enc.channels(t) == cn
+    assert ocv.parse_type("CV_8UC3") == 64 and ocv.parse_type("8UC3", version=4) == 16
+    assert ocv.parse_type("CV_32F") == 5 and ocv.parse_type("CV_16UC(7)") == 2 + 6 * 32
+    assert ocv.type_name(ocv.make_type("8U", 9)) == "CV_8UC(9)"
+    assert ocv.type_name(ocv.make_type("Bool", 1)) == "CV_BoolC1"
+
+
+def test_type_errors_name_the_value():
+    with pytest.raises(LayoutError, match="channel count 513.*1..512"):
+        ocv.make_type("8U", 513, version=4)
+    with pytest.raises(LayoutError, match="channel count 129.*1..128"):
+        ocv.make_type("8U", 129)
+    with pytest.raises(LayoutError, match="channel count 0"):
+        ocv.make_type("8U", 0)
+    with pytest.raises(LayoutError, match="16BF.*4.x"):
+        ocv.make_type("16BF", 1, version=4)
+    with pytest.raises(LayoutError, match="depth 13"):
+        ocv.channels_of(13)
+    with pytest.raises(LayoutError, match="out of range"):
+        ocv.channels_of(4096)
+    with pytest.raises(LayoutError, match="'CV_8X3' not understood"):
+        ocv.parse_type("CV_8X3")
+    with pytest.raises(LayoutError, match="version 6"):
+        ocv.make_type("8U", 1, version=6)
+    with pytest.raises(LayoutError, match="complex128"):
+        ocv.type_from_dtype(np.complex128)
+    with pytest.raises(LayoutError, match="no numpy dtype"):
+        ocv.dtype_of(ocv.make_type("16BF", 1))
+
+
+def test_elem_sizes_match_numpy_itemsize():
+    for enc in (CV4, CV5):
+        for code, (name, size1, npname) in enumerate(enc.depths):
+            t = enc.make_type(code, 3)
+            assert enc.elem_size1(t) == size1 and enc.elem_size(t) == 3 * size1
+            if npname is not None:
+                assert np.dtype(npname).itemsize == size1
+                assert enc.from_dtype(npname, 3) == t and enc.dtype(t) == np.dtype(npname)
+    assert ocv.elem_size(ocv.make_type("16BF", 3)) == 6
+    assert ocv.elem_size_of(np.float32, 3) == (12, 4)
+    assert ocv.elem_size_of(np.uint16, 4) == (8, 2)
+
+
+def test_5x_codes_equal_cv2_constants():
+    cv2 = pytest.importorskip("cv2")
+    if int(cv2.__version__.split(".")[0]) < 5:
+        pytest.skip(f"cv2 {cv2.__version__} uses the 4.x encoding")
+    for name in DEPTHS5:
+        for cn in (1, 2, 3, 4):
+            attr = f"CV_{name}C{cn}"
+            if hasattr(cv2, attr):
+                assert ocv.parse_type(attr) == getattr(cv2, attr), attr
+        if hasattr(cv2, f"CV_{name}"):
+            assert CV5.depth_code(name) == getattr(cv2, f"CV_{name}")
+        for cn in (1, 5, 77, 128):
+            assert ocv.make_type(name, cn) == cv2.CV_MAKETYPE(CV5.depth_code(name), cn)
+    assert cv2.CV_8UC3 == 64 == ocv.make_type("8U", 3)
+
+
+def test_4x_codes_equal_cv2_constants_when_cv2_is_4x():
+    cv2 = pytest.importorskip("cv2")
+    if int(cv2.__version__.split(".")[0]) != 4:
+        pytest.skip(f"cv2 {cv2.__version__} is not 4.x")
+    for name in DEPTHS5[:8]:
+        for cn in (1, 2, 3, 4):
+            assert ocv.parse_type(f"CV_{name}C{cn}", version=4) == getattr(cv2, f"CV_{name}C{cn}")
+
+
+# --- Mat -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,step,esz,esz1", [("CV_8UC3", 1536, 3, 1), ("CV_8UC4", 2048, 4, 1),
+                                                ("CV_32FC3", 6144, 12, 4)])
+def test_mat_512x512_steps_from_the_reference(name, step, esz, esz1):
+    m = MatLayout.create(512, 512, name)
+    assert m.steps == (step, esz) and m.elem_size == esz and m.elem_size1 == esz1
+    assert m.step1 == step // esz1 and m.total == 512 * 512 and m.is_continuous
+    assert not m.is_submatrix and m.end == 512 * step
+    img = np.zeros((512, 512, esz // esz1), ocv.dtype_of(m.type))
+    assert MatLayout.from_array(img) == m
+    assert img.strides[:2] == m.steps
+
+
+def test_user_step_rules():
+    m = MatLayout.create(3, 5, "CV_16UC3", step=32)
+    assert m.step1 == 16 and not m.is_continuous and m.end == 2 * 32 + 30
+    assert MatLayout.create(1, 5, "CV_16UC3", step=64).step == 30  # one row: step = row size
+    with pytest.raises(LayoutError, match="step 29 bytes is less than a row.*30"):
+        MatLayout.create(3, 5, "CV_16UC3", step=29)
+    with pytest.raises(LayoutError, match="step 33 is not a multiple of elemSize1 2"):
+        MatLayout.create(3, 5, "CV_16UC3", step=33)
+
+
+def test_continuity_needs_the_count_to_fit_an_int():
+    assert MatLayout.create(46340, 46340, "CV_8UC1").is_continuous        # 2147395600 < INT_MAX
+    assert not MatLayout.create(50000, 50000, "CV_8UC1").is_continuous   # 2.5e9 > INT_MAX
+    assert not MatLayout.create(30000, 30000, "CV_8UC3").is_continuous   # 2.7e9 channels
+
+
+def test_roi_keeps_step_and_continuity_rules():
+    m = MatLayout.create(10, 8, "CV_8UC3")
+    r = m.roi(2, 3, 4, 5)
+    assert r.step == 24 and r.offset == 3 * 24 + 2 * 3 and r.is_submatrix
+    assert not r.is_continuous
+    band = m.roi(0, 2, 8, 3)                   # full width: rows still follow each other
+    assert band.is_continuous and band.is_submatrix
+    row = m.roi(3, 4, 2, 1)                    # one row is always continuous
+    assert row.is_continuous and row.step == 24
+    whole = m.roi(0, 0, 8, 10)
+    assert whole.is_continuous and not whole.is_submatrix
+    with pytest.raises(LayoutError, match="outside the 8x10"):
+        m.roi(5, 0, 4, 1)
+    # an ROI of an ROI is still a submatrix and still locates itself in the whole image
+    rr = r.roi(1, 1, 2, 2)
+    assert rr.is_submatrix and rr.locate_roi() == ((8, 10), (3, 4))
+
+
+def test_locate_and_adjust_roi_hand_vectors():
+    m = MatLayout.create(10, 8, "CV_32FC1")
+    r = m.roi(2, 3, 4, 5)
+    assert r.locate_roi() == ((8, 10), (2, 3))
+    g = r.adjust_roi(1, 1, 1, 1)
+    assert (g.rows, g.cols) == (7, 6) and g.locate_roi() == ((8, 10), (1, 2))
+    big = r.adjust_roi(100, 100, 100, 100)     # clipped to the parent
+    assert (big.rows, big.cols) == (10, 8) and big.locate_roi()[1] == (0, 0)
+    assert big.is_continuous
+    shrunk = r.adjust_roi(-1, -1, -1, -1)
+    assert (shrunk.rows, shrunk.cols) == (3, 2) and shrunk.locate_roi()[1] == (3, 4)
+    # a parent whose rows are padded (step > row): the whole width is still its cols
+    p = MatLayout.create(6, 5, "CV_8UC1", step=8)
+    assert p.roi(1, 2, 3, 2).locate_roi() == ((5, 6), (1, 2))
+    assert m.locate_roi() == ((8, 10), (0, 0))
+
+
+def test_numpy_roi_matches_mat_roi_and_layout_offsets():
+    rng = np.random.default_rng(0)
+    parent = rng.integers(0, 255, (9, 7, 3)).astype(np.float32)
+    sub = parent[2:6, 1:5]
+    m = MatLayout.from_array(sub, parent=parent)
+    assert m == MatLayout.from_array(parent).roi(1, 2, 4, 4)
+    assert m.step == parent.strides[0] and not m.is_continuous
+    L = m.layout
+    assert L.strides == {"H": m.step1, "W": 3, "C": 1}
+    base = sub.__array_interface__["data"][0]
+    for h, w, c in np.ndindex(sub.shape):
+        addr = base + sub.strides[0] * h + sub.strides[1] * w + sub.strides[2] * c
+        assert L.offset(h=h, w=w, c=c) * m.elem_size1 == addr - base
+    np.testing.assert_array_equal(m.view(parent.reshape(-1)), sub)
+    np.testing.assert_array_equal(m.view(parent.tobytes()), sub)
+    with pytest.raises(LayoutError, match="not an ROI"):
+        MatLayout.from_array(sub.astype(np.float64), parent=parent)
+
+
+def test_from_array_refuses_what_a_mat_cannot_hold():
+    img = np.zeros((4, 6, 3), np.uint8)
+    with pytest.raises(LayoutError, match="pixels are 6 bytes apart"):
+        MatLayout.from_array(img[:, ::2])
+    planar = np.zeros((3, 4, 6), np.uint8).transpose(1, 2, 0)  # CHW memory seen as HWC
+    with pytest.raises(LayoutError, match="channels are 24 bytes apart"):
+        MatLayout.from_array(planar)
+    with pytest.raises(LayoutError, match="2-D or 3-D"):
+        MatLayout.from_array(np.zeros((2, 2, 2, 2)))
+    gray = MatLayout.from_array(np.zeros((4, 5), np.uint16))
+    assert ocv.type_name(gray.type) == "CV_16UC1" and gray.step == 10
+
+
+# --- blob_from_images ----------------------------------------------------------------------------
+def _numpy_twin(images, scale, mean, swap_rb, layout="NCHW"):
+    """The definition, in plain numpy float32: subtract the mean, then scale, channels swapped."""
+    x = np.stack([im if im.ndim == 3 else im[:, :, None] for im in images]).astype(np.float32)
+    C = x.shape[-1]
+    if swap_rb and C >= 3:
+        x = x[..., [2, 1, 0, 3][:C]]
+    m = ocv._scalar4(mean, "mean")[:C].astype(np.float32)
+    s = (np.full(4, scale) if np.ndim(scale) == 0 else ocv._scalar4(scale, "s"))[:C]
+    y = (x - m) * s.astype(np.float32)
+    return y.transpose(0, 3, 1, 2) if layout == "NCHW" else y
+
+
+def _images(dtype, n, h, w, c, seed=0):
+    rng = np.random.default_rng(seed)
+    shape = (h, w) if c == 1 and seed % 2 else (h, w, c)
+    if dtype == np.uint8:
+        return [rng.integers(0, 256, shape, dtype=np.uint8) for _ in range(n)]
+    return [rng.uniform(-50, 300, shape).astype(dtype) for _ in range(n)]
+
+
+CASES = [(np.uint8, 3, 1 / 255, (104, 117, 123), True), (np.uint8, 3, 1.0, None, False),
+         (np.uint8, 1, 0.5, 10, False), (np.uint8, 4, 0.25, (1, 2, 3, 4), True),
+         (np.float32, 3, 2.0, (0.5, -1.5, 3.25), True), (np.float32, 1, 1.0, 7.5, True),
+         (np.uint8, 3, 1.0, 127.5, False)]
+
+
+@pytest.mark.parametrize("dtype,c,scale,mean,swap", CASES)
+def test_equals_numpy_twin(dtype, c, scale, mean, swap):
+    imgs = _images(dtype, 3, 7, 11, c, seed=c)
+    got = blob_from_images(imgs, scale, mean=mean, swap_rb=swap)
+    np.testing.assert_array_equal(got, _numpy_twin(imgs, scale, mean, swap))
+    nhwc = blob_from_images(imgs, scale, mean=mean, swap_rb=swap, layout="NHWC")
+    np.testing.assert_array_equal(nhwc, _numpy_twin(imgs, scale, mean, swap, "NHWC"))
+
+
+@pytest.mark.parametrize("dtype,c,scale,mean,swap", CASES)
+def test_equals_cv2_blob_from_images(dtype, c, scale, mean, swap):
+    cv2 = pytest.importorskip("cv2")
+    imgs = _images(dtype, 4, 13, 17, c, seed=c)
+    want = cv2.dnn.blobFromImages(imgs, scale, None, mean if mean is not None else 0, swap, False)
+    got = blob_from_images(imgs, scale, mean=mean, swap_rb=swap)
+    assert got.shape == want.shape and got.dtype == want.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("c,swap", [(1, False), (3, True), (3, False), (4, False)])
+def test_nhwc_equals_cv2_image2blobparams(c, swap):
+    cv2 = pytest.importorskip("cv2")
+    if not hasattr(cv2.dnn, "Image2BlobParams"):
+        pytest.skip("cv2 without Image2BlobParams")
+    imgs = _images(np.uint8, 3, 6, 9, c, seed=2 * c)
+    p = cv2.dnn.Image2BlobParams()
+    p.datalayout = cv2.DNN_LAYOUT_NHWC
+    p.scalefactor = (0.5, 0.25, 2.0, 1.0)
+    p.mean = (3, 5, 7, 9)
+    p.swapRB = swap
+    want = cv2.dnn.blobFromImagesWithParams(imgs, p)
+    got = blob_from_images(imgs, (0.5, 0.25, 2.0, 1.0), mean=(3, 5, 7, 9), swap_rb=swap,
+                           layout="NHWC")
+    np.testing.assert_allclose(got, want.reshape(got.shape), rtol=1e-6, atol=1e-5)
+
+
+def test_rois_and_flipped_views_equal_cv2_on_copies():
+    cv2 = pytest.importorskip("cv2")
+    rng = np.random.default_rng(5)
+    big = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    views = [big[3:23, 5:35], big[10:30, 12:42], big[::-1][:20, :30], big[:20, ::-1][:, :30]]
+    got = blob_from_images(views, 1 / 127.5, mean=(127.5, 127.5, 127.5), swap_rb=True)
+    want = cv2.dnn.blobFromImages([np.ascontiguousarray(v) for v in views], 1 / 127.5, None,
+                                  (127.5, 127.5, 127.5), True, False)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    # cv2 takes the ROIs as they are (step > row) and agrees too
+    want_roi = cv2.dnn.blobFromImages(views[:2], 1 / 127.5, None, (127.5,) * 3, True, False)
+    np.testing.assert_allclose(got[:2], want_roi, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("crop", [False, True])
+def test_resize_and_crop_follow_cv2(crop):
+    cv2 = pytest.importorskip("cv2")
+    imgs = _images(np.uint8, 2, 30, 41, 3, seed=4)
+    want = cv2.dnn.blobFromImages(imgs, 0.5, (16, 12), (1, 2, 3), True, crop)
+    got = blob_from_images(imgs, 0.5, size=(16, 12), mean=(1, 2, 3), swap_rb=True, crop=crop)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+
+
+def test_batch_array_out_and_layouts():
+    imgs = np.stack(_images(np.uint8, 5, 4, 6, 3))
+    ref = _numpy_twin(list(imgs), 0.5, (1, 2, 3), True)
+    out = np.full((5, 3, 4, 6), np.nan, np.float32)
+    got = blob_from_images(imgs, 0.5, mean=(1, 2, 3), swap_rb=True, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, ref)
+    chwn = blob_from_images(imgs, 0.5, mean=(1, 2, 3), swap_rb=True, layout="CHWN")
+    np.testing.assert_array_equal(chwn, ref.transpose(1, 2, 3, 0))
+
+
+def test_inputs_not_mutated_and_errors():
+    imgs = _images(np.uint8, 2, 4, 5, 3)
+    before = [im.copy() for im in imgs]
+    blob_from_images(imgs, 2.0, mean=(1, 1, 1), swap_rb=True)
+    for a, b in zip(imgs, before):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(LayoutError, match=r"image 1 is \(4, 6, 3\) uint8; image 0 is \(4, 5, 3\)"):
+        blob_from_images([imgs[0], np.zeros((4, 6, 3), np.uint8)])
+    with pytest.raises(LayoutError, match="2 channels"):
+        blob_from_images([np.zeros((4, 5, 2), np.uint8)])
+    with pytest.raises(LayoutError, match="layout='NCHW16c'"):
+        blob_from_images(imgs, layout="NCHW16c")
+    with pytest.raises(LayoutError, match="out must be a float32 array of shape"):
+        blob_from_images(imgs, out=np.zeros((2, 3, 4, 4), np.float32))
+    with pytest.raises(LayoutError, match="at most 4"):
+        blob_from_images(imgs, mean=(1, 2, 3, 4, 5))
+    with pytest.raises(LayoutError, match="empty"):
+        blob_from_images([])
+    with pytest.raises(LayoutError, match="float16"):
+        blob_from_images([np.zeros((2, 2, 3), np.float16)])
