@@ -1,0 +1,123 @@
+"""EdgeBoard / Paddle-Lite FPGA: the aligned FP16 NHWC image layout, feed and fetch.
+
+The FPGA reads activations as FP16 NHWC in which every (n, h) row of ``W * C`` values is
+zero-padded up to a multiple of 16 (``IMAGE_ALIGNMENT``), so a tensor takes
+``N * H * align_to_x(W * C, 16)`` elements. The runtime's feed converts a float32 NCHW input into
+that; its fetch drops the padding and returns float32 NCHW. Here both are a
+:func:`layouts.convert` between ``NCHW`` and ``Layout("NHWC", ..., align={"H": 16})``.
+
+>>> align_to_x(12, 16), fpga_image_size(N=1, C=3, H=5, W=4)
+(16, 80)
+>>> fpga_image_layout(N=1, C=3, H=5, W=4).strides
+{'N': 80, 'H': 16, 'W': 3, 'C': 1}
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import LayoutError
+
+#: Paddle-Lite FPGA's ``IMAGE_ALIGNMENT``: elements per aligned row.
+IMAGE_ALIGNMENT = 16
+
+__all__ = ["IMAGE_ALIGNMENT", "align_to_x", "fpga_image_layout", "fpga_image_size",
+           "fpga_image_nbytes", "feed", "fetch"]
+
+
+def _nonneg(name, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+        raise LayoutError(f"{name} must be a non-negative int, got {v!r}")
+    return int(v)
+
+
+def align_to_x(num: int, x: int) -> int:
+    """``(num + x - 1) / x * x``: ``num`` rounded up to a multiple of ``x``.
+
+    >>> align_to_x(3315, 16), align_to_x(16, 16), align_to_x(0, 16)
+    (3328, 16, 0)
+    """
+    num = _nonneg("num", num)
+    x = _nonneg("x", x)
+    if x == 0:
+        raise LayoutError("alignment x must be >= 1, got 0")
+    return (num + x - 1) // x * x
+
+
+def fpga_image_layout(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNMENT):
+    """The FPGA image layout as a :class:`layouts.Layout`: NHWC, rows of W*C aligned."""
+    from layouts import Layout
+
+    return Layout("NHWC", N=N, C=C, H=H, W=W, align={"H": alignment})
+
+
+def fpga_image_size(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNMENT) -> int:
+    """Elements the FPGA allocates: ``N * H * align_to_x(W * C, alignment)``.
+
+    >>> fpga_image_size(N=1, C=255, H=13, W=13)
+    43264
+    """
+    for k, v in (("N", N), ("C", C), ("H", H), ("W", W)):
+        _nonneg(k, v)
+    return N * H * align_to_x(W * C, alignment)
+
+
+def fpga_image_nbytes(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNMENT) -> int:
+    """Bytes of the FP16 image: 2 per element (160 for 1x3x5x4)."""
+    return 2 * fpga_image_size(N, C, H, W, alignment)
+
+
+def _nchw(x, what):
+    a = np.asarray(x)
+    if a.ndim != 4:
+        raise LayoutError(f"{what} must be 4-D NCHW, got shape {a.shape}")
+    return a
+
+
+def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndarray:
+    """Float NCHW -> the FPGA's flat FP16 buffer (aligned NHWC rows, padding zero), as the
+    runtime's feed does. ``out``: a float16 buffer of :func:`fpga_image_size` elements.
+
+    >>> x = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
+    >>> feed(x, alignment=8).reshape(2, 8)[0].tolist()
+    [0.0, 4.0, 8.0, 1.0, 5.0, 9.0, 0.0, 0.0]
+    """
+    from layouts import convert
+
+    a = _nchw(x, "feed input")
+    N, C, H, W = a.shape
+    L = fpga_image_layout(N, C, H, W, alignment)
+    if out is None:
+        out = np.empty(L.size, np.float16)
+    elif not (isinstance(out, np.ndarray) and out.dtype == np.float16 and out.ndim == 1
+              and out.size == L.size):
+        raise LayoutError(f"out must be a flat float16 buffer of {L.size} elements, got "
+                          f"{getattr(out, 'dtype', type(out).__name__)} "
+                          f"{getattr(out, 'shape', '')}")
+    # FP16 first (numpy's correctly rounded cast), then one strided move into the aligned rows
+    convert(a.astype(np.float16, copy=False), "NCHW", L, out=out, threads=threads)
+    return out
+
+
+def fetch(buffer, N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNMENT,
+          threads=None) -> np.ndarray:
+    """The FPGA's flat FP16 buffer -> float32 NCHW, padding dropped (the runtime's fetch).
+
+    >>> x = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
+    >>> bool((fetch(feed(x), 1, 3, 2, 2) == x).all())
+    True
+    """
+    from layouts import convert
+
+    L = fpga_image_layout(N, C, H, W, alignment)
+    buf = np.asarray(buffer)
+    if buf.dtype == np.uint8:
+        buf = buf.view(np.float16)  # raw bytes from the device
+    if buf.ndim != 1 or buf.dtype != np.float16 or buf.size != L.size:
+        raise LayoutError(f"buffer must be {L.size} float16 values (N*H*align(W*C, "
+                          f"{alignment}) for N={N} C={C} H={H} W={W}); got {buf.dtype} "
+                          f"{buf.shape}")
+    nchw16 = convert(L.view(buf), L, "NCHW", threads=threads, N=N, C=C, H=H, W=W)
+    return nchw16.astype(np.float32)
