@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -90,11 +91,17 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
     x = np.asarray(x)
     if x.dtype.hasobject:
         raise LayoutError(f"dtype {x.dtype} holds Python objects; convert moves numeric and bool data only")
-    src_layout, x = _source(x, src, dims)
-    dst_layout = _destination(dst, src_layout, x.dtype, dims)
+    if isinstance(src, Layout) and x.ndim == 1 and src.ndim != 1:
+        x = _flat_source(x, src)
     if copy not in (True, None):
         raise LayoutError(f"copy must be True or None, got {copy!r}")
-    steps, pads = plan(src_layout, dst_layout)
+    try:
+        key = (src, dst, x.shape, x.dtype.itemsize == 1, tuple(sorted(dims.items())))
+        hash(key)
+    except TypeError:  # an unhashable size: let validation say what is wrong with it
+        src_layout, dst_layout, steps, pads = _prepare(src, dst, x.shape, x.dtype.itemsize == 1, dims)
+    else:
+        src_layout, dst_layout, steps, pads = _prepare_cached(*key)
     if copy is None:
         if out is not None:
             raise LayoutError("copy=None returns a view of x and cannot write into out; drop one of them")
@@ -116,35 +123,51 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
     return result
 
 
-def _source(x: np.ndarray, src: str | Layout, dims: Mapping[str, int]) -> tuple[Layout, np.ndarray]:
+def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_sized: bool,
+             dims: Mapping[str, int] | tuple) -> tuple[Layout, Layout, list, list]:
+    """Both layouts and the plan between them, for an input of ``shape``."""
+    dims = dict(dims)
+    src_layout = _source(src, shape, dims)
+    dst_layout = _destination(dst, src_layout, byte_sized, dims)
+    steps, pads = plan(src_layout, dst_layout)
+    return src_layout, dst_layout, steps, pads
+
+
+_prepare_cached = lru_cache(maxsize=512)(_prepare)
+
+
+def _flat_source(x: np.ndarray, src: Layout) -> np.ndarray:
+    """The flat buffer ``x`` viewed as the physical array of ``src``."""
+    if x.size != src.size and x.size < src.span:
+        raise LayoutError(f"a flat source buffer for {src!r} needs {src.size} elements, got {x.size}")
+    return src.view(x if x.size <= 1 or x.strides[0] == x.itemsize else np.ascontiguousarray(x))
+
+
+def _source(src: str | Layout, shape: tuple[int, ...], dims: Mapping[str, int]) -> Layout:
     if isinstance(src, Layout):
-        if x.ndim == 1 and src.ndim != 1:
-            if x.size != src.size and x.size < src.span:
-                raise LayoutError(f"a flat source buffer for {src!r} needs {src.size} elements, got {x.size}")
-            x = src.view(x if x.strides[0] == x.itemsize or x.size <= 1 else np.ascontiguousarray(x))
-        if x.shape != src.shape:
-            raise LayoutError(f"x has shape {x.shape}, but layout {src!r} has physical shape {src.shape}")
+        if shape != src.shape:
+            raise LayoutError(f"x has shape {shape}, but layout {src!r} has physical shape {src.shape}")
         for axis, n in dims.items():
             if axis in src.dims and src.dims[axis] != n:
                 raise LayoutError(f"{axis}={n} was given, but the source layout has {axis}={src.dims[axis]}")
-        return src, x
+        return src
     spec = parse(src)
     own = {k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)}
-    return Layout.from_shape(spec, x.shape, **own), x
+    return Layout.from_shape(spec, shape, **own)
 
 
 def _params(spec: Any) -> set[str]:
     return {d.block for d in spec.dims if isinstance(d.block, str)}
 
 
-def _destination(dst: str | Layout, src: Layout, dtype: np.dtype, dims: Mapping[str, int]) -> Layout:
+def _destination(dst: str | Layout, src: Layout, byte_sized: bool, dims: Mapping[str, int]) -> Layout:
     if isinstance(dst, Layout):
         layout = dst
     else:
         spec = parse(dst)
         params = {}
         for p in _params(spec):  # Ascend's C0: 16, or 32 for 8-bit types, unless given
-            params[p] = dims.get(p, 32 if dtype.itemsize == 1 else 16)
+            params[p] = dims.get(p, 32 if byte_sized else 16)
         if set(spec.axes) != set(src.axes):
             raise LayoutError(_axes_message(src, spec.axes))
         layout = Layout(spec, **src.dims, **params)

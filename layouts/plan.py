@@ -66,25 +66,29 @@ def _splits(src: Layout, dst: Layout) -> dict[str, _Split] | None:
     return out
 
 
-@dataclass(frozen=True)
 class CopyStep:
-    """Copy one region: for each axis 'full' (the whole blocks), 'range' (the tail) or an index."""
+    """Copy one region: for each axis 'full' (the whole blocks), 'range' (the tail) or an index.
 
-    src: Layout
-    dst: Layout
-    regions: tuple[tuple[str, Any], ...]
+    The views are worked out once, when the plan is made: running the step is two numpy
+    indexings, two reshapes (pure splits, always views), a transpose and the kernel call.
+    """
+
+    __slots__ = ("regions", "_src", "_dst", "_perm")
+
+    def __init__(self, src: Layout, dst: Layout, regions: tuple[tuple[str, Any], ...]) -> None:
+        splits = _splits(src, dst)
+        self.regions = regions
+        self._src = _side_recipe(src, splits, dict(regions))
+        self._dst = _side_recipe(dst, splits, dict(regions))
+        self._perm = tuple(self._src[2].index(label) for label in self._dst[2])
 
     def views(self, x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Same-shape views (source, destination) of this region, dims in destination order."""
-        splits = _splits(self.src, self.dst)
-        regions = dict(self.regions)
-        sv, slabels = _side_view(x, self.src, splits, regions)
-        dv, dlabels = _side_view(target, self.dst, splits, regions)
-        return sv.transpose([slabels.index(lab) for lab in dlabels]), dv
+        return self.source_view(x), target[self._dst[0]].reshape(self._dst[1])
 
     def source_view(self, x: np.ndarray) -> np.ndarray:
-        """The source view alone (dims in destination order), for callers that write nothing."""
-        return self.views(x, np.broadcast_to(np.empty((), x.dtype), self.dst.shape))[0]
+        """The source view alone (dims in destination order)."""
+        return x[self._src[0]].reshape(self._src[1]).transpose(self._perm)
 
     def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, fill_zero: Callable, threads: Any) -> None:
         sv, dv = self.views(x, target)
@@ -169,13 +173,15 @@ def pitch_gap_views(layout: Layout, flat: np.ndarray) -> list[np.ndarray]:
     return views
 
 
-def _side_view(arr: np.ndarray, layout: Layout, splits: dict[str, _Split], regions: dict[str, Any]) -> tuple[np.ndarray, list]:
-    """View ``arr`` (shaped as ``layout``) restricted to ``regions``, every axis cut into its fine factors.
+def _side_recipe(layout: Layout, splits: dict[str, _Split], regions: dict[str, Any]) -> tuple[tuple, tuple, list]:
+    """How to view an array shaped as ``layout``, restricted to ``regions``, each axis cut into its fine factors.
 
-    Returns the view and the label ``(axis, factor)`` of each of its dims.
+    Returns (index, shape, labels): ``arr[index].reshape(shape)`` is the view, and ``labels``
+    names each of its dims ``(axis, factor)``.
     """
     index: list[Any] = []
-    cuts: list[list[tuple[tuple[str, int], int]]] = []  # per kept dim: its sub-dims (label, extent)
+    shape: list[int] = []
+    labels: list[tuple[str, int]] = []
     for d, extent in zip(layout.parsed.dims, layout.shape):
         s = splits[d.axis]
         region = regions[d.axis]
@@ -191,29 +197,18 @@ def _side_view(arr: np.ndarray, layout: Layout, splits: dict[str, _Split], regio
             r = s.size - s.full
             if d.is_block:
                 index.append(slice(0, r))
-                cuts.append([((d.axis, 0), r)])
             elif own > 1:
                 index.append(s.full // own)
+                continue
             else:
                 index.append(slice(s.full, s.size))
-                cuts.append([((d.axis, 0), r)])
+            shape.append(r)
+            labels.append((d.axis, 0))
             continue
         f = s.factors()
         inner = [] if own == 1 else ([1, 2] if own == s.m else [2])
         mine = inner if d.is_block else [j for j in range(3) if j not in inner]
         index.append(slice(None) if d.is_block else slice(0, s.full // own))
-        cuts.append([((d.axis, j), f[j]) for j in mine])
-    view = arr[tuple(index) + (Ellipsis,)]  # a view even when every dim is indexed
-    shape, strides, labels = [], [], []
-    for (extent, stride), parts in zip(zip(view.shape, view.strides), cuts):
-        inner = 1
-        sub = []
-        for label, n in reversed(parts):
-            sub.append((label, n, stride * inner))
-            inner *= n
-        for label, n, st in reversed(sub):
-            labels.append(label)
-            shape.append(n)
-            strides.append(st)
-    view = np.lib.stride_tricks.as_strided(view, shape=tuple(shape), strides=tuple(strides), writeable=view.flags.writeable)
-    return view, labels
+        shape.extend(f[j] for j in mine)
+        labels.extend((d.axis, j) for j in mine)
+    return tuple(index) + (Ellipsis,), tuple(shape), labels
