@@ -51,8 +51,18 @@ PAR_MIN_BYTES = 1 << 20
 #: copies smaller than this go to np.copyto directly (0 in tests: always use the kernels)
 SMALL_BYTES = 0
 
-# cache blocking per unit size: (Bi, Bj) in units
-BLOCKS = {1: (256, 1 << 30), 2: (128, 1 << 30), 4: (64, 1 << 30), 8: (32, 1 << 30)}
+# cache blocking in bytes (SIMD path).  Long dst rows (ni*itemsize >= LONG_ROW): blocks of
+# BI_LONG bytes of i by one tile column of j (dst rows written in long runs, the source
+# block re-read from L2).  Short dst rows: all of i, BJ_SHORT bytes of j per block (few
+# source streams).  Measured on 128x64x56x56 f32 (bench/run.py).
+LONG_ROW = 1024
+BI_LONG = 2048
+BJ_SHORT = 8192
+# plain path: (Bi, Bj) in units
+BLOCKS = {1: (256, 256), 2: (128, 128), 4: (64, 64), 8: (32, 32)}
+
+#: software prefetch distance along the source rows, in units (0: off)
+PREFETCH = 0
 
 _pool = None
 _pool_size = 0
@@ -180,19 +190,24 @@ def _copy_transpose(d, s, plan, nth):
     mode, peel = 0, 0
     if USE_SIMD and plan.dI == 1 and plan.sJ == 1 and plan.ni >= TI and plan.nj >= TL:
         mode = 1
-        if (plan.dJ * us) % 64 == 0 and all((a[1] * us) % 64 == 0 for a in plan.batch):
-            addr = d.ctypes.data
-            peel = ((-addr) % 64) // us
-            if plan.nbytes >= NT_MIN_BYTES:
+        if (plan.nbytes >= NT_MIN_BYTES and (plan.dJ * us) % 64 == 0
+                and all((a[1] * us) % 64 == 0 for a in plan.batch)):
+            peel = ((-d.ctypes.data) % 64) // us
+            if peel == 0 or plan.ni >= 4 * TI:     # aligned rows, or peeling costs little
                 mode = 2
+            else:
+                peel = 0
     if mode:
-        Bi = max(TI, Bi // TI * TI)
+        if plan.ni * us >= LONG_ROW:
+            Bi, Bj = max(TI, BI_LONG // us // TI * TI), TL
+        else:
+            Bi, Bj = max(TI, -(-plan.ni // TI) * TI), max(TL, BJ_SHORT // us // TL * TL)
     osh = _u64(a[0] for a in plan.batch)
     dbs = _u64(a[1] for a in plan.batch)
     sbs = _u64(a[2] for a in plan.batch)
     nbi = -(-plan.ni // Bi)
     base = [0, 0, plan.ni, plan.nj, plan.dI, plan.dJ, plan.sI, plan.sJ]
-    tail = [Bi, Bj, mode, peel, TI, TL]
+    tail = [Bi, Bj, mode, peel, TI, TL, PREFETCH if mode else 0]
     _run(transpose_kernel,
          lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
          plan.nbatch * nbi, nth)

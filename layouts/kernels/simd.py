@@ -27,10 +27,10 @@ True
 """
 
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
-__all__ = ["tile", "tile_nt", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "prefetch", "TILE_SHAPE"]
 
 # (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them
 # side by side so that every stored vector is one 64-byte cache line.
@@ -112,3 +112,24 @@ def _make(nontemporal):
 
 tile = _make(False)
 tile_nt = _make(True)
+
+
+@intrinsic
+def prefetch(typingctx, arr, off):
+    """Software prefetch (read, keep in all levels) of ``arr[off]``; never faults."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = types.void(arr, off)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        p = builder.gep(ary.data, [args[1]], inbounds=False)
+        p = builder.bitcast(p, i8p)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [p, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen

@@ -9,14 +9,16 @@ never per shape.  Work items are ``(batch index, block of i)`` pairs; a call doe
 items ``[w0, w1)`` so that Python threads can split the work (the kernels release the GIL).
 
 ``P`` (uint64 parameter vector): d0, s0, ni, nj, dI, dJ, sI, sJ, w0, w1, Bi, Bj, mode, peel,
-TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``).
+TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``), PF (software
+prefetch distance along j in units, 0: off).
 ``mode``: 0 plain scalar blocks, 1 SIMD tiles, 2 SIMD tiles with non-temporal stores
-(requires dI == sJ == 1; mode 2 also 64-byte aligned rows, ``peel`` = first aligned i).
+(requires dI == sJ == 1); tiles start at i = ``peel`` (mod TI): the first i whose dst
+address is 64-byte aligned in every row (mode 2 needs that; mode 1 may use 0).
 
 >>> import numpy as np
 >>> from layouts.kernels.transpose import transpose_kernel, make_params
 >>> s = np.arange(6 * 5, dtype=np.uint32); d = np.zeros(30, np.uint32)
->>> P = make_params(0, 0, 6, 5, 1, 6, 5, 1, 0, 1, 64, 64, 0, 0, 1, 1)  # d[j*6+i] = s[i*5+j]
+>>> P = make_params(0, 0, 6, 5, 1, 6, 5, 1, 0, 1, 64, 64, 0, 0, 1, 1, 0)  # d[j*6+i] = s[i*5+j]
 >>> e = np.zeros(0, np.uint64)
 >>> transpose_kernel(d, s, P, e, e, e)
 >>> bool((d.reshape(5, 6) == s.reshape(6, 5).T).all())
@@ -26,7 +28,7 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import tile, tile_nt
+from .simd import prefetch, tile, tile_nt
 
 __all__ = ["transpose_kernel", "make_params", "batch_offsets"]
 
@@ -71,6 +73,7 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
     dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]
     w0 = P[8]; w1 = P[9]; Bi = P[10]; Bj = P[11]; mode = P[12]; peel = P[13]
     TI = P[14]; TL = P[15]       # SIMD tile: TI rows of i, TL columns of j
+    PF = P[16]                   # software prefetch distance along j (0: off)
     nbi = (ni + Bi - U1) // Bi
     for w in range(w0, w1):
         b = w // nbi
@@ -84,9 +87,7 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
                 _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ)
             continue
         # SIMD: full tiles on [ia, ie) x [0, je); scalar edges
-        ia = i0
-        if ia < peel:
-            ia = min(peel, i1)
+        ia = min(i0 + (peel + TI - i0 % TI) % TI, i1)    # first i >= i0 with i = peel (mod TI)
         ie = ia + ((i1 - ia) // TI) * TI
         je = (nj // TL) * TL
         if ia > i0:
@@ -97,6 +98,9 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
             _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
+            if PF != U0:
+                for i in range(ia, ie):
+                    prefetch(src, sb + i * sI + j0 + PF)
             for i in range(ia, ie, TI):
                 dr = db + i
                 sr = sb + i * sI
