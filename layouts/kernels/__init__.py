@@ -188,7 +188,9 @@ def _copy_transpose(d, s, plan, nth):
     TI, TL = K * L, L
     Bi, Bj = BLOCKS[us]
     mode, peel = 0, 0
-    if USE_SIMD and plan.dI == 1 and plan.sJ == 1 and plan.ni >= TI and plan.nj >= TL:
+    if USE_SIMD and plan.dI == 1 and plan.sJ == 1 and plan.nj >= TL and L <= plan.ni < TI:
+        mode, TI = (4, 2 * L) if plan.ni >= 2 * L and K > 2 else (3, L)
+    if USE_SIMD and plan.dI == 1 and plan.sJ == 1 and plan.ni >= TI and plan.nj >= TL and not mode:
         mode = 1
         if (plan.nbytes >= NT_MIN_BYTES and (plan.dJ * us) % 64 == 0
                 and all((a[1] * us) % 64 == 0 for a in plan.batch)):

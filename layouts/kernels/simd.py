@@ -30,7 +30,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
-__all__ = ["tile", "tile_nt", "prefetch", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_k1", "tile_k2", "prefetch", "TILE_SHAPE"]
 
 # (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them
 # side by side so that every stored vector is one 64-byte cache line.
@@ -50,7 +50,7 @@ def _concat(builder, a, b, n):
     return builder.shuffle_vector(a, b, mask)
 
 
-def _make(nontemporal):
+def _make(nontemporal, kk=None):
     def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
             return None
@@ -58,6 +58,8 @@ def _make(nontemporal):
             return None
         bits = dst.dtype.bitwidth
         L, K = TILE_SHAPE[bits]
+        if kk is not None:
+            K = kk
         sig = types.void(dst, doff, dstride, src, soff, sstride)
 
         def codegen(context, builder, signature, args):
@@ -106,12 +108,16 @@ def _make(nontemporal):
 
         return sig, codegen
 
-    tile_impl.__name__ = "tile_nt" if nontemporal else "tile"
+    tile_impl.__name__ = ("tile_nt" if nontemporal else "tile") + (f"_k{kk}" if kk else "")
     return intrinsic(tile_impl)
 
 
 tile = _make(False)
 tile_nt = _make(True)
+# narrow tiles (K = 1 or 2 groups: L or 2L rows of i) for short dst rows such as the
+# 16 channels of NCHW16c in uint8/uint16; plain stores
+tile_k1 = _make(False, 1)
+tile_k2 = _make(False, 2)
 
 
 @intrinsic

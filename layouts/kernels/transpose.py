@@ -11,7 +11,8 @@ items ``[w0, w1)`` so that Python threads can split the work (the kernels releas
 ``P`` (uint64 parameter vector): d0, s0, ni, nj, dI, dJ, sI, sJ, w0, w1, Bi, Bj, mode, peel,
 TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``), PF (software
 prefetch distance along j in units, 0: off).
-``mode``: 0 plain scalar blocks, 1 SIMD tiles, 2 SIMD tiles with non-temporal stores
+``mode``: 0 plain scalar blocks, 1 SIMD tiles, 2 SIMD tiles with non-temporal stores,
+3 / 4 narrow SIMD tiles of 1 / 2 groups (``simd.tile_k1`` / ``tile_k2``)
 (requires dI == sJ == 1); tiles start at i = ``peel`` (mod TI): the first i whose dst
 address is 64-byte aligned in every row (mode 2 needs that; mode 1 may use 0).
 
@@ -28,12 +29,14 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import prefetch, tile, tile_nt
+from .simd import prefetch, tile, tile_k1, tile_k2, tile_nt
 
 __all__ = ["transpose_kernel", "make_params", "batch_offsets"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
+M3 = np.uint64(3)
+M4 = np.uint64(4)
 
 
 def make_params(*vals):
@@ -107,6 +110,12 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
                 if mode == U1:
                     for j in range(j0, j1, TL):
                         tile(dst, dr + j * dJ, dJ, src, sr + j, sI)
+                elif mode == M3:
+                    for j in range(j0, j1, TL):
+                        tile_k1(dst, dr + j * dJ, dJ, src, sr + j, sI)
+                elif mode == M4:
+                    for j in range(j0, j1, TL):
+                        tile_k2(dst, dr + j * dJ, dJ, src, sr + j, sI)
                 else:
                     for j in range(j0, j1, TL):
                         tile_nt(dst, dr + j * dJ, dJ, src, sr + j, sI)
