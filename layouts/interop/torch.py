@@ -44,6 +44,9 @@ def _torch():
 
 
 def _axes_for(t, axes):
+    torch = _torch()
+    if not isinstance(t, torch.Tensor):
+        raise LayoutError(f"expected a torch.Tensor, got {type(t).__name__}")
     if axes is not None:
         return axes.upper()
     if t.dim() == 4:
