@@ -91,7 +91,7 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
     x = np.asarray(x)
     if x.dtype.hasobject:
         raise LayoutError(f"dtype {x.dtype} holds Python objects; convert moves numeric and bool data only")
-    if isinstance(src, Layout) and x.ndim == 1 and src.ndim != 1:
+    if isinstance(src, Layout) and x.ndim == 1 and x.shape != src.shape:
         x = _flat_source(x, src)
     if copy not in (True, None):
         raise LayoutError(f"copy must be True or None, got {copy!r}")
@@ -206,7 +206,7 @@ def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.n
         raise LayoutError("out overlaps x; convert needs a separate output array")
     if out.shape == layout.shape:
         return out, out, None
-    if out.ndim == 1 and layout.ndim != 1:
+    if out.ndim == 1:
         if out.size != layout.size:
             raise LayoutError(f"a flat out for {layout!r} must hold {layout.size} elements, got {out.size}")
         if out.size > 1 and out.strides[0] != out.itemsize:
