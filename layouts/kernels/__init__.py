@@ -49,7 +49,7 @@ NT_MIN_BYTES = 8 << 20
 #: copies smaller than this run on one thread
 PAR_MIN_BYTES = 1 << 20
 #: copies smaller than this go to np.copyto directly (0 in tests: always use the kernels)
-SMALL_BYTES = 0
+SMALL_BYTES = 32 << 10
 
 # cache blocking in bytes (SIMD path).  Long dst rows (ni*itemsize >= LONG_ROW): blocks of
 # BI_LONG bytes of i by one tile column of j (dst rows written in long runs, the source
@@ -66,6 +66,7 @@ PREFETCH = 0
 
 _pool = None
 _pool_size = 0
+_plans = {}        # (shape, strides, dtype, address mod 8) -> Plan
 _pool_lock = threading.Lock()
 
 
@@ -143,7 +144,13 @@ def copy_into(dst, src, threads=None):
     """
     _check(dst, src)
     nth = _nthreads(threads)
-    plan = make_plan(dst, src)
+    key = (dst.shape, dst.strides, src.strides, dst.dtype, dst.ctypes.data % 8, src.ctypes.data % 8)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = make_plan(dst, src)
+        if len(_plans) > 512:
+            _plans.clear()
+        _plans[key] = plan
     kind = plan.kind
     if kind == "empty":
         return
