@@ -1,0 +1,33 @@
+"""Pictures of layouts: the logical tensor beside the physical memory, with matplotlib (no pyplot).
+
+>>> import layouts as ly
+>>> from layouts import viz
+>>> print(viz.ascii(ly.Layout("NHWC", N=1, C=3, H=2, W=2)))
+Layout('NHWC', N=1, C=3, H=2, W=2)   offset = n*HWC + h*WC + w*C + c
+  0: 00 04 08 | 01 05 09 || 02 06 10 | 03 07 11
+[a:0] c+1 (stride 1)   [a:1] w+1 (stride 3)   [a:2] h+1 (stride 6)
+
+Every drawing function returns a ``matplotlib.figure.Figure`` (drawn on an Agg canvas, never
+registered with pyplot, so a notebook shows it once) and accepts ``ax=`` to draw into an existing
+Axes. ``MAX_CELLS`` bounds the size of a picture:
+
+>>> viz.draw_layout(ly.Layout("NCHW", N=1, C=1000, H=100, W=100))
+Traceback (most recent call last):
+...
+layouts.errors.LayoutError: the memory of Layout('NCHW', N=1, C=1000, H=100, W=100) needs 10000000 cells, more than layouts.viz.MAX_CELLS = 50000; ...
+"""
+
+from ._figure import LayoutFigure, save, to_png, to_svg
+from ._model import default_wrap
+from .ascii import ascii
+from .compose import compare, draw_article_figure, draw_layout, draw_logical
+from .conversion import draw_conversion
+from .tour import save_tour_figures
+
+#: The most cells a picture may have; past it drawing raises LayoutError instead of grinding.
+MAX_CELLS = 50_000
+
+__all__ = [
+    "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
+    "save_tour_figures", "to_png", "to_svg", "save", "default_wrap", "LayoutFigure", "MAX_CELLS",
+]

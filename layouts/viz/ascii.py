@@ -1,0 +1,46 @@
+"""Layouts as plain text, for terminals and doctests: the memory strip, one wrapped row per line.
+
+>>> from layouts import Layout
+>>> print(ascii(Layout("NCHW8c", N=1, C=10, H=1, W=2), label="logical"))
+Layout('NCHW8c', N=1, C=10, H=1, W=2)   offset = n*C1*H*W*8 + c1*H*W*8 + h*W*8 + w*8 + c0
+  0: 00 02 04 06 08 10 12 14 | 01 03 05 07 09 11 13 15
+ 16: 16 18 -- -- -- -- -- -- | 17 19 -- -- -- -- -- --
+[a:0] c0+1 (stride 1)   [a:1] w+1 (stride 8)   [a:2] c1+1 (stride 16)     --: 12 padding slots
+"""
+
+from __future__ import annotations
+
+from ..layout import Layout
+from . import _model
+from .strips import level_key
+
+
+def ascii(layout: Layout, *, label: str = "logical", wrap: int | None = None, width: int = 100,
+          marker: str | None = "a") -> str:
+    """The memory of ``layout`` as text: each line is one row of slots; ``|`` marks a jump of stride
+    level 1, ``||`` a higher one (the ``[a:k]`` key on the last line says which dim steps).
+
+    ``label`` is ``"logical"`` (the element's logical number), ``"offset"`` or ``"coords"``
+    (written ``n,c,h,w``); padding slots read ``--``. ``wrap`` slots per line (by default a stride
+    that keeps runs whole and fits ``width`` characters).
+    """
+    _model.check_label(label)
+    _model.check_cells(layout.size, f"ascii({layout!r})")
+    model = _model.strip_model(layout, label=label)
+    labels = [t.replace("\n", ",") for t in model.labels]
+    cw = max((len(t) for t in labels), default=1) or 1
+    if wrap is None:
+        wrap = _model.default_wrap(layout, max_cols=max(2, (width - 8) // (cw + 1) - 2))
+    wrap = max(1, int(wrap))
+    ow = len(str(max(layout.size - 1, 0)))
+    lines = [f"{layout!r}   offset = {layout.formula()}"]
+    for start in range(0, layout.size, wrap):
+        parts = []
+        for k in range(start, min(start + wrap, layout.size)):
+            if k > start and model.level[k] >= 1:
+                parts.append("|" if model.level[k] == 1 else "||")
+            parts.append("-" * cw if model.padding[k] else labels[k].rjust(cw))
+        lines.append(f"{start:>{ow + 1}}: " + " ".join(parts))
+    lines.append(level_key(model, marker, padding="-" * cw))
+    return "\n".join(lines)
+

@@ -1,0 +1,163 @@
+"""The physical memory of a layout as a 1-D strip of slots, wrapped into rows.
+
+Each slot shows the element stored there (its logical number, its offset, or its coordinates),
+coloured by one axis; padding slots are hatched; the jumps between stride levels are drawn as
+separators whose width grows with the level and tagged once as ``[a:0]``, ``[a:1]``... as the
+EdgeBoard article writes them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import LineCollection, PolyCollection
+
+from . import _style
+from ._model import StripModel
+
+#: Cell labels are drawn only for layouts of at most this many slots (text is the slow part).
+TEXT_LIMIT = 4096
+
+#: Margins (inches) a strip panel needs around its cells: left, top, right, bottom.
+MARGINS = (0.5, 0.72, 0.5, 0.34)
+
+
+def strip_geometry(size: int, wrap: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Column, row of each slot and the number of rows."""
+    k = np.arange(size, dtype=np.int64)
+    return k % wrap, k // wrap, -(-size // wrap) if size else 0
+
+
+def squares(x: np.ndarray, y: np.ndarray, inset: float = 0.0) -> np.ndarray:
+    """Unit squares (as polygons) with top-left corners at x, y (y grows downwards)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    a, b = inset, 1.0 - inset
+    return np.stack([
+        np.stack([x + a, y + a], -1), np.stack([x + b, y + a], -1),
+        np.stack([x + b, y + b], -1), np.stack([x + a, y + b], -1),
+    ], 1)
+
+
+def level_width(level: int, cell_pt: float) -> float:
+    scale = min(1.0, max(cell_pt / 16.0, 0.35))
+    return scale * (0.6 + 0.9 * level)
+
+
+def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in: float,
+               marker: str | None = "a", title: str | None = None, show_text: bool | None = None,
+               highlight=None, fade: bool = False, key: bool = True) -> dict:
+    """Draw ``model`` into ``ax`` (cells span x 0..wrap, y 0..rows downwards). Returns the artists."""
+    size = model.layout.size
+    cols, rows, nrows = strip_geometry(size, wrap)
+    ax.set_xlim(0, wrap)
+    ax.set_ylim(max(nrows, 1), 0)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_axis_off()
+    cell_pt = cell_in * 72
+    pad = model.padding
+    real = ~pad
+    edge_lw = min(0.9, 0.055 * cell_pt) if cell_pt >= 6 else 0.0
+    faces = colors.copy()
+    if fade:
+        faces[:, :3] = 1 - 0.35 * (1 - faces[:, :3])
+    cells = PolyCollection(squares(cols[real], rows[real]), facecolors=faces[real], edgecolors=_style.CELL_EDGE,
+                           linewidths=edge_lw, gid="cells")
+    ax.add_collection(cells)
+    out = {"cells": cells, "labels": [], "padding": None, "levels": {}, "tags": []}
+    if pad.any():
+        padc = PolyCollection(squares(cols[pad], rows[pad]), facecolors=_style.PAD_FACE, edgecolors=_style.PAD_EDGE,
+                              linewidths=0.4 if cell_pt >= 6 else 0.0, hatch=_style.PAD_HATCH, gid="padding")
+        ax.add_collection(padc)
+        out["padding"] = padc
+    # stride-level separators, one collection per level
+    for lv in model.levels:
+        if lv.number == 0:
+            continue
+        ks = np.flatnonzero(model.level == lv.number)
+        if not ks.size:
+            continue
+        c, r = cols[ks], rows[ks]
+        segs = np.where((c > 0)[:, None, None],
+                        np.stack([np.stack([c, r], -1), np.stack([c, r + 1], -1)], 1),
+                        np.stack([np.stack([np.zeros_like(r), r], -1), np.stack([np.full_like(r, wrap), r], -1)], 1))
+        lc = LineCollection(segs.astype(float), colors=_style.LEVEL_COLOR, linewidths=level_width(lv.number, cell_pt),
+                            capstyle="butt", gid=f"level-{lv.number}", zorder=3)
+        ax.add_collection(lc)
+        out["levels"][lv.number] = lc
+    if show_text is None:
+        show_text = size <= TEXT_LIMIT
+    fs = _style.label_fontsize(cell_pt, model.labels) if show_text else 0.0
+    if fs >= _style.MIN_FONTSIZE:
+        tc = _style.text_colors(faces)
+        if fade:
+            tc[:] = (0.35, 0.35, 0.35, 1.0)
+        for k in np.flatnonzero(real).tolist():
+            text = model.labels[k]
+            if text:
+                out["labels"].append(ax.text(cols[k] + 0.5, rows[k] + 0.5, text, ha="center", va="center",
+                                             fontsize=fs, color=tuple(tc[k]), gid="cell-label", zorder=4,
+                                             linespacing=0.95))
+    # offsets at the start of each row, in the left margin
+    if cell_pt >= 4:
+        step = max(1, int(np.ceil(7.0 / cell_pt)))
+        for r in range(0, nrows, step):
+            ax.annotate(str(r * wrap), (0, r + 0.5), xytext=(-3, 0), textcoords="offset points", ha="right",
+                        va="center", fontsize=min(6.0, max(cell_pt * 0.45, 4.0)), color="#555555", gid="row-offset",
+                        annotation_clip=False)
+    if marker is not None:
+        out["tags"] = _tags(ax, model, wrap, cols, rows, marker)
+    if highlight is not None:
+        ks = np.asarray(highlight, dtype=np.int64)
+        hl = PolyCollection(squares(cols[ks], rows[ks], inset=0.04), facecolors="none", edgecolors="black",
+                            linewidths=1.6, gid="highlight", zorder=5)
+        ax.add_collection(hl)
+        out["highlight"] = hl
+    if title is not None:
+        out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-22, 27), textcoords="offset points",
+                                   fontsize=8.5, va="bottom", ha="left", gid="title", annotation_clip=False)
+    if key:
+        out["key"] = ax.annotate(level_key(model, marker), xy=(0, 0), xycoords="axes fraction", xytext=(-22, -5),
+                                 textcoords="offset points", fontsize=6.5, va="top", ha="left", color="#333333",
+                                 gid="key", annotation_clip=False)
+    return out
+
+
+def level_key(model: StripModel, marker: str | None, padding: str = "hatched") -> str:
+    """One line that says what each stride-level tag means: '[a:1] h (stride 4)'."""
+    parts = []
+    for lv in model.levels:
+        tag = f"[{marker}:{lv.number}]" if marker else f"level {lv.number}"
+        parts.append(f"{tag} {lv.name}+1 (stride {lv.stride})")
+    text = "   ".join(parts)
+    npad = int(model.padding.sum())
+    if npad:
+        text += f"     {padding}: {npad} padding slots"
+    return text
+
+
+def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
+    """Tag the first jump of each stride level once: above the strip, or beside a row start."""
+    tags = []
+    above = 0
+    for lv in model.levels:
+        ks = np.flatnonzero(model.level == lv.number)
+        if not ks.size:
+            continue
+        k = int(ks[0])
+        c, r = int(cols[k]), int(rows[k])
+        text = f"[{marker}:{lv.number}]"
+        arrow = dict(arrowstyle="-", color="#444444", lw=0.6, shrinkA=0, shrinkB=0)
+        if r == 0 and c > 0:
+            dy = 5 + 9 * (above % 2)
+            above += 1
+            t = ax.annotate(text, (c, 0), xytext=(0, dy), textcoords="offset points", ha="center", va="bottom",
+                            fontsize=6.5, arrowprops=arrow, gid="level-tag", annotation_clip=False)
+        elif c == 0:
+            t = ax.annotate(text, (wrap, r), xytext=(4, 0), textcoords="offset points", ha="left", va="center",
+                            fontsize=6.5, arrowprops=arrow, gid="level-tag", annotation_clip=False)
+        else:
+            t = ax.annotate(text, (c, r), xytext=(0, 0), textcoords="offset points", ha="center", va="center",
+                            fontsize=5.5, gid="level-tag", zorder=6, annotation_clip=False,
+                            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="#444444", lw=0.4))
+        tags.append(t)
+    return tags
