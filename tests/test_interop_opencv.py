@@ -317,3 +317,16 @@ def test_inputs_not_mutated_and_errors():
         blob_from_images([])
     with pytest.raises(LayoutError, match="float16"):
         blob_from_images([np.zeros((2, 2, 3), np.float16)])
+
+
+def test_flipped_batch_array_and_misaligned_float_images():
+    rng = np.random.default_rng(9)
+    batch = rng.uniform(0, 255, (3, 5, 6, 3)).astype(np.float32)
+    flipped = batch[::-1, :, ::-1]
+    got = blob_from_images(flipped, 0.5, mean=(1, 2, 3), swap_rb=True)
+    np.testing.assert_array_equal(got, _numpy_twin(list(flipped), 0.5, (1, 2, 3), True))
+    raw = np.zeros(5 * 6 * 3 * 4 + 1, np.uint8)   # a float32 image one byte off alignment
+    odd = raw[1:].view(np.float32).reshape(5, 6, 3)
+    odd[:] = batch[0]
+    got = blob_from_images([odd, batch[1]], 2.0, mean=7.0)
+    np.testing.assert_array_equal(got, _numpy_twin([batch[0], batch[1]], 2.0, 7.0, False))

@@ -537,6 +537,7 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     from layouts import Layout
     from layouts.kernels.preprocess import normalize_into
 
+    images_is_batch = isinstance(images, np.ndarray) and size is None
     batches, n = _images_array(images)
     if size is not None:
         size = tuple(int(s) for s in size)
@@ -574,9 +575,8 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
                               f"{getattr(blob, 'dtype', type(blob).__name__)} "
                               f"{getattr(blob, 'shape', '')}")
     nchw = blob.transpose([layout.index(a) for a in "NCHW"])  # logical N, C, H, W view
-    start = 0
-    for b in batches:
-        k = b.shape[0]
-        normalize_into(nchw[start:start + k], b, mean4[:C], scale4[:C], perm, threads=threads)
-        start += k
+    # one kernel call for the whole batch: the 4-D array itself, or the images as they are
+    images = batches[0] if len(batches) == 1 and images_is_batch else \
+        [im for b in batches for im in b]
+    normalize_into(nchw, images, mean4[:C], scale4[:C], perm, threads=threads)
     return blob

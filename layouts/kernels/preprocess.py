@@ -36,7 +36,7 @@ def _kernel(C: int):
     c_u = _U(C)
 
     @numba.njit(nogil=True, cache=False)
-    def rows(src, s0, sn, sh, sw, sc, dst, dn, dc, dh, dw, H, W, r0, r1, mean, scale, perm):
+    def rows(src, soffs, shs, sws, scs, dst, dn, dc, dh, dw, H, W, r0, r1, mean, scale, perm):
         one = _U(1)
         zero = _U(0)
         # destination channel offsets (dc * perm[c]) and per-channel constants, hoisted
@@ -52,7 +52,10 @@ def _kernel(C: int):
             ru = _U(r)
             n = ru // H
             h = ru - n * H
-            sbase = s0 + n * sn + h * sh
+            sh = shs[n]
+            sw = sws[n]
+            sc = scs[n]
+            sbase = soffs[n] + h * sh
             dbase = n * dn + h * dh
             if dw == one and sc == one and sw == c_u:
                 # planar output, interleaved pixels: NCHW from an HWC row (the common case)
@@ -87,30 +90,12 @@ def _kernel(C: int):
 
 
 def _flat(a: np.ndarray, writeable: bool = False):
-    """A 1-D contiguous view from the lowest address ``a`` touches, the element offset of
-    ``a[0, ...]`` in it, and ``a``'s element strides (uint64; a negative one as its two's
-    complement, so unsigned arithmetic wraps back to the right index)."""
+    """A 1-D contiguous view from ``a[0, ...]`` over everything ``a`` (non-negative strides)
+    touches, and ``a``'s element strides as uint64."""
     item = a.itemsize
-    lo = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s < 0)
-    hi = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s > 0)
-    span = (hi - lo) // item + 1
-    if lo == 0:
-        base = np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(item,),
-                                               writeable=writeable)
-    else:
-        base = _shifted(a, lo // item, span)
-    strides = [_U(s // item) if s >= 0 else _U(2**64 + s // item) for s in a.strides]
-    return base, _U(-lo // item), strides
-
-
-def _shifted(a: np.ndarray, shift_elems: int, span: int) -> np.ndarray:
-    """A flat view of ``span`` elements starting ``shift_elems`` (<= 0) elements from ``a[0...]``."""
-    iface = dict(a.__array_interface__)
-    iface["data"] = (iface["data"][0] + shift_elems * a.itemsize, True)
-    iface["shape"] = (span,)
-    iface["strides"] = None
-    holder = type("_Buf", (), {"__array_interface__": iface, "_keep": a})()
-    return np.asarray(holder)
+    span = sum((n - 1) * s for n, s in zip(a.shape, a.strides)) // item + 1
+    base = np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(item,), writeable=writeable)
+    return base, _U(0), [_U(s // item) for s in a.strides]
 
 
 #: Below this many elements a second thread costs more than it saves (measured: 8x224x224x3
@@ -134,26 +119,38 @@ def _nthreads(threads, elements: int) -> int:
     return t
 
 
-def normalize_into(out: np.ndarray, src: np.ndarray, mean, scale, perm, *, threads=None,
+def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None,
                    min_rows_per_thread: int = 64) -> None:
     """Fill ``out`` (float32, logical axes N, C, H, W in that order, any strides) from ``src``
-    (N, H, W, C, any strides; uint8/int8/uint16/int16/int32/float32/float64) in one pass.
+    in one pass: an (N, H, W, C) array, or a list of N (H, W, C) arrays (separate images, ROIs
+    of different parents), any strides; uint8/int8/uint16/int16/int32/float32/float64.
 
     ``mean``, ``scale``: per output channel; ``perm[c]``: output channel of source channel ``c``.
     ``threads``: Python threads over rows (the kernel releases the GIL); None: one thread below
     :data:`AUTO_THREADS_MIN_ELEMENTS` elements, numba's thread count above.
     """
-    N, H, W, C = src.shape
+    if isinstance(src, np.ndarray):
+        N, H, W, C = src.shape
+        images = src
+    else:
+        images = list(src)
+        N = len(images)
+        H, W, C = images[0].shape
     if out.shape != (N, C, H, W) or out.dtype != np.float32:
         raise ValueError(f"out must be float32 of logical shape {(N, C, H, W)}, got "
                          f"{out.dtype} {out.shape}")
     if N * H * W * C == 0:
         return
-    if any(s % src.itemsize for s in src.strides):
-        src = np.ascontiguousarray(src)  # strides that are not whole elements
     if any(s < 0 or s % 4 for s in out.strides):
         raise ValueError(f"out must have non-negative whole-element strides, got {out.strides}")
-    s_flat, s0, (sn, sh, sw, sc) = _flat(src)
+    if isinstance(src, np.ndarray) and all(st >= 0 and st % src.itemsize == 0
+                                           for st in src.strides):
+        item = src.itemsize  # one batch array: offsets by arithmetic, no per-image work
+        s_flat, _, (sn, sh, sw, sc) = _flat(src)
+        soffs = np.arange(N, dtype=np.uint64) * sn
+        shs, sws, scs = (np.full(N, v, np.uint64) for v in (sh, sw, sc))
+    else:
+        s_flat, soffs, shs, sws, scs = _gather(images)
     d_flat, _, (dn, dc, dh, dw) = _flat(out, writeable=True)
     mean = np.ascontiguousarray(mean, np.float32)
     scale = np.ascontiguousarray(scale, np.float32)
@@ -161,7 +158,7 @@ def normalize_into(out: np.ndarray, src: np.ndarray, mean, scale, perm, *, threa
     k = _kernel(C)
     rows = N * H
     nth = max(1, min(_nthreads(threads, N * H * W * C), rows // max(1, min_rows_per_thread)))
-    args = (s_flat, s0, sn, sh, sw, sc, d_flat, dn, dc, dh, dw, _U(H), W)
+    args = (s_flat, soffs, shs, sws, scs, d_flat, dn, dc, dh, dw, _U(H), W)
     if nth == 1:
         k(*args, 0, rows, mean, scale, perm)
         return
@@ -172,3 +169,44 @@ def normalize_into(out: np.ndarray, src: np.ndarray, mean, scale, perm, *, threa
     k(*args, bounds[0], bounds[1], mean, scale, perm)  # the calling thread takes the first part
     for f in futs:
         f.result()
+
+
+def _gather(images):
+    """One flat read-only view spanning every image's memory, with each image's start offset and
+    strides in elements (uint64 arrays). Images that are separate allocations share the view by
+    address arithmetic: the kernel reads only addresses inside the images themselves."""
+    dt = images[0].dtype
+    item = dt.itemsize
+    prepared = []
+    if isinstance(images, np.ndarray):
+        images = list(images)
+    for im in images:
+        if im.dtype != dt:
+            raise ValueError(f"images mix dtypes {dt} and {im.dtype}")
+        addr = im.__array_interface__["data"][0]
+        if addr % item or any(st % item for st in im.strides):
+            im = np.array(im, order="C", copy=True)  # off whole elements: a fresh aligned copy
+            addr = im.__array_interface__["data"][0]
+        lo = sum((n - 1) * st for n, st in zip(im.shape, im.strides) if st < 0)
+        hi = sum((n - 1) * st for n, st in zip(im.shape, im.strides) if st > 0)
+        prepared.append((im, addr, addr + lo, addr + hi + item))
+    start = min(p[2] for p in prepared)
+    n = len(prepared)
+    soffs = np.empty(n, np.uint64)
+    shs = np.empty(n, np.uint64)
+    sws = np.empty(n, np.uint64)
+    scs = np.empty(n, np.uint64)
+    end = max(p[3] for p in prepared)
+    for i, (im, addr, _, _) in enumerate(prepared):
+        soffs[i] = (addr - start) // item
+        sh, sw, sc = (st // item for st in im.strides)
+        shs[i], sws[i], scs[i] = (_U(v) if v >= 0 else _U(2**64 + v) for v in (sh, sw, sc))
+    flat = _from_address(start, (end - start) // item, dt, [p[0] for p in prepared])
+    return flat, soffs, shs, sws, scs
+
+
+def _from_address(addr: int, n: int, dtype, keep) -> np.ndarray:
+    """A read-only flat array of ``n`` elements at ``addr``, keeping ``keep`` alive."""
+    iface = {"data": (addr, True), "shape": (n,), "typestr": np.dtype(dtype).str, "version": 3}
+    holder = type("_Span", (), {"__array_interface__": iface, "_keep": keep})()
+    return np.asarray(holder)
