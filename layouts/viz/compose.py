@@ -57,6 +57,7 @@ def strip_panel(layout: Layout, *, label: str, axis: str | None, extent: int, wr
     title = describe(layout) if title is None else title
 
     def draw(ax, cell_in):
+        ax.set_label(f"memory: {layout!r}")
         return draw_strip(ax, model, wrap=wrap, colors=colors, cell_in=cell_in, marker=marker, title=title, **kw)
     panel = Panel(wrap, max(rows, 1), draw, STRIP_MARGINS, min_width=text_width(title, 8.5) + 0.3)
     panel.model = model
@@ -73,6 +74,7 @@ def logical_panel(layout: Layout, *, label: str, axis: str | None, extent: int, 
         shows = "number = " + " + ".join(_row_major_terms(model.order)) if label == "logical" else f"cells show {label}"
         title = f"logical {model.order}  ({dims}):  {shows}"
     def draw(ax, cell_in):
+        ax.set_label(f"logical: {layout!r}")
         return _draw_logical_panel(ax, model, colors=colors, cell_in=cell_in, geom=geom, title=title, **kw)
     panel = Panel(geom.cols, geom.rows, draw, LOGICAL_MARGINS, min_width=text_width(title, 8.5) + 0.3)
     panel.model = model

@@ -1,0 +1,302 @@
+"""The pictures say what the Layout says: labels, colours and padding are read back from the artists."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+
+import layouts as ly  # noqa: E402
+from layouts import viz  # noqa: E402
+from layouts.viz import rich  # noqa: E402
+
+ARTICLE = dict(N=2, C=16, H=5, W=4)
+
+
+# ---------------------------------------------------------------- reading a figure back
+def titled(fig, gid="title"):
+    """{title text: axes} for every panel of ``fig``."""
+    out = {}
+    for ax in fig.axes:
+        for t in ax.texts:
+            if t.get_gid() == gid:
+                out[t.get_text()] = ax
+    return out
+
+
+def strip_axes(fig, spec):
+    """The memory strip of the layout with this spec (each panel's Axes is labelled with its layout)."""
+    hits = [ax for ax in fig.axes if ax.get_label().startswith(f"memory: Layout('{spec}'")]
+    assert len(hits) == 1, (spec, [ax.get_label() for ax in fig.axes])
+    return hits[0]
+
+
+def labels_by_slot(ax):
+    """Cell labels of a memory strip, keyed by the slot their position says they sit in."""
+    wrap = int(round(ax.get_xlim()[1]))
+    out = {}
+    for t in ax.texts:
+        if t.get_gid() == "cell-label":
+            x, y = t.get_position()
+            slot = int(np.floor(y)) * wrap + int(np.floor(x))
+            assert slot not in out, f"two labels in slot {slot}"
+            out[slot] = t.get_text()
+    return out
+
+
+def cell_slots(collection, wrap):
+    """Slot of each square of a PolyCollection, from its vertices."""
+    corners = np.array([p.vertices[:4].min(axis=0) for p in collection.get_paths()])
+    return (np.round(corners[:, 1]).astype(int) * wrap + np.round(corners[:, 0]).astype(int))
+
+
+def collection(ax, gid):
+    found = [c for c in ax.collections if c.get_gid() == gid]
+    return found[0] if found else None
+
+
+def expected_labels(layout):
+    order = layout.physical_order()
+    width = len(str(layout.count - 1))
+    return {k: f"{v:0{width}d}" for k, v in enumerate(order.tolist()) if v >= 0}
+
+
+# ---------------------------------------------------------------- the article figure
+@pytest.fixture(scope="module")
+def article():
+    return viz.draw_article_figure()
+
+
+@pytest.mark.parametrize("spec", ["NCHW", "NHWC", "CHWN"])
+def test_article_strip_labels_are_the_physical_order(article, spec):
+    ax = strip_axes(article, spec)
+    got = labels_by_slot(ax)
+    assert got == expected_labels(ly.Layout(spec, **ARTICLE))
+
+
+def test_article_sequences_match_the_text():
+    # the article spells these orders out (its CHWN "032" is a typo for 320)
+    first = {s: ly.Layout(s, **ARTICLE).physical_order()[:6].tolist() for s in ("NCHW", "NHWC", "CHWN")}
+    assert first["NCHW"] == [0, 1, 2, 3, 4, 5]
+    assert first["NHWC"] == [0, 20, 40, 60, 80, 100]
+    assert first["CHWN"] == [0, 320, 1, 321, 2, 322]
+
+
+def test_article_stride_tags(article):
+    for spec, letter in (("NCHW", "a"), ("NHWC", "b"), ("CHWN", "c")):
+        ax = strip_axes(article, spec)
+        tags = sorted(t.get_text() for t in ax.texts if t.get_gid() == "level-tag")
+        assert tags == [f"[{letter}:{k}]" for k in range(4)]
+    nchw = strip_axes(article, "NCHW")
+    key = [t.get_text() for t in nchw.texts if t.get_gid() == "key"][0]
+    assert "[a:1] h+1 (stride 4)" in key and "[a:3] n+1 (stride 320)" in key
+
+
+def test_article_level_separators_sit_at_stride_jumps(article):
+    ax = strip_axes(article, "NCHW")
+    wrap = int(round(ax.get_xlim()[1]))
+    # [a:2] (c steps) every 20 slots: vertical lines mid-row at x=20, row starts are drawn as horizontal lines
+    segs = collection(ax, "level-2").get_segments()
+    slots = sorted(int(round(s[0][1])) * wrap + (int(round(s[0][0])) if s[0][0] == s[1][0] else 0) for s in segs)
+    expected = [k for k in range(20, 640, 20) if k % 320]
+    assert slots == expected
+
+
+def test_logical_panel_holds_every_number_once_in_row_major_planes(article):
+    ax = [a for a in article.axes if a.get_label().startswith("logical: ")][0]
+    texts = [t for t in ax.texts if t.get_gid() == "cell-label"]
+    assert sorted(t.get_text() for t in texts) == [f"{i:03d}" for i in range(640)]
+    by_text = {t.get_text(): t.get_position() for t in texts}
+    # within a plane, w runs right and h runs down; 341 = (n=1, c=1, h=0, w=1)
+    x0, y0 = by_text["340"]
+    assert by_text["341"] == (x0 + 1, y0)
+    assert by_text["344"] == (x0, y0 + 1)
+    arrows = sorted(t.get_text() for t in ax.texts if t.get_gid() == "arrow-label")
+    assert arrows == ["c", "h", "n", "w"]
+
+
+def test_shared_colouring_separates_channels(article):
+    """One colour per channel, the same in every panel, and different channels look different."""
+    seen = {}
+    for spec in ("NCHW", "NHWC", "CHWN"):
+        L = ly.Layout(spec, **ARTICLE)
+        ax = strip_axes(article, spec)
+        cells = collection(ax, "cells")
+        slots = cell_slots(cells, int(round(ax.get_xlim()[1])))
+        c = L.index(slots).c
+        for ch, face in zip(c.tolist(), map(tuple, np.round(cells.get_facecolors(), 4))):
+            assert seen.setdefault(ch, face) == face
+    faces = np.array([seen[c] for c in range(16)])[:, :3]
+    gaps = np.linalg.norm(faces[:, None] - faces[None], axis=-1) + np.eye(16)
+    assert gaps.min() > 0.1
+
+
+# ---------------------------------------------------------------- padding, blocks, pitch
+@pytest.mark.parametrize("layout", [
+    ly.Layout("nChw8c", N=1, C=17, H=3, W=4),
+    ly.Layout("NHWC", N=1, C=3, H=5, W=4, align={"H": 16}),
+    ly.Layout("NC1HWC0", N=1, C=5, H=2, W=2, C0=4),
+])
+def test_padding_slots_are_hatched_and_unlabelled(layout):
+    fig = viz.draw_layout(layout)
+    ax = strip_axes(fig, layout.spec)
+    wrap = int(round(ax.get_xlim()[1]))
+    pad = collection(ax, "padding")
+    assert pad is not None and pad.get_hatch()
+    expected_pad = np.flatnonzero(layout.index(np.arange(layout.size), padding="mark").padding)
+    assert sorted(cell_slots(pad, wrap).tolist()) == expected_pad.tolist()
+    assert labels_by_slot(ax) == expected_labels(layout)
+    key = [t.get_text() for t in ax.texts if t.get_gid() == "key"][0]
+    assert f"hatched: {expected_pad.size} padding slots" in key
+
+
+def test_edgeboard_rows_are_padded_to_16():
+    L = ly.Layout("NHWC", N=1, C=3, H=5, W=4, align={"H": 16})
+    assert viz.default_wrap(L) == 16
+    ax = strip_axes(viz.draw_layout(L), "NHWC")
+    pad = sorted(cell_slots(collection(ax, "padding"), 16).tolist())
+    assert pad == [r * 16 + k for r in range(5) for k in range(12, 16)]
+
+
+def test_block_boundaries_are_drawn():
+    L = ly.Layout("nChw8c", N=1, C=17, H=3, W=4)
+    ax = strip_axes(viz.draw_layout(L), "NCHW8c")
+    # level 1 is the jump out of the 8c block: a separator every 8 slots that is not a higher jump
+    segs = collection(ax, "level-1").get_segments()
+    assert len(segs) == sum(1 for k in range(8, L.size, 8) if k % 32)
+
+
+# ---------------------------------------------------------------- label modes
+def test_offset_and_coordinate_labels():
+    L = ly.Layout("CHWN", N=2, C=3, H=2, W=2)
+    ax = strip_axes(viz.draw_layout(L, label="offset", logical=False), "CHWN")
+    assert labels_by_slot(ax) == {k: f"{k:02d}" for k in range(L.size)}
+    ax = strip_axes(viz.draw_layout(L, label="coords", logical=False), "CHWN")
+    got = labels_by_slot(ax)
+    idx = L.index(np.arange(L.size))
+    for k, text in got.items():
+        assert text == f"{idx.n[k]},{idx.c[k]}\n{idx.h[k]},{idx.w[k]}"
+
+
+def test_bad_arguments_raise_layout_errors():
+    L = ly.Layout("NHWC", **ARTICLE)
+    with pytest.raises(ly.LayoutError, match="label must be one of"):
+        viz.draw_layout(L, label="value")
+    with pytest.raises(ly.LayoutError, match="no axis D"):
+        viz.draw_layout(L, color_by="d")
+    with pytest.raises(ly.LayoutError, match="logical=False"):
+        viz.compare([L, ly.Layout("NCHW", N=1, C=16, H=5, W=4)])
+
+
+# ---------------------------------------------------------------- ax=, SVG, scale, rich display
+def test_draws_into_a_given_axes_and_returns_its_figure():
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(6, 3))
+    ax = fig.add_subplot()
+    L = ly.Layout("NHWC", N=1, C=3, H=2, W=2)
+    assert viz.draw_layout(L, ax=ax) is fig
+    assert labels_by_slot(ax) == expected_labels(L)
+
+
+def test_svg_is_deterministic():
+    L = ly.Layout("nChw8c", N=1, C=10, H=2, W=2)
+    a = viz.to_svg(viz.draw_layout(L))
+    b = viz.to_svg(viz.draw_layout(L))
+    assert a == b
+    assert "<svg" in a and "Date" not in a
+
+
+def test_ten_thousand_cells_draw_fast_without_text():
+    L = ly.Layout("NCHW", N=1, C=100, H=10, W=10)
+    t = time.perf_counter()
+    fig = viz.draw_layout(L, logical=False)
+    viz.to_png(fig, dpi=60)
+    elapsed = time.perf_counter() - t
+    ax = fig.axes[0]
+    assert not [t for t in ax.texts if t.get_gid() == "cell-label"]
+    assert len(collection(ax, "cells").get_paths()) == 10_000
+    assert elapsed < 5, elapsed  # well under a second on an idle machine; generous for shared CI
+
+
+def test_too_many_cells_is_an_error_not_a_hang(monkeypatch):
+    monkeypatch.setattr(viz, "MAX_CELLS", 100)
+    with pytest.raises(ly.LayoutError, match="MAX_CELLS = 100"):
+        viz.draw_layout(ly.Layout("NCHW", N=1, C=3, H=6, W=6))
+    with pytest.raises(ly.LayoutError, match="MAX_CELLS"):
+        viz.ascii(ly.Layout("NCHW", N=1, C=3, H=6, W=6))
+    t = time.perf_counter()
+    with pytest.raises(ly.LayoutError):
+        viz.draw_layout(ly.Layout("NCHW", N=64, C=256, H=224, W=224))
+    assert time.perf_counter() - t < 1
+
+
+def test_rich_display_svg_small_png_large_text_always(monkeypatch):
+    small = ly.Layout("NHWC", N=1, C=3, H=2, W=2)
+    bundle = small._repr_mimebundle_(None, None)
+    assert set(bundle) == {"text/plain", "image/svg+xml"}
+    assert bundle["text/plain"].startswith("Layout('NHWC'")
+    assert set(small._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
+    assert set(small._repr_mimebundle_(exclude=["image/svg+xml"])) == {"text/plain"}
+    monkeypatch.setattr(rich, "SVG_MAX_SLOTS", 4)
+    png = small._repr_mimebundle_()["image/png"]
+    assert base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"
+    monkeypatch.setattr(viz, "MAX_CELLS", 4)
+    assert set(small._repr_mimebundle_()) == {"text/plain"}
+
+
+def test_figure_shows_itself_once_as_png():
+    fig = viz.draw_layout(ly.Layout("NHWC", N=1, C=3, H=2, W=2))
+    assert fig._repr_png_()[:4] == b"\x89PNG"
+
+
+def test_no_pyplot_and_no_matplotlib_at_import():
+    code = (
+        "import sys, layouts as ly\n"
+        "assert 'matplotlib' not in sys.modules\n"
+        "from layouts import viz\n"
+        "viz.to_png(viz.draw_layout(ly.Layout('NHWC', N=1, C=3, H=2, W=2)))\n"
+        "ly.Layout('NCHW', N=1, C=2, H=2, W=2)._repr_mimebundle_()\n"
+        "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(ly.__file__).parents[1]))
+
+
+# ---------------------------------------------------------------- conversion, compare, ascii, tour
+def test_conversion_links_join_the_same_element():
+    src, dst = ly.Layout("NCHW", N=2, C=4, H=2, W=3), ly.Layout("NHWC", N=2, C=4, H=2, W=3)
+    fig = viz.draw_conversion(src, dst, elements=[0, 1, {"n": 1, "c": 2, "h": 1, "w": 0}])
+    a, b = strip_axes(fig, "NCHW"), strip_axes(fig, "NHWC")
+    wa, wb = int(round(a.get_xlim()[1])), int(round(b.get_xlim()[1]))
+    assert len(fig.links) == 3
+    for link, number in zip(fig.links, [0, 1, src.offset(n=1, c=2, h=1, w=0)]):
+        (xa, ya), (xb, yb) = link.xy1, link.xy2
+        ka, kb = int(ya) * wa + int(xa), int(yb) * wb + int(xb)
+        assert src.physical_order()[ka] == number
+        assert dst.physical_order()[kb] == number
+        assert labels_by_slot(a)[ka] == labels_by_slot(b)[kb]
+    with pytest.raises(ly.LayoutError, match="keeps the tensor"):
+        viz.draw_conversion(src, ly.Layout("NHWC", N=2, C=4, H=2, W=2))
+
+
+def test_ascii_rows_are_the_physical_order():
+    L = ly.Layout("nChw8c", N=1, C=10, H=1, W=2)
+    text = viz.ascii(L, wrap=8)
+    rows = [line.split(":", 1)[1].replace("|", " ").split() for line in text.splitlines()[1:-1]]
+    flat = [tok for row in rows for tok in row]
+    assert flat == ["--" if v < 0 else f"{v:02d}" for v in L.physical_order().tolist()]
+
+
+def test_tour_writes_pngs(tmp_path, monkeypatch):
+    from layouts.viz import tour
+    small = [(name, make) for name, make in tour.tour_figures() if "article" not in name and "edgeboard_figure" not in name]
+    monkeypatch.setattr(tour, "tour_figures", lambda: small)
+    paths = viz.save_tour_figures(tmp_path / "figs")
+    assert [p.name for p in paths] == [name for name, _ in small]
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
