@@ -152,7 +152,11 @@ def test_share_data_and_diff():
 
 
 # --- BlobProto through protobuf ---------------------------------------------------------------------
-pb = pytest.importorskip("google.protobuf")
+@pytest.fixture
+def pb():
+    """protobuf is a test extra; without it only the BlobProto tests skip."""
+    return pytest.importorskip("google.protobuf")
+
 
 
 def _msg(**fields):
@@ -169,7 +173,7 @@ def _msg(**fields):
     return m
 
 
-def test_schema_matches_caffe_proto_field_numbers_and_packing():
+def test_schema_matches_caffe_proto_field_numbers_and_packing(pb):
     from layouts.interop.caffe_schema import messages
 
     d = messages()["BlobProto"].DESCRIPTOR
@@ -186,7 +190,7 @@ def test_schema_matches_caffe_proto_field_numbers_and_packing():
     assert _msg(data=[1.0, 2.0]).SerializeToString()[:2] == b"\x2a\x08"
 
 
-def test_shape_proto_round_trip_is_byte_exact():
+def test_shape_proto_round_trip_is_byte_exact(pb):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
     raw = _msg(shape=[2, 3, 4, 5], data=x.ravel().tolist(),
@@ -198,7 +202,7 @@ def test_shape_proto_round_trip_is_byte_exact():
     assert p.to_bytes() == raw
 
 
-def test_legacy_and_double_round_trips_are_byte_exact():
+def test_legacy_and_double_round_trips_are_byte_exact(pb):
     x = np.linspace(-1, 1, 24)
     raw = _msg(num=1, channels=3, height=2, width=4, double_data=x.tolist()).SerializeToString()
     p = parse_blobproto(raw)
@@ -213,7 +217,7 @@ def test_legacy_and_double_round_trips_are_byte_exact():
     assert p2.to_bytes() == raw2
 
 
-def test_legacy_fields_win_over_shape_as_in_from_proto():
+def test_legacy_fields_win_over_shape_as_in_from_proto(pb):
     p = parse_blobproto(_msg(shape=[6], num=1, channels=2, height=3, width=1,
                              data=[0.0] * 6).SerializeToString())
     assert p.shape == (1, 2, 3, 1)
@@ -235,7 +239,7 @@ def _unpacked_blobproto_class():
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("caffe.BlobProto"))
 
 
-def test_unpacked_repeated_fields_are_read():
+def test_unpacked_repeated_fields_are_read(pb):
     U = _unpacked_blobproto_class()
     m = U()
     m.shape.dim.extend([2, 2])
@@ -251,13 +255,13 @@ def test_unpacked_repeated_fields_are_read():
 
 
 @pytest.mark.parametrize("cut", [1, 5, 17, 40])
-def test_truncated_bytes_give_a_clear_error(cut):
+def test_truncated_bytes_give_a_clear_error(cut, pb):
     raw = _msg(shape=[1, 3, 2, 2], data=[float(i) for i in range(12)]).SerializeToString()
     with pytest.raises(LayoutError, match="caffe.BlobProto"):
         parse_blobproto(raw[:-cut])
 
 
-def test_malformed_bytes_and_count_mismatch():
+def test_malformed_bytes_and_count_mismatch(pb):
     with pytest.raises(LayoutError, match="not a valid caffe.BlobProto"):
         parse_blobproto(b"\xff\xff\xff\xff")
     with pytest.raises(LayoutError, match="data has 3 values but shape 2 2 \\(4\\) needs 4"):
@@ -268,7 +272,7 @@ def test_malformed_bytes_and_count_mismatch():
         parse_blobproto(12)
 
 
-def test_blob_to_and_from_proto():
+def test_blob_to_and_from_proto(pb):
     b = Blob((2, 3), dtype=np.float64)
     b.data[:] = np.arange(6).reshape(2, 3)
     b.diff[:] = 1
@@ -289,7 +293,7 @@ def test_blob_to_and_from_proto():
     Blob((2, 3)).from_proto(leg, reshape=False)
 
 
-def test_mean_file_loads_in_any_layout_and_saves(tmp_path):
+def test_mean_file_loads_in_any_layout_and_saves(tmp_path, pb):
     mean = np.arange(3 * 4 * 5, dtype=np.float32).reshape(1, 3, 4, 5)
     raw = _msg(num=1, channels=3, height=4, width=5, data=mean.ravel().tolist()).SerializeToString()
     path = tmp_path / "mean.binaryproto"
@@ -312,7 +316,7 @@ def test_mean_file_loads_in_any_layout_and_saves(tmp_path):
     np.testing.assert_array_equal(p.data, mean)
 
 
-def test_load_binaryproto_errors():
+def test_load_binaryproto_errors(pb):
     raw = _msg(shape=[2, 3, 1, 1], data=[0.0] * 6).SerializeToString()
     with pytest.raises(LayoutError, match="axis N of the blob has size 2"):
         caffe.load_binaryproto(raw, "HWC")
@@ -323,7 +327,7 @@ def test_load_binaryproto_errors():
     assert got.shape == (4, 3, 2)
 
 
-def test_input_arrays_are_not_mutated():
+def test_input_arrays_are_not_mutated(pb):
     x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
     before = x.copy()
     caffe.save_binaryproto(x)
