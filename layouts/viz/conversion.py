@@ -81,7 +81,9 @@ def draw_conversion(src: Layout, dst: Layout, elements=None, *, label: str = "lo
         xb, yb = kb % wb + 0.5, kb // wb + 0.5
         con = ConnectionPatch(xyA=(xa, ya), coordsA=a.axes.transData, xyB=(xb, yb), coordsB=b.axes.transData,
                               arrowstyle="-|>", color=color, lw=1.1, alpha=0.85, mutation_scale=9, shrinkA=2, shrinkB=2,
-                              connectionstyle="arc3,rad=0.08", zorder=10)
+                              connectionstyle="arc3,rad=0.08", zorder=-1)
+        # drawn beneath the panels: a link shows in the gap between the strips and ends under its
+        # ringed cell, instead of crossing the labels of the rows between
         con.set_gid(f"link-{n}")
         fig.add_artist(con)
         links.append(con)
@@ -93,4 +95,4 @@ def draw_conversion(src: Layout, dst: Layout, elements=None, *, label: str = "lo
 
 def _ring(x, y, color):
     from matplotlib.patches import Rectangle
-    return Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=color, lw=2.0, zorder=7, gid="chosen")
+    return Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=color, lw=2.2, zorder=7, gid="chosen")
