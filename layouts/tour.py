@@ -47,6 +47,9 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     _section(say, "2. Physical order: which element sits at offsets 0, 1, 2, ...")
     for spec in ("NCHW", "NHWC", "CHWN"):
         say(f"  {spec}: {_labels(Layout(spec, **ARTICLE).physical_order()[:18])} ...")
+    from .viz import ascii
+    say("  The same as text for a small NHWC tensor ('|' a jump of one stride level, '||' of a higher one):")
+    say("  " + ascii(Layout("NHWC", N=1, C=3, H=2, W=4)).replace("\n", "\n  "))
     say("  NHWC keeps the 16 channels of one pixel side by side: a convolution reading all")
     say("  channels of a pixel walks memory in order instead of jumping H*W elements each time.")
 
