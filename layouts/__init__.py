@@ -8,6 +8,7 @@ The core (this package's top level) imports only numpy; the numba kernels, the d
 code and the interop modules load when first used.
 """
 
+from .config import get_threads, set_threads
 from .convert import convert
 from .errors import LayoutError
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
@@ -19,7 +20,7 @@ from .spec import parse
 __all__ = [
     "Layout", "LayoutError", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
-    "layout_of", "candidate_layouts", "convert",
+    "layout_of", "candidate_layouts", "convert", "set_threads", "get_threads",
 ]
 __version__ = "0.1.0"
 

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import config
 from .errors import LayoutError
 from .layout import Layout
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
@@ -49,7 +50,8 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | None
         Where to write: an array of ``dst.shape`` and ``x``'s dtype, or a flat buffer of
         ``dst.size`` elements. Padding slots are zero-filled (pitch gaps when ``out`` is flat).
     threads : int, optional
-        Threads for the kernels: ``None`` uses numba's default (all cores), 1 runs serially.
+        Threads for the kernels: ``None`` uses :func:`layouts.set_threads`'s setting (by default
+        all cores numba sees), 1 runs serially.
     copy : bool or None
         ``True`` (default) always writes a new array (or ``out``). ``None`` returns a view of
         ``x`` when ``x`` already stores its elements exactly as ``dst`` would (same memory
@@ -95,6 +97,7 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
         x = _flat_source(x, src)
     if copy not in (True, None):
         raise LayoutError(f"copy must be True or None, got {copy!r}")
+    threads = config.check_threads(threads) if threads is not None else config.get_threads()
     try:
         key = (src, dst, x.shape, x.dtype.itemsize == 1, tuple(sorted(dims.items())))
         hash(key)

@@ -304,6 +304,14 @@ class Layout:
         last = {a.lower(): n - 1 for a, n in self._dims.items()}
         return self.offset(**last) + 1
 
+    def byte_offset(self, dtype: Any, **coords: Any) -> Any:
+        """:meth:`offset` in bytes for elements of ``dtype``.
+
+        >>> Layout("NHWC", N=2, C=16, H=5, W=4).byte_offset("float32", n=1, c=1, h=0, w=1)
+        1348
+        """
+        return self.offset(**coords) * np.dtype(dtype).itemsize
+
     def nbytes(self, dtype: Any) -> int:
         """Bytes the layout occupies for ``dtype``, padding included."""
         return self.size * np.dtype(dtype).itemsize

@@ -234,3 +234,17 @@ def test_pitched_flat_buffers_both_ways(case):
     ly.convert(x_flat, src, dst, out=out)
     expected = pitched_buffer(blocked_physical(logical, axes, _spec_dims(dst.spec)), dst.stride_tuple, dst.size)
     assert np.array_equal(out, expected)          # every element in place, every gap and padding slot zero
+
+
+def test_thread_setting():
+    x = np.random.default_rng(7).standard_normal((2, 5, 6, 7)).astype(np.float32)
+    try:
+        ly.set_threads(1)
+        assert ly.get_threads() == 1
+        assert np.array_equal(ly.convert(x, "NCHW", "NHWC"), x.transpose(0, 2, 3, 1))
+    finally:
+        ly.set_threads(None)
+    with pytest.raises(LayoutError, match="threads must be None or an int >= 1, got 0"):
+        ly.convert(x, "NCHW", "NHWC", threads=0)
+    with pytest.raises(LayoutError, match="got True"):
+        ly.set_threads(True)

@@ -1,0 +1,39 @@
+"""Package-wide settings: how many threads conversions use when a call does not say.
+
+>>> import layouts as ly
+>>> ly.set_threads(1); ly.get_threads()
+1
+>>> ly.set_threads(None)          # back to the default: every core numba sees
+>>> ly.set_threads(0)
+Traceback (most recent call last):
+...
+layouts.errors.LayoutError: threads must be None or an int >= 1, got 0
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from .errors import LayoutError
+
+_threads: int | None = None
+
+
+def check_threads(threads: object) -> int | None:
+    """``threads`` if it is None or an int >= 1; a LayoutError otherwise."""
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+        raise LayoutError(f"threads must be None or an int >= 1, got {threads!r}")
+    return int(threads)
+
+
+def set_threads(threads: int | None) -> None:
+    """Threads for conversions that pass no ``threads=``; ``None``: all cores (numba's count)."""
+    global _threads
+    _threads = check_threads(threads)
+
+
+def get_threads() -> int | None:
+    """The setting made by :func:`set_threads` (``None``: all cores)."""
+    return _threads
