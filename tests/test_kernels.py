@@ -219,3 +219,30 @@ def test_plan_kinds():
     assert make_plan(np.empty((2, 3, 5, 16), np.float32), x.transpose(0, 2, 3, 1)).kind == "transpose"
     assert make_plan(np.empty((5,), np.float32), x[0, 0, 0, ::-1]).kind == "fallback"
     assert make_plan(np.empty((0, 3), np.float32), np.empty((0, 3), np.float32)).kind == "empty"
+
+
+@pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
+@pytest.mark.parametrize("extra", [0, 16, 5])
+def test_misaligned_dst_edges(path, dtype, extra):
+    """dst rows at every item offset inside a cache line with i wide enough for peeled
+    non-temporal tiles: head/tail edges go through narrow tiles (width a multiple of 16
+    bytes) or scalar loops (otherwise); contiguous rows and pitched rows."""
+    from layouts.kernels.simd import TILE_SHAPE
+    dt = np.dtype(dtype)
+    L, K = TILE_SHAPE[8 * dt.itemsize]
+    ni = 4 * K * L + extra
+    rng = np.random.default_rng(ni)
+    x = random_array(rng, (2, ni, 3, 11), dt)                 # NCHW, C = ni
+    v = x.transpose(0, 2, 3, 1)
+    for pitch in (ni, ni + 64 // dt.itemsize):
+        n = 2 * 3 * 11 * pitch
+        buf = np.zeros(n + 64, dt)
+        for start in range(0, 64 // dt.itemsize + 1, max(1, 4 // dt.itemsize)):
+            b = buf[start:start + n]
+            out = np.lib.stride_tricks.as_strided(
+                b, v.shape, (33 * pitch * dt.itemsize, 11 * pitch * dt.itemsize, pitch * dt.itemsize, dt.itemsize))
+            buf[...] = 0
+            copy_into(out, v, threads=2)
+            assert np.ascontiguousarray(out).tobytes() == np.ascontiguousarray(v).tobytes()
+            assert not b.reshape(2, 3, 11, pitch)[..., ni:].any()
+            assert not buf[:start].any() and not buf[start + n:].any()

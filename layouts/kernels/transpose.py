@@ -70,6 +70,21 @@ def _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ):
             dst[dr + j * dJ] = src[sr + j * sJ]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _edge(dst, src, db, sb, i0, i1, nj, je, dJ, sI, TL):
+    """Rows [i0, i1) of i (fewer than a tile) with dI == sJ == 1: narrow SIMD tiles of TL x TL
+    when the width is a multiple of TL (the head and tail beside 64-byte aligned tiles when
+    dst is 16-byte aligned), scalar otherwise.  Plain stores."""
+    if (i1 - i0) % TL == U0:
+        for i in range(i0, i1, TL):
+            for j in range(U0, je, TL):
+                tile_k1(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+        if nj > je:
+            _scalar_block(dst, src, db, sb, i0, i1, je, nj, U1, dJ, sI, U1)
+    else:
+        _scalar_block(dst, src, db, sb, i0, i1, U0, nj, U1, dJ, sI, U1)
+
+
 @njit(cache=True, nogil=True)
 def transpose_kernel(dst, src, P, bsh, dbs, sbs):
     d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]
@@ -94,9 +109,9 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
         ie = ia + ((i1 - ia) // TI) * TI
         je = (nj // TL) * TL
         if ia > i0:
-            _scalar_block(dst, src, db, sb, i0, ia, U0, nj, dI, dJ, sI, sJ)
+            _edge(dst, src, db, sb, i0, ia, nj, je, dJ, sI, TL)
         if i1 > ie:
-            _scalar_block(dst, src, db, sb, ie, i1, U0, nj, dI, dJ, sI, sJ)
+            _edge(dst, src, db, sb, ie, i1, nj, je, dJ, sI, TL)
         if nj > je:
             _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
         for j0 in range(U0, je, Bj):
