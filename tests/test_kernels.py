@@ -222,15 +222,16 @@ def test_plan_kinds():
 
 
 @pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
-@pytest.mark.parametrize("extra", [0, 16, 5])
-def test_misaligned_dst_edges(path, dtype, extra):
+@pytest.mark.parametrize("tiles,extra", [(4, 0), (4, 16), (4, 5), (1, 0), (2, 0)])
+def test_misaligned_dst_edges(path, dtype, tiles, extra):
     """dst rows at every item offset inside a cache line with i wide enough for peeled
     non-temporal tiles: head/tail edges go through narrow tiles (width a multiple of 16
-    bytes) or scalar loops (otherwise); contiguous rows and pitched rows."""
+    bytes) or scalar loops (otherwise); contiguous rows and pitched rows.  Contiguous rows with
+    ni a multiple of the tile height take the straddling-tile path (mode 7) at every offset."""
     from layouts.kernels.simd import TILE_SHAPE
     dt = np.dtype(dtype)
     L, K = TILE_SHAPE[8 * dt.itemsize]
-    ni = 4 * K * L + extra
+    ni = tiles * K * L + extra
     rng = np.random.default_rng(ni)
     x = random_array(rng, (2, ni, 3, 11), dt)                 # NCHW, C = ni
     v = x.transpose(0, 2, 3, 1)

@@ -63,6 +63,8 @@ BLOCKS = {1: (256, 256), 2: (128, 128), 4: (64, 64), 8: (32, 32)}
 
 #: software prefetch distance along the source rows, in units (0: off)
 PREFETCH = 0
+#: straddling tiles (mode 7) for 16-byte aligned contiguous outputs
+SPLIT = True
 
 _pool = None
 _pool_size = 0
@@ -202,7 +204,10 @@ def _copy_transpose(d, s, plan, nth):
         if (plan.nbytes >= NT_MIN_BYTES and (plan.dJ * us) % 64 == 0
                 and all((a[1] * us) % 64 == 0 for a in plan.batch)):
             peel = ((-d.ctypes.data) % 64) // us
-            if peel == 0 or plan.ni >= 4 * TI:     # aligned rows, or peeling costs little
+            if (peel and SPLIT and plan.dJ == plan.ni and plan.ni % TI == 0
+                    and plan.ni * us < LONG_ROW and plan.nj > TL):
+                mode = 7                            # rows follow each other: straddling tiles
+            elif peel == 0 or plan.ni >= 4 * TI:   # aligned rows, or peeling costs little
                 mode = 2
             else:
                 peel = 0

@@ -30,7 +30,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
-__all__ = ["tile", "tile_nt", "tile_k1", "tile_k2", "prefetch", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_k1", "tile_k2", "prefetch", "TILE_SHAPE"]
 
 # (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them
 # side by side so that every stored vector is one 64-byte cache line.
@@ -50,8 +50,8 @@ def _concat(builder, a, b, n):
     return builder.shuffle_vector(a, b, mask)
 
 
-def _make(nontemporal, kk=None):
-    def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride):
+def _make(nontemporal, kk=None, split=False):
+    def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, *more):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
             return None
         if dst.dtype != src.dtype or not isinstance(dst.dtype, types.Integer):
@@ -60,7 +60,7 @@ def _make(nontemporal, kk=None):
         L, K = TILE_SHAPE[bits]
         if kk is not None:
             K = kk
-        sig = types.void(dst, doff, dstride, src, soff, sstride)
+        sig = types.void(dst, doff, dstride, src, soff, sstride, *more)
 
         def codegen(context, builder, signature, args):
             dary = context.make_array(signature.args[0])(context, builder, args[0])
@@ -75,6 +75,10 @@ def _make(nontemporal, kk=None):
             rows = []
             for r in range(K * L):
                 off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
+                if split:       # rows r >= nsplit start over at soff2
+                    rr = ir.Constant(i64, r)
+                    off2 = builder.add(args[6], builder.mul(s_st, builder.sub(rr, args[7])))
+                    off = builder.select(builder.icmp_unsigned("<", rr, args[7]), off, off2)
                 p = builder.gep(sary.data, [off], inbounds=True, source_etype=elt)
                 p = builder.bitcast(p, vin.as_pointer())
                 rows.append(builder.load(p, align=ub, typ=vin))
@@ -108,8 +112,15 @@ def _make(nontemporal, kk=None):
 
         return sig, codegen
 
-    tile_impl.__name__ = ("tile_nt" if nontemporal else "tile") + (f"_k{kk}" if kk else "")
-    return intrinsic(tile_impl)
+    if split:
+        def impl(typingctx, dst, doff, dstride, src, soff, sstride, soff2, nsplit):
+            return tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, soff2, nsplit)
+    else:
+        def impl(typingctx, dst, doff, dstride, src, soff, sstride):
+            return tile_impl(typingctx, dst, doff, dstride, src, soff, sstride)
+    impl.__name__ = ("tile_nt" if nontemporal else "tile") + (f"_k{kk}" if kk else "") + \
+        ("_split" if split else "")
+    return intrinsic(impl)
 
 
 tile = _make(False)
@@ -118,6 +129,10 @@ tile_nt = _make(True)
 # 16 channels of NCHW16c in uint8/uint16; plain stores
 tile_k1 = _make(False, 1)
 tile_k2 = _make(False, 2)
+# a tile whose rows r >= nsplit come from soff2 + (r - nsplit)*sstride: with dst rows that
+# follow each other (dJ == ni) and ni a multiple of the tile height, the 64-byte line that
+# straddles dst rows j and j+1 (tail of row j, head of row j+1) is one tile.  NT stores.
+tile_nt_split = _make(True, None, True)
 
 
 @intrinsic

@@ -12,7 +12,10 @@ items ``[w0, w1)`` so that Python threads can split the work (the kernels releas
 TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``), PF (software
 prefetch distance along j in units, 0: off).
 ``mode``: 0 plain scalar blocks, 1 SIMD tiles, 2 SIMD tiles with non-temporal stores,
-3 / 4 narrow SIMD tiles of 1 / 2 groups (``simd.tile_k1`` / ``tile_k2``)
+3 / 4 narrow SIMD tiles of 1 / 2 groups (``simd.tile_k1`` / ``tile_k2``), 7 as 2 for dst rows
+that follow each other (dJ == ni, ni a multiple of TI, one i-block) with peel != 0: the line
+straddling rows j and j+1 is one ``tile_nt_split``, so a 16-byte aligned out= streams as well
+as a 64-byte aligned one
 (requires dI == sJ == 1); tiles start at i = ``peel`` (mod TI): the first i whose dst
 address is 64-byte aligned in every row (mode 2 needs that; mode 1 may use 0).
 
@@ -29,7 +32,7 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import prefetch, tile, tile_k1, tile_k2, tile_nt
+from .simd import prefetch, tile, tile_k1, tile_k2, tile_nt, tile_nt_split
 
 __all__ = ["transpose_kernel", "make_params", "batch_offsets"]
 
@@ -37,6 +40,7 @@ U0 = np.uint64(0)
 U1 = np.uint64(1)
 M3 = np.uint64(3)
 M4 = np.uint64(4)
+M7 = np.uint64(7)
 
 
 def make_params(*vals):
@@ -108,10 +112,17 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
         ia = min(i0 + (peel + TI - i0 % TI) % TI, i1)    # first i >= i0 with i = peel (mod TI)
         ie = ia + ((i1 - ia) // TI) * TI
         je = (nj // TL) * TL
-        if ia > i0:
-            _edge(dst, src, db, sb, i0, ia, nj, je, dJ, sI, TL)
-        if i1 > ie:
-            _edge(dst, src, db, sb, ie, i1, nj, je, dJ, sI, TL)
+        js = U0                  # mode 7: straddling tiles for dst rows j < js
+        if mode == M7:
+            js = ((nj - U1) // TL) * TL
+            _scalar_block(dst, src, db, sb, ie, i1, js, nj, U1, dJ, sI, U1)
+            _scalar_block(dst, src, db, sb, i0, ia, U0, U1, U1, dJ, sI, U1)
+            _scalar_block(dst, src, db, sb, i0, ia, js + U1, nj, U1, dJ, sI, U1)
+        else:
+            if ia > i0:
+                _edge(dst, src, db, sb, i0, ia, nj, je, dJ, sI, TL)
+            if i1 > ie:
+                _edge(dst, src, db, sb, ie, i1, nj, je, dJ, sI, TL)
         if nj > je:
             _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
         for j0 in range(U0, je, Bj):
@@ -134,3 +145,7 @@ def transpose_kernel(dst, src, P, bsh, dbs, sbs):
                 else:
                     for j in range(j0, j1, TL):
                         tile_nt(dst, dr + j * dJ, dJ, src, sr + j, sI)
+            if mode == M7:      # tail of row j + head of row j+1: one aligned line
+                nsp = i1 - ie
+                for j in range(j0, min(j1, js), TL):
+                    tile_nt_split(dst, db + ie + j * dJ, dJ, src, sb + ie * sI + j, sI, sb + j + U1, nsp)
