@@ -74,7 +74,7 @@ def _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ):
             dst[dr + j * dJ] = src[sr + j * sJ]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _edge(dst, src, db, sb, i0, i1, nj, je, dJ, sI, TL):
     """Rows [i0, i1) of i (fewer than a tile) with dI == sJ == 1: narrow SIMD tiles of TL x TL
     when the width is a multiple of TL (the head and tail beside 64-byte aligned tiles when
