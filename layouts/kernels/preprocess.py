@@ -7,7 +7,8 @@ intermediate copies. ``perm`` is the channel permutation (``swapRB``: 0 <-> 2); 
 ``scale`` are given in output channel order, as OpenCV takes them.
 
 Imported lazily (by :func:`layouts.interop.opencv.blob_from_images`); compiles one kernel per
-(channel count, source dtype) on first use. All index arithmetic is unsigned 64-bit (numba adds
+(channel count, source dtype) on first use and caches it on disk (numba keys a cached closure
+by its captured channel count, so each C has its own entry). All index arithmetic is unsigned 64-bit (numba adds
 no negative-index wrap checks then, which keeps the loops vectorisable); a negative stride is
 passed as its two's complement and wraps back, as unsigned arithmetic does.
 
@@ -35,7 +36,7 @@ def _kernel(C: int):
     """The row kernel for ``C`` channels (a compile-time constant, so the channel loop unrolls)."""
     c_u = _U(C)
 
-    @numba.njit(nogil=True, cache=False)
+    @numba.njit(nogil=True, cache=True)
     def rows(src, soffs, shs, sws, scs, dst, dn, dc, dh, dw, H, W, r0, r1, mean, scale, perm):
         one = _U(1)
         zero = _U(0)
