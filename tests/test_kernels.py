@@ -203,14 +203,15 @@ def test_coalesce_property():
 
 
 def test_size_one_axes_do_not_recompile():
-    from layouts.kernels.transpose import transpose_kernel
+    from layouts.kernels.transpose import KERNELS
     x = np.arange(4 * 16 * 5 * 7, dtype=np.float32).reshape(4, 16, 5, 7)
     for shape in [(4, 16, 5, 7), (1, 16, 5, 7), (4, 16, 1, 7), (1, 1, 1, 9), (3, 32, 2, 2)]:
         y = np.ascontiguousarray(np.resize(x, shape))
         out = np.empty(y.transpose(0, 2, 3, 1).shape, np.float32)
         copy_into(out, y.transpose(0, 2, 3, 1))
         assert np.array_equal(out, y.transpose(0, 2, 3, 1))
-    assert len([s for s in transpose_kernel.signatures if s[0].dtype.bitwidth == 32]) == 1
+    for k in KERNELS.values():
+        assert len([s for s in k.signatures if s[0].dtype.bitwidth == 32]) <= 1
 
 
 def test_plan_kinds():

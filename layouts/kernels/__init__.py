@@ -61,8 +61,6 @@ BJ_SHORT = 8192
 # plain path: (Bi, Bj) in units
 BLOCKS = {1: (256, 256), 2: (128, 128), 4: (64, 64), 8: (32, 32)}
 
-#: software prefetch distance along the source rows, in units (0: off)
-PREFETCH = 0
 #: straddling tiles (mode 7) for 16-byte aligned contiguous outputs
 SPLIT = True
 
@@ -191,7 +189,7 @@ def _copy_rows(d, s, plan, nth):
 
 def _copy_transpose(d, s, plan, nth):
     from .simd import TILE_SHAPE
-    from .transpose import transpose_kernel
+    from .transpose import KERNELS
     us = plan.unit.itemsize
     L, K = TILE_SHAPE[8 * us]
     TI, TL = K * L, L
@@ -221,8 +219,8 @@ def _copy_transpose(d, s, plan, nth):
     sbs = _u64(a[2] for a in plan.batch)
     nbi = -(-plan.ni // Bi)
     base = [0, 0, plan.ni, plan.nj, plan.dI, plan.dJ, plan.sI, plan.sJ]
-    tail = [Bi, Bj, mode, peel, TI, TL, PREFETCH if mode else 0]
-    _run(transpose_kernel,
+    tail = [Bi, Bj, mode, peel, TI, TL, 0]
+    _run(KERNELS[mode],
          lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
          plan.nbatch * nbi, nth)
 

@@ -9,8 +9,9 @@ never per shape.  Work items are ``(batch index, block of i)`` pairs; a call doe
 items ``[w0, w1)`` so that Python threads can split the work (the kernels release the GIL).
 
 ``P`` (uint64 parameter vector): d0, s0, ni, nj, dI, dJ, sI, sJ, w0, w1, Bi, Bj, mode, peel,
-TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``), PF (software
-prefetch distance along j in units, 0: off).
+TI, TL (SIMD tile: TI rows of i by TL columns of j; see ``simd.TILE_SHAPE``), (unused).
+Each mode is its own kernel (``KERNELS[mode]``) so that a first call compiles only the
+tile family it needs; ``transpose_kernel`` dispatches on ``P[12]``.
 ``mode``: 0 plain scalar blocks, 1 SIMD tiles, 2 SIMD tiles with non-temporal stores,
 3 / 4 narrow SIMD tiles of 1 / 2 groups (``simd.tile_k1`` / ``tile_k2``), 7 as 2 for dst rows
 that follow each other (dJ == ni, ni a multiple of TI, one i-block) with peel != 0: the line
@@ -32,9 +33,9 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import prefetch, tile, tile_k1, tile_k2, tile_nt, tile_nt_split
+from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_split
 
-__all__ = ["transpose_kernel", "make_params", "batch_offsets"]
+__all__ = ["transpose_kernel", "KERNELS", "make_params", "batch_offsets"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -89,63 +90,139 @@ def _edge(dst, src, db, sb, i0, i1, nj, je, dJ, sI, TL):
         _scalar_block(dst, src, db, sb, i0, i1, U0, nj, U1, dJ, sI, U1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _work(w, P, bsh, dbs, sbs):
+    """Offsets and the i-range of work item ``w``; SIMD tile bounds ia, ie, je."""
+    ni = P[2]; nj = P[3]; Bi = P[10]; peel = P[13]; TI = P[14]; TL = P[15]
+    nbi = (ni + Bi - U1) // Bi
+    b = w // nbi
+    ib = w - b * nbi
+    db, sb = batch_offsets(b, P[0], P[1], bsh, dbs, sbs)
+    i0 = ib * Bi
+    i1 = min(i0 + Bi, ni)
+    ia = min(i0 + (peel + TI - i0 % TI) % TI, i1)    # first i >= i0 with i = peel (mod TI)
+    ie = ia + ((i1 - ia) // TI) * TI
+    je = (nj // TL) * TL
+    return db, sb, i0, i1, ia, ie, je
+
+
 @njit(cache=True, nogil=True)
-def transpose_kernel(dst, src, P, bsh, dbs, sbs):
-    d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]
-    dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]
-    w0 = P[8]; w1 = P[9]; Bi = P[10]; Bj = P[11]; mode = P[12]; peel = P[13]
-    TI = P[14]; TL = P[15]       # SIMD tile: TI rows of i, TL columns of j
-    PF = P[16]                   # software prefetch distance along j (0: off)
+def _edges(dst, src, P, db, sb, i0, i1, ia, ie, je):
+    """Everything of work item outside the full tiles [ia, ie) x [0, je) (modes 1-4)."""
+    nj = P[3]; dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]; TL = P[15]
+    if ia > i0:
+        _edge(dst, src, db, sb, i0, ia, nj, je, dJ, sI, TL)
+    if i1 > ie:
+        _edge(dst, src, db, sb, ie, i1, nj, je, dJ, sI, TL)
+    if nj > je:
+        _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
+
+
+@njit(cache=True, nogil=True)
+def kernel_plain(dst, src, P, bsh, dbs, sbs):
+    """mode 0: scalar cache blocks, any strides."""
+    ni = P[2]; nj = P[3]; dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]
+    w0 = P[8]; w1 = P[9]; Bi = P[10]; Bj = P[11]
     nbi = (ni + Bi - U1) // Bi
     for w in range(w0, w1):
         b = w // nbi
         ib = w - b * nbi
-        db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
+        db, sb = batch_offsets(b, P[0], P[1], bsh, dbs, sbs)
         i0 = ib * Bi
         i1 = min(i0 + Bi, ni)
-        if mode == U0:
-            for j0 in range(U0, nj, Bj):
-                j1 = min(j0 + Bj, nj)
-                _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ)
-            continue
-        # SIMD: full tiles on [ia, ie) x [0, je); scalar edges
-        ia = min(i0 + (peel + TI - i0 % TI) % TI, i1)    # first i >= i0 with i = peel (mod TI)
-        ie = ia + ((i1 - ia) // TI) * TI
-        je = (nj // TL) * TL
-        js = U0                  # mode 7: straddling tiles for dst rows j < js
-        if mode == M7:
-            js = ((nj - U1) // TL) * TL
-            _scalar_block(dst, src, db, sb, ie, i1, js, nj, U1, dJ, sI, U1)
-            _scalar_block(dst, src, db, sb, i0, ia, U0, U1, U1, dJ, sI, U1)
-            _scalar_block(dst, src, db, sb, i0, ia, js + U1, nj, U1, dJ, sI, U1)
-        else:
-            if ia > i0:
-                _edge(dst, src, db, sb, i0, ia, nj, je, dJ, sI, TL)
-            if i1 > ie:
-                _edge(dst, src, db, sb, ie, i1, nj, je, dJ, sI, TL)
-        if nj > je:
-            _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
+        for j0 in range(U0, nj, Bj):
+            j1 = min(j0 + Bj, nj)
+            _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ)
+
+
+@njit(cache=True, nogil=True)
+def kernel_tile(dst, src, P, bsh, dbs, sbs):
+    """mode 1: full SIMD tiles, plain stores."""
+    dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
+    for w in range(P[8], P[9]):
+        db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
+        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
-            if PF != U0:
-                for i in range(ia, ie):
-                    prefetch(src, sb + i * sI + j0 + PF)
             for i in range(ia, ie, TI):
-                dr = db + i
-                sr = sb + i * sI
-                if mode == U1:
-                    for j in range(j0, j1, TL):
-                        tile(dst, dr + j * dJ, dJ, src, sr + j, sI)
-                elif mode == M3:
-                    for j in range(j0, j1, TL):
-                        tile_k1(dst, dr + j * dJ, dJ, src, sr + j, sI)
-                elif mode == M4:
-                    for j in range(j0, j1, TL):
-                        tile_k2(dst, dr + j * dJ, dJ, src, sr + j, sI)
-                else:
-                    for j in range(j0, j1, TL):
-                        tile_nt(dst, dr + j * dJ, dJ, src, sr + j, sI)
-            if mode == M7:      # tail of row j + head of row j+1: one aligned line
-                nsp = i1 - ie
-                for j in range(j0, min(j1, js), TL):
-                    tile_nt_split(dst, db + ie + j * dJ, dJ, src, sb + ie * sI + j, sI, sb + j + U1, nsp)
+                for j in range(j0, j1, TL):
+                    tile(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+
+
+@njit(cache=True, nogil=True)
+def kernel_nt(dst, src, P, bsh, dbs, sbs):
+    """mode 2: full SIMD tiles, non-temporal 64-byte aligned stores."""
+    dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
+    for w in range(P[8], P[9]):
+        db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
+        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
+        for j0 in range(U0, je, Bj):
+            j1 = min(j0 + Bj, je)
+            for i in range(ia, ie, TI):
+                for j in range(j0, j1, TL):
+                    tile_nt(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+
+
+@njit(cache=True, nogil=True)
+def kernel_k1(dst, src, P, bsh, dbs, sbs):
+    """mode 3: narrow tiles of one group (L rows of i)."""
+    dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
+    for w in range(P[8], P[9]):
+        db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
+        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
+        for j0 in range(U0, je, Bj):
+            j1 = min(j0 + Bj, je)
+            for i in range(ia, ie, TI):
+                for j in range(j0, j1, TL):
+                    tile_k1(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+
+
+@njit(cache=True, nogil=True)
+def kernel_k2(dst, src, P, bsh, dbs, sbs):
+    """mode 4: narrow tiles of two groups (2L rows of i)."""
+    dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
+    for w in range(P[8], P[9]):
+        db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
+        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
+        for j0 in range(U0, je, Bj):
+            j1 = min(j0 + Bj, je)
+            for i in range(ia, ie, TI):
+                for j in range(j0, j1, TL):
+                    tile_k2(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+
+
+@njit(cache=True, nogil=True)
+def _edges7(dst, src, P, db, sb, i0, i1, ia, ie, js):
+    nj = P[3]; dJ = P[5]; sI = P[6]
+    _scalar_block(dst, src, db, sb, ie, i1, js, nj, U1, dJ, sI, U1)
+    _scalar_block(dst, src, db, sb, i0, ia, U0, U1, U1, dJ, sI, U1)
+    _scalar_block(dst, src, db, sb, i0, ia, js + U1, nj, U1, dJ, sI, U1)
+
+
+@njit(cache=True, nogil=True)
+def kernel_split(dst, src, P, bsh, dbs, sbs):
+    """mode 7: as mode 2 for dst rows that follow each other, with straddling tiles."""
+    nj = P[3]; dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]; Bj = P[11]; TI = P[14]; TL = P[15]
+    for w in range(P[8], P[9]):
+        db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
+        js = ((nj - U1) // TL) * TL
+        _edges7(dst, src, P, db, sb, i0, i1, ia, ie, js)
+        if nj > je:
+            _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
+        nsp = i1 - ie
+        for j0 in range(U0, je, Bj):
+            j1 = min(j0 + Bj, je)
+            for i in range(ia, ie, TI):
+                for j in range(j0, j1, TL):
+                    tile_nt(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+            for j in range(j0, min(j1, js), TL):      # tail of row j + head of row j+1
+                tile_nt_split(dst, db + ie + j * dJ, dJ, src, sb + ie * sI + j, sI, sb + j + U1, nsp)
+
+
+#: kernel per mode; a first call compiles only the family it needs
+KERNELS = {0: kernel_plain, 1: kernel_tile, 2: kernel_nt, 3: kernel_k1, 4: kernel_k2, 7: kernel_split}
+
+
+def transpose_kernel(dst, src, P, bsh, dbs, sbs):
+    """Run the kernel of mode ``P[12]`` (see the module doc)."""
+    KERNELS[int(P[12])](dst, src, P, bsh, dbs, sbs)
