@@ -189,7 +189,7 @@ def _copy_rows(d, s, plan, nth):
 
 def _copy_transpose(d, s, plan, nth):
     from .simd import TILE_SHAPE
-    from .transpose import KERNELS
+    from .transpose import transpose_kernel
     us = plan.unit.itemsize
     L, K = TILE_SHAPE[8 * us]
     TI, TL = K * L, L
@@ -220,7 +220,7 @@ def _copy_transpose(d, s, plan, nth):
     nbi = -(-plan.ni // Bi)
     base = [0, 0, plan.ni, plan.nj, plan.dI, plan.dJ, plan.sI, plan.sJ]
     tail = [Bi, Bj, mode, peel, TI, TL, 0]
-    _run(KERNELS[mode],
+    _run(transpose_kernel,
          lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
          plan.nbatch * nbi, nth)
 

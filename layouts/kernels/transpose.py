@@ -35,7 +35,7 @@ from numba import njit
 
 from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_split
 
-__all__ = ["transpose_kernel", "KERNELS", "make_params", "batch_offsets"]
+__all__ = ["transpose_kernel", "KERNELS", "kernel_edges", "make_params", "batch_offsets"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -75,21 +75,6 @@ def _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ):
             dst[dr + j * dJ] = src[sr + j * sJ]
 
 
-@njit(cache=True, nogil=True)
-def _edge(dst, src, db, sb, i0, i1, nj, je, dJ, sI, TL):
-    """Rows [i0, i1) of i (fewer than a tile) with dI == sJ == 1: narrow SIMD tiles of TL x TL
-    when the width is a multiple of TL (the head and tail beside 64-byte aligned tiles when
-    dst is 16-byte aligned), scalar otherwise.  Plain stores."""
-    if (i1 - i0) % TL == U0:
-        for i in range(i0, i1, TL):
-            for j in range(U0, je, TL):
-                tile_k1(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
-        if nj > je:
-            _scalar_block(dst, src, db, sb, i0, i1, je, nj, U1, dJ, sI, U1)
-    else:
-        _scalar_block(dst, src, db, sb, i0, i1, U0, nj, U1, dJ, sI, U1)
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _work(w, P, bsh, dbs, sbs):
     """Offsets and the i-range of work item ``w``; SIMD tile bounds ia, ie, je."""
@@ -104,18 +89,6 @@ def _work(w, P, bsh, dbs, sbs):
     ie = ia + ((i1 - ia) // TI) * TI
     je = (nj // TL) * TL
     return db, sb, i0, i1, ia, ie, je
-
-
-@njit(cache=True, nogil=True)
-def _edges(dst, src, P, db, sb, i0, i1, ia, ie, je):
-    """Everything of work item outside the full tiles [ia, ie) x [0, je) (modes 1-4)."""
-    nj = P[3]; dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]; TL = P[15]
-    if ia > i0:
-        _edge(dst, src, db, sb, i0, ia, nj, je, dJ, sI, TL)
-    if i1 > ie:
-        _edge(dst, src, db, sb, ie, i1, nj, je, dJ, sI, TL)
-    if nj > je:
-        _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
 
 
 @njit(cache=True, nogil=True)
@@ -141,7 +114,6 @@ def kernel_tile(dst, src, P, bsh, dbs, sbs):
     dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
     for w in range(P[8], P[9]):
         db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
-        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
             for i in range(ia, ie, TI):
@@ -155,7 +127,6 @@ def kernel_nt(dst, src, P, bsh, dbs, sbs):
     dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
     for w in range(P[8], P[9]):
         db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
-        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
             for i in range(ia, ie, TI):
@@ -169,7 +140,6 @@ def kernel_k1(dst, src, P, bsh, dbs, sbs):
     dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
     for w in range(P[8], P[9]):
         db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
-        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
             for i in range(ia, ie, TI):
@@ -183,7 +153,6 @@ def kernel_k2(dst, src, P, bsh, dbs, sbs):
     dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
     for w in range(P[8], P[9]):
         db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
-        _edges(dst, src, P, db, sb, i0, i1, ia, ie, je)
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
             for i in range(ia, ie, TI):
@@ -192,23 +161,55 @@ def kernel_k2(dst, src, P, bsh, dbs, sbs):
 
 
 @njit(cache=True, nogil=True)
-def _edges7(dst, src, P, db, sb, i0, i1, ia, ie, js):
-    nj = P[3]; dJ = P[5]; sI = P[6]
-    _scalar_block(dst, src, db, sb, ie, i1, js, nj, U1, dJ, sI, U1)
-    _scalar_block(dst, src, db, sb, i0, ia, U0, U1, U1, dJ, sI, U1)
-    _scalar_block(dst, src, db, sb, i0, ia, js + U1, nj, U1, dJ, sI, U1)
+def kernel_edges(dst, src, P, bsh, dbs, sbs):
+    """Everything of work items [w0, w1) outside their full tiles (SIMD modes, dI == sJ == 1);
+    run after the mode's tile kernel on the same items.  Its own kernel, shared by every tile
+    family, with one scalar loop nest (few call sites keep numba's first compile short).
+    i-edges as wide as a multiple of TL take narrow SIMD tiles (modes 1-4)."""
+    nj = P[3]; dJ = P[5]; sI = P[6]; mode = P[12]; TL = P[15]
+    m7 = mode == M7
+    js = ((nj - U1) // TL) * TL
+    for w in range(P[8], P[9]):
+        db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
+        for r in range(4):
+            if r == 0:
+                a0 = ie if m7 else i0
+                a1 = i1 if m7 else ia
+                b0 = js if m7 else U0
+            elif r == 1:
+                a0 = i0 if m7 else ie
+                a1 = ia if m7 else i1
+                b0 = U0
+            elif r == 2:
+                a0 = i0
+                a1 = ia if m7 else i0
+                b0 = js + U1
+            else:
+                a0 = ia
+                a1 = ie
+                b0 = je
+            b1 = U1 if (m7 and r == 1) else nj
+            if a1 <= a0 or b1 <= b0:
+                continue
+            if not m7 and r < 2 and (a1 - a0) % TL == U0:
+                for i in range(a0, a1, TL):
+                    for j in range(U0, je, TL):
+                        tile_k1(dst, db + i + j * dJ, dJ, src, sb + i * sI + j, sI)
+                b0 = je
+            for i in range(a0, a1):
+                dr = db + i
+                sr = sb + i * sI
+                for j in range(b0, b1):
+                    dst[dr + j * dJ] = src[sr + j]
 
 
 @njit(cache=True, nogil=True)
 def kernel_split(dst, src, P, bsh, dbs, sbs):
     """mode 7: as mode 2 for dst rows that follow each other, with straddling tiles."""
-    nj = P[3]; dI = P[4]; dJ = P[5]; sI = P[6]; sJ = P[7]; Bj = P[11]; TI = P[14]; TL = P[15]
+    nj = P[3]; dJ = P[5]; sI = P[6]; Bj = P[11]; TI = P[14]; TL = P[15]
     for w in range(P[8], P[9]):
         db, sb, i0, i1, ia, ie, je = _work(w, P, bsh, dbs, sbs)
         js = ((nj - U1) // TL) * TL
-        _edges7(dst, src, P, db, sb, i0, i1, ia, ie, js)
-        if nj > je:
-            _scalar_block(dst, src, db, sb, ia, ie, je, nj, dI, dJ, sI, sJ)
         nsp = i1 - ie
         for j0 in range(U0, je, Bj):
             j1 = min(j0 + Bj, je)
@@ -224,5 +225,7 @@ KERNELS = {0: kernel_plain, 1: kernel_tile, 2: kernel_nt, 3: kernel_k1, 4: kerne
 
 
 def transpose_kernel(dst, src, P, bsh, dbs, sbs):
-    """Run the kernel of mode ``P[12]`` (see the module doc)."""
+    """Run the kernel of mode ``P[12]`` (see the module doc), then its edges."""
     KERNELS[int(P[12])](dst, src, P, bsh, dbs, sbs)
+    if int(P[12]):
+        kernel_edges(dst, src, P, bsh, dbs, sbs)
