@@ -248,3 +248,28 @@ def test_misaligned_dst_edges(path, dtype, tiles, extra):
             assert np.ascontiguousarray(out).tobytes() == np.ascontiguousarray(v).tobytes()
             assert not b.reshape(2, 3, 11, pitch)[..., ni:].any()
             assert not buf[:start].any() and not buf[start + n:].any()
+
+
+@pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
+@pytest.mark.parametrize("C", [2, 3, 4])
+@pytest.mark.parametrize("staged", [True, False])
+def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
+    """NHWC <-> CHWN with C = 2..4 (the staged (de)interleave + transpose path, chunks with a
+    remainder, or the tile fallback), dst at several offsets inside a cache line."""
+    monkeypatch.setattr(kernels, "STAGED", staged)
+    dt = np.dtype(dtype)
+    monkeypatch.setattr(kernels, "STAGE_BYTES", 40 * C * 17 * dt.itemsize)   # 17 pixels a chunk
+    rng = np.random.default_rng(C)
+    for n in (16, 40):
+        x = random_array(rng, (n, C, 9, 11), dt)                      # logical NCHW
+        nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        chwn = np.ascontiguousarray(x.transpose(1, 2, 3, 0))
+        for v in (nhwc.transpose(3, 1, 2, 0), chwn.transpose(3, 1, 2, 0)):   # ->CHWN, ->NHWC
+            nb = v.size * dt.itemsize
+            buf = np.zeros(nb + 128, np.uint8)
+            for start in (0, 16, 48 if dt.itemsize < 8 else 8):
+                out = buf[start:start + nb].view(dt).reshape(v.shape)
+                buf[...] = 0
+                copy_into(out, v, threads=1 + start % 32 // 16)
+                assert out.tobytes() == np.ascontiguousarray(v).tobytes()
+                assert not buf[:start].any() and not buf[start + nb:].any()

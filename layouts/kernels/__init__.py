@@ -143,7 +143,11 @@ def copy_into(dst, src, threads=None):
     True
     """
     _check(dst, src)
-    nth = _nthreads(threads)
+    _copy(dst, src, _nthreads(threads), False)
+
+
+def _copy(dst, src, nth, nt):
+    """copy_into after the checks; ``nt``: the output is part of a large one (stream it)."""
     key = (dst.shape, dst.strides, src.strides, dst.dtype, dst.ctypes.data % 8, src.ctypes.data % 8)
     plan = _plans.get(key)
     if plan is None:
@@ -166,8 +170,53 @@ def copy_into(dst, src, threads=None):
         _copy_rows(d, s, plan, nth)
     else:
         from .small import try_small
-        if not try_small(d, s, plan, nth, _run):
-            _copy_transpose(d, s, plan, nth)
+        if not try_small(d, s, plan, nth, _run) and not _try_staged(d, s, plan, nth):
+            _copy_transpose(d, s, plan, nth, nt)
+
+
+#: pixels per chunk of the staged small-C path (temp of N*C*STAGE_PIXELS units, cache resident)
+STAGE_BYTES = 4 << 20
+#: use the staged path (tests turn it off to reach the plain tiles)
+STAGED = True
+
+
+def _view(flat, shape, strides):
+    u = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat, shape, tuple(u * x for x in strides))
+
+
+def _try_staged(d, s, plan, nth):
+    """Small C (2-4) on the strided side of a two-sided transpose (NHWC <-> CHWN with C=3):
+    per chunk of pixels, a constant-C (de)interleave and a tile transpose through a
+    cache-resident buffer.  Return whether it ran.
+
+    A (NHWC->CHWN):  dst[c*dJ + p*ni + n] = src[n*sI + p*C + c]    (nj == C, batch p)
+    B (CHWN->NHWC):  dst[n*dJ + p*C + c] = src[c*sI + p*nj + n]    (ni == C, batch p)
+    """
+    if not STAGED or len(plan.batch) != 1 or plan.dI != 1 or plan.sJ != 1:
+        return False
+    npx, dB, sB = plan.batch[0]
+    if plan.nj in (2, 3, 4) and sB == plan.nj and dB == plan.ni and plan.ni >= 16:
+        C, N, case = plan.nj, plan.ni, "A"
+    elif plan.ni in (2, 3, 4) and dB == plan.ni and sB == plan.nj and plan.nj >= 16:
+        C, N, case = plan.ni, plan.nj, "B"
+    else:
+        return False
+    us = plan.unit.itemsize
+    nt = plan.nbytes >= NT_MIN_BYTES
+    P = max(16, min(npx, STAGE_BYTES // (N * C * us)))
+    tmp = np.empty(N * C * P + 64 // us, plan.unit)
+    tmp = tmp[((-tmp.ctypes.data) % 64) // us:]
+    for p0 in range(0, npx, P):
+        q = min(P, npx - p0)
+        t = _view(tmp, (N, C, q), (C * q, q, 1))
+        if case == "A":
+            _copy(t, _view(s[p0 * C:], (N, C, q), (plan.sI, 1, C)), nth, False)
+            _copy(_view(d[p0 * N:], (C, q, N), (plan.dJ, N, 1)), t.transpose(1, 2, 0), nth, nt)
+        else:
+            _copy(t, _view(s[p0 * N:], (N, C, q), (1, plan.sI, N)), nth, False)
+            _copy(_view(d[p0 * C:], (N, q, C), (plan.dJ, C, 1)), t.transpose(0, 2, 1), nth, nt)
+    return True
 
 
 def _copy_rows(d, s, plan, nth):
@@ -187,7 +236,7 @@ def _copy_rows(d, s, plan, nth):
          plan.nbatch, nth)
 
 
-def _copy_transpose(d, s, plan, nth):
+def _copy_transpose(d, s, plan, nth, nt=False):
     from .simd import TILE_SHAPE
     from .transpose import transpose_kernel
     us = plan.unit.itemsize
@@ -199,7 +248,7 @@ def _copy_transpose(d, s, plan, nth):
         mode, TI = (4, 2 * L) if plan.ni >= 2 * L and K > 2 else (3, L)
     if USE_SIMD and plan.dI == 1 and plan.sJ == 1 and plan.ni >= TI and plan.nj >= TL and not mode:
         mode = 1
-        if (plan.nbytes >= NT_MIN_BYTES and (plan.dJ * us) % 64 == 0
+        if ((nt or plan.nbytes >= NT_MIN_BYTES) and (plan.dJ * us) % 64 == 0
                 and all((a[1] * us) % 64 == 0 for a in plan.batch)):
             peel = ((-d.ctypes.data) % 64) // us
             if (peel and SPLIT and plan.dJ == plan.ni and plan.ni % TI == 0
