@@ -16,7 +16,7 @@ from matplotlib.collections import PolyCollection
 
 from . import _style
 from ._model import LogicalModel
-from .strips import squares
+from .strips import add_highlight, squares
 
 PLANE_GAP_X = 0.5
 PLANE_GAP_Y = 1.0   # room for the "c=3" title of each plane
@@ -108,11 +108,7 @@ def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float,
     _plane_titles(ax, model, geom, cell_pt)
     out["arrows"] = _arrows(ax, geom)
     if highlight is not None:
-        ks = np.asarray(highlight, dtype=np.int64)
-        hl = PolyCollection(squares(geom.x[ks], geom.y[ks], inset=0.04), facecolors="none", edgecolors="black",
-                            linewidths=1.6, gid="highlight", zorder=5)
-        ax.add_collection(hl)
-        out["highlight"] = hl
+        out["highlight"] = add_highlight(ax, geom.x, geom.y, highlight)
     if title is not None:
         out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-36, 30), textcoords="offset points",
                                    fontsize=8.5, va="bottom", ha="left", gid="title", annotation_clip=False)

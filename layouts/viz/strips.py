@@ -38,6 +38,15 @@ def squares(x: np.ndarray, y: np.ndarray, inset: float = 0.0) -> np.ndarray:
     ], 1)
 
 
+def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells) -> PolyCollection:
+    """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``) in black."""
+    ks = np.asarray(cells, dtype=np.int64)
+    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors="black",
+                          linewidths=1.6, gid="highlight", zorder=5)
+    ax.add_collection(ring)
+    return ring
+
+
 def level_width(level: int, cell_pt: float) -> float:
     scale = min(1.0, max(cell_pt / 16.0, 0.35))
     return scale * (0.6 + 0.9 * level)
@@ -107,11 +116,7 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
     if marker is not None:
         out["tags"] = _tags(ax, model, wrap, cols, rows, marker)
     if highlight is not None:
-        ks = np.asarray(highlight, dtype=np.int64)
-        hl = PolyCollection(squares(cols[ks], rows[ks], inset=0.04), facecolors="none", edgecolors="black",
-                            linewidths=1.6, gid="highlight", zorder=5)
-        ax.add_collection(hl)
-        out["highlight"] = hl
+        out["highlight"] = add_highlight(ax, cols, rows, highlight)
     if title is not None:
         out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-22, 27), textcoords="offset points",
                                    fontsize=8.5, va="bottom", ha="left", gid="title", annotation_clip=False)
