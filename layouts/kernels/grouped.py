@@ -1,0 +1,89 @@
+"""Word-grouped transposes of uint8 units (numba).
+
+A uint8 transpose ``dst[db + j*dJ + i] = src[sb + i*sI + j]`` whose dst rows hold a multiple
+of 4 units (``ni % 4 == 0``; NCHW->NHWC with C % 4 == 0, NCHW->CHWN with N % 4 == 0) is a
+uint32 transpose of 4-byte words after a cheap interleave: per chunk of ``Q`` columns j,
+each 4 consecutive source rows i are zipped into one uint32 row of a cache-resident scratch
+(4 sequential input streams; a loop LLVM vectorises into vpmovzxbd/vpslld/vpor), then the
+(ni/4, q) word block is transposed into the output with the 4-byte tile kernels of
+:mod:`.transpose` (``KERNELS`` by the mode in ``T``, non-temporal stores where allowed).
+A uint8 tile needs 64 source rows live per 64-byte output line (spills, ~160 unpacks per
+KB); the word tile needs 16.  Little-endian: byte k of a word is bits [8k, 8k+8).
+
+``P``: d0, s0, ni, nj, dJ, sI, w0, w1, Q (uint8 units; word offsets are unit offsets / 4);
+``T``: the stage-B transpose parameters in the layout of :mod:`.transpose` (only Bi, Bj,
+mode, peel, TI, TL are read; the rest is set per chunk).
+Work item ``w`` = (batch index, chunk of j).
+
+>>> import numpy as np
+>>> from layouts.kernels.grouped import group_kernel
+>>> s = np.arange(8 * 6, dtype=np.uint8); d = np.zeros(48, np.uint8)    # (8, 6) -> (6, 8)
+>>> e = np.zeros(0, np.uint64)
+>>> P = np.array([0, 0, 8, 6, 8, 6, 0, 1, 16], np.uint64)
+>>> T = np.array([0] * 10 + [64, 64, 0, 0, 1, 1, 0], np.uint64)
+>>> group_kernel(d.view(np.uint32), s, P, T, e, e, e)
+>>> bool((d.reshape(6, 8) == s.reshape(8, 6).T).all())
+True
+"""
+
+import numpy as np
+from numba import njit
+
+from .transpose import (batch_offsets, kernel_edges, kernel_k1, kernel_k2, kernel_nt,
+                        kernel_plain, kernel_split, kernel_tile)
+
+__all__ = ["group_kernel"]
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U2 = np.uint64(2)
+U3 = np.uint64(3)
+U4 = np.uint64(4)
+
+
+@njit(cache=True, nogil=True)
+def _stage_b(dst, src, T, e):
+    m = T[12]
+    if m == U1:
+        kernel_tile(dst, src, T, e, e, e)
+    elif m == np.uint64(2):
+        kernel_nt(dst, src, T, e, e, e)
+    elif m == np.uint64(7):
+        kernel_split(dst, src, T, e, e, e)
+    elif m == U3:
+        kernel_k1(dst, src, T, e, e, e)
+    elif m == U4:
+        kernel_k2(dst, src, T, e, e, e)
+    else:
+        kernel_plain(dst, src, T, e, e, e)
+    if m != U0:
+        kernel_edges(dst, src, T, e, e, e)
+
+
+@njit(cache=True, nogil=True)
+def group_kernel(d32, s, P, T, bsh, dbs, sbs):
+    """Work items [P[6], P[7]): zip 4 source rows into words, transpose the words into d32."""
+    d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]; dJ = P[4]; sI = P[5]; Q = P[8]
+    nch = (nj + Q - U1) // Q
+    ng = ni // U4
+    w32 = np.empty(ng * Q, np.uint32)
+    Tc = T.copy()
+    e = np.zeros(0, np.uint64)
+    for w in range(P[6], P[7]):
+        b = w // nch
+        k0 = (w - b * nch) * Q
+        q = min(Q, nj - k0)
+        db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
+        # stage A: zip 4 source rows into one word row
+        for g in range(ng):
+            r = sb + U4 * g * sI + k0
+            o = g * Q
+            for j in range(q):
+                w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
+                              | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
+                              | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
+        # stage B: (ng, q) words -> output rows of ng words
+        Tc[0] = (db + k0 * dJ) // U4; Tc[1] = U0; Tc[2] = ng; Tc[3] = q
+        Tc[4] = U1; Tc[5] = dJ // U4; Tc[6] = Q; Tc[7] = U1
+        Tc[8] = U0; Tc[9] = (ng + Tc[10] - U1) // Tc[10]
+        _stage_b(d32, w32, Tc, e)
