@@ -323,3 +323,27 @@ def test_grouped_chosen_by_plan(monkeypatch):
     for y in (x[:3], x.view(np.uint16)[..., :32], x[:, :16]):
         copy_into(np.empty(y.transpose(0, 2, 3, 1).shape, y.dtype), y.transpose(0, 2, 3, 1), threads=1)
     assert not calls
+
+
+@pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
+@pytest.mark.parametrize("bj_long", [0, 64])
+def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
+    """Long dst rows (>= LONG_ROW bytes) from short src rows (NCHW16c->NCHW, NHWC->NCHW):
+    j blocks covering all of j when src rows fit in BJ_LONG bytes (or one tile column with 0),
+    nj with and without a remainder, dst at several offsets, threads 1 and 2."""
+    from layouts.kernels.simd import TILE_SHAPE
+    monkeypatch.setattr(kernels, "BJ_LONG", bj_long)
+    dt = np.dtype(dtype)
+    L, K = TILE_SHAPE[8 * dt.itemsize]
+    ni = max(kernels.LONG_ROW // dt.itemsize, K * L) + 3 * K * L + 5
+    rng = np.random.default_rng(ni)
+    for nj in sorted({L, L + 1, 2 * L + 3, max(L, 64 // dt.itemsize)}):
+        x = random_array(rng, (2, ni, nj), dt)                  # (batch, HW, c)
+        v = x.transpose(0, 2, 1)                                # -> (batch, c, HW)
+        nb = v.size * dt.itemsize
+        for start in (0, 16, 40, 64):
+            buf = np.zeros(nb + 128, np.uint8)
+            out = buf[start:start + nb].view(dt).reshape(v.shape)
+            copy_into(out, v, threads=1 + start % 32 // 16)
+            assert out.tobytes() == np.ascontiguousarray(v).tobytes()
+            assert not buf[:start].any() and not buf[start + nb:].any()
