@@ -326,7 +326,7 @@ def test_grouped_chosen_by_plan(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
-@pytest.mark.parametrize("bj_long", [0, 64])
+@pytest.mark.parametrize("bj_long", [0, 64, 128])
 def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
     """Long dst rows (>= LONG_ROW bytes) from short src rows (NCHW16c->NCHW, NHWC->NCHW):
     j blocks covering all of j when src rows fit in BJ_LONG bytes (or one tile column with 0),
@@ -337,7 +337,7 @@ def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
     L, K = TILE_SHAPE[8 * dt.itemsize]
     ni = max(kernels.LONG_ROW // dt.itemsize, K * L) + 3 * K * L + 5
     rng = np.random.default_rng(ni)
-    for nj in sorted({L, L + 1, 2 * L + 3, max(L, 64 // dt.itemsize)}):
+    for nj in sorted({L, L + 1, 2 * L + 3, max(L, 64 // dt.itemsize), max(L, 128 // dt.itemsize)}):
         x = random_array(rng, (2, ni, nj), dt)                  # (batch, HW, c)
         v = x.transpose(0, 2, 1)                                # -> (batch, c, HW)
         nb = v.size * dt.itemsize

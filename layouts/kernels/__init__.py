@@ -57,11 +57,12 @@ SMALL_BYTES = 32 << 10
 # source streams).  Measured on 128x64x56x56 f32 (bench/run.py).
 LONG_ROW = 1024
 BI_LONG = 2048
-# long dst rows whose src rows span at most BJ_LONG bytes (NCHW16c->NCHW): blocks of all of j,
-# each source line read once per tile row: 128x64x56x56 NCHW16c->NCHW f32 0.77 -> 0.83,
-# f16 0.78 -> 0.85, NHWC->NCHW u8 0.64-0.72 -> 0.69-1.05 (f32 NHWC->NCHW, 256-byte src rows,
-# lost with 64-byte j blocks: 0.66 -> 0.43)
-BJ_LONG = 64
+# long dst rows whose src rows span at most BJ_LONG bytes (NCHW16c->NCHW, NHWC->NCHW with C=64
+# in u8/f16, CHWN->NCHW u8 N=128): blocks of all of j, each source line read once per tile row.
+# 128x64x56x56 (x np.copyto): NCHW16c->NCHW f32 0.77 -> 0.89, f16 0.69 -> 0.81; NHWC->NCHW u8
+# 0.68 -> 0.99, f16 0.50 -> 0.72; CHWN->NCHW u8 0.36 -> 0.47.  Longer src rows lose (f32
+# NHWC->NCHW with 64-byte j blocks 0.66 -> 0.43, f16 CHWN->NCHW with all 256 bytes 0.57 -> 0.41)
+BJ_LONG = 128
 BJ_SHORT = 8192
 # plain path: (Bi, Bj) in units
 BLOCKS = {1: (256, 256), 2: (128, 128), 4: (64, 64), 8: (32, 32)}
