@@ -276,40 +276,43 @@ def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
 
 
 @pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("dtype", ["u1", "u2"])
 @pytest.mark.parametrize("C,pitch_extra", [(64, 0), (68, 0), (64, 64), (128, 4), (80, 0)])
-def test_grouped_uint8(path, monkeypatch, grouped, C, pitch_extra):
-    """uint8 transposes with dst rows of 4k bytes (>= 64) through the word-grouped path (zip 4
-    source rows into words, 4-byte tile transpose), size thresholds off, small chunks with a
-    remainder; NCHW->NHWC (batch) and NCHW->CHWN (no batch), pitched dst rows, dst at every
-    4-byte offset inside a cache line (and unaligned ones, which fall back), threads 1 and 2;
-    and the same cases with the path off."""
+def test_grouped(path, monkeypatch, grouped, dtype, C, pitch_extra):
+    """uint8 / uint16 transposes with dst rows of 4k / 2k units through the word-grouped path
+    (zip 4 / 2 source rows into words, 4-byte tile transpose), size thresholds off, small
+    chunks with a remainder; NCHW->NHWC (batch) and NCHW->CHWN (no batch), pitched dst rows,
+    dst at every 4-byte offset inside a cache line (and unaligned ones, which fall back),
+    threads 1 and 2; and the same cases with the path off."""
+    dt = np.dtype(dtype)
     monkeypatch.setattr(kernels, "GROUPED", grouped)
     monkeypatch.setattr(kernels, "GROUP_MIN_BYTES", 0)
     monkeypatch.setattr(kernels, "GROUP_MIN_NJ", 0)
-    monkeypatch.setattr(kernels, "GROUP_BYTES", 4 * (C // 4) * 48)       # Q = 48 columns a chunk
+    monkeypatch.setattr(kernels, "GROUP_BYTES", C * dt.itemsize * 48)    # Q = 48 columns a chunk
     rng = np.random.default_rng(C + pitch_extra)
-    x = random_array(rng, (3, C, 7, 15), np.dtype("u1"))                # NCHW, HW = 105
+    x = random_array(rng, (3, C, 7, 15), dt)                            # NCHW, HW = 105
     for v, lead in ((x.transpose(0, 2, 3, 1), (3, 7, 15)), (x.transpose(1, 2, 3, 0)[..., None], None)):
         if lead is None:                                               # NCHW -> CHWN: rows of N
-            x2 = random_array(rng, (C, 3, 5, 7), np.dtype("u1"))           # N = C here
+            x2 = random_array(rng, (C, 3, 5, 7), dt)                       # N = C here
             v = x2.transpose(1, 2, 3, 0)
             lead = (3, 5, 7)
         ni = v.shape[-1]
         pitch = ni + pitch_extra
         m = int(np.prod(lead))
-        for start in list(range(0, 65, 4)) + [1, 2, 3]:
-            buf = np.zeros(m * pitch + 128, np.uint8)
-            b = buf[start:start + m * pitch].reshape(m, pitch)[:, :ni]
-            out = b.reshape(lead + (ni,))
+        nb = m * pitch * dt.itemsize
+        for start in list(range(0, 65, 4)) + [2 * dt.itemsize, 1 if dt.itemsize == 1 else 6]:
+            buf = np.zeros(nb + 128, np.uint8)
+            b = buf[start:start + nb].view(dt).reshape(m, pitch)
+            out = b[:, :ni].reshape(lead + (ni,))
             copy_into(out, v, threads=1 + start % 8 // 4)
             assert out.tobytes() == np.ascontiguousarray(v).tobytes()
-            assert not buf[:start].any() and not buf[start + m * pitch:].any()
-            assert not buf[start:start + m * pitch].reshape(m, pitch)[:, ni:].any()
+            assert not buf[:start].any() and not buf[start + nb:].any()
+            assert not b[:, ni:].any()
 
 
 def test_grouped_chosen_by_plan(monkeypatch):
-    """The grouped path runs for large uint8 NCHW->NHWC (C % 4 == 0) and not below the size
-    threshold, for other unit sizes, or for short dst rows."""
+    """The grouped path runs for large uint8 / uint16 NCHW->NHWC (C % 4 == 0) and not below
+    the size threshold, for 4-byte units, or for short dst rows."""
     from layouts.kernels import grouped
     calls = []
     real = grouped.group_kernel
@@ -320,7 +323,7 @@ def test_grouped_chosen_by_plan(monkeypatch):
     copy_into(np.empty((4, 64, 64, 64), np.uint8), x.transpose(0, 2, 3, 1), threads=1)
     assert calls
     calls.clear()
-    for y in (x[:3], x.view(np.uint16)[..., :32], x[:, :16]):
+    for y in (x[:3], x.view(np.uint32)[..., :16], x[:, :16]):
         copy_into(np.empty(y.transpose(0, 2, 3, 1).shape, y.dtype), y.transpose(0, 2, 3, 1), threads=1)
     assert not calls
 

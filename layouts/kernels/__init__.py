@@ -228,8 +228,10 @@ def _try_staged(d, s, plan, nth):
 
 #: word-grouped uint8 transposes (:mod:`.grouped`; tests turn it off or force it)
 GROUPED = True
+#: unit sizes grouped (1: uint8 by 4, 2: uint16 by 2)
+GROUP_UNITS = (1, 2)
 #: ... used only for outputs at least this large (out of L3; in cache the extra pass loses)
-GROUP_MIN_BYTES = 16 << 20
+GROUP_MIN_BYTES = 24 << 20
 #: ... and only when the chunked axis is at least this long
 GROUP_MIN_NJ = 2048
 #: bytes of a grouped chunk's word scratch (L2 resident)
@@ -237,27 +239,32 @@ GROUP_BYTES = 512 << 10
 
 
 def _try_grouped(d, s, plan, nth, nt):
-    """uint8 transposes with dst rows of a multiple of 4 bytes (>= 64), out of cache: zip 4
-    source rows into words, then a 4-byte tile transpose (:mod:`.grouped`).
-    128x64x56x56 u8 NCHW->NHWC 0.36 -> 0.50, NCHW->CHWN 0.29-0.37 -> 0.41-0.45 x np.copyto;
-    64x3x224x224 u8 NCHW->CHWN (9.6 MB, L3) 0.51 -> 0.35, f16 no steady gain: not grouped."""
-    if (not GROUPED or not USE_SIMD or plan.unit.itemsize != 1 or plan.dI != 1 or plan.sJ != 1
-            or plan.ni % 4 or plan.ni < 64 or plan.dJ % 4 or d.ctypes.data % 4
-            or any(a[1] % 4 for a in plan.batch)
+    """uint8 / uint16 transposes with dst rows of 4k / 2k units (>= 64 bytes), out of cache:
+    zip 4 / 2 source rows into uint32 words, then a 4-byte tile transpose (:mod:`.grouped`).
+    128x64x56x56 (x np.copyto, 1 thread): u8 NCHW->NHWC 0.36-0.43 -> 0.49-0.53, NCHW->CHWN
+    0.29-0.37 -> 0.36-0.45; f16 NCHW->CHWN 0.38-0.40 -> 0.46-0.49, NCHW->NHWC neutral.
+    Smaller outputs lose (64x3x224x224 u8 NCHW->CHWN 9.6 MB 0.51 -> 0.35, f16 19 MB
+    0.60 -> 0.41): GROUP_MIN_BYTES.  Grouping on the src side (word transpose, then unzip)
+    lost everywhere (NHWC->NCHW u8 0.58 -> 0.35) and is not implemented."""
+    us = plan.unit.itemsize
+    G = 4 // us
+    if (not GROUPED or not USE_SIMD or us not in GROUP_UNITS or plan.dI != 1 or plan.sJ != 1
+            or plan.ni % G or plan.ni * us < 64 or plan.dJ % G or d.ctypes.data % 4
+            or any(a[1] % G for a in plan.batch)
             or plan.nbytes < GROUP_MIN_BYTES or plan.nj < GROUP_MIN_NJ):
         return False
     from .grouped import group_kernel
-    ng = plan.ni // 4
+    ng = plan.ni // G
     Q = max(16, GROUP_BYTES // 4 // ng // 16 * 16)
     Q = min(Q, -(-plan.nj // 16) * 16)
     mode, peel, TI, TL, Bi, Bj = _tile_params(
-        ng, Q, 1, plan.dJ // 4, 1, [a[1] // 4 for a in plan.batch], 4, d.ctypes.data,
+        ng, Q, 1, plan.dJ // G, 1, [a[1] // G for a in plan.batch], 4, d.ctypes.data,
         nt or plan.nbytes >= NT_MIN_BYTES)
     T = np.array([0] * 10 + [Bi, Bj, mode, peel, TI, TL, 0], np.uint64)
     osh = _u64(a[0] for a in plan.batch)
     dbs = _u64(a[1] for a in plan.batch)
     sbs = _u64(a[2] for a in plan.batch)
-    d32 = d[:d.shape[0] // 4 * 4].view(np.uint32)
+    d32 = d[:d.shape[0] // G * G].view(np.uint32)
     base = [0, 0, plan.ni, plan.nj, plan.dJ, plan.sI]
     _run(group_kernel,
          lambda w0, w1: (d32, s, np.array(base + [w0, w1, Q], np.uint64), T, osh, dbs, sbs),

@@ -64,8 +64,9 @@ def _stage_b(dst, src, T, e):
 def group_kernel(d32, s, P, T, bsh, dbs, sbs):
     """Work items [P[6], P[7]): zip 4 source rows into words, transpose the words into d32."""
     d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]; dJ = P[4]; sI = P[5]; Q = P[8]
+    G = np.uint64(4) // np.uint64(s.itemsize)
     nch = (nj + Q - U1) // Q
-    ng = ni // U4
+    ng = ni // G
     w32 = np.empty(ng * Q, np.uint32)
     Tc = T.copy()
     e = np.zeros(0, np.uint64)
@@ -76,14 +77,18 @@ def group_kernel(d32, s, P, T, bsh, dbs, sbs):
         db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
         # stage A: zip 4 source rows into one word row
         for g in range(ng):
-            r = sb + U4 * g * sI + k0
+            r = sb + G * g * sI + k0
             o = g * Q
-            for j in range(q):
-                w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
-                              | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
-                              | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
+            if G == U4:
+                for j in range(q):
+                    w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
+                                  | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
+                                  | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
+            else:
+                for j in range(q):
+                    w32[o + j] = np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(16))
         # stage B: (ng, q) words -> output rows of ng words
-        Tc[0] = (db + k0 * dJ) // U4; Tc[1] = U0; Tc[2] = ng; Tc[3] = q
-        Tc[4] = U1; Tc[5] = dJ // U4; Tc[6] = Q; Tc[7] = U1
+        Tc[0] = (db + k0 * dJ) // G; Tc[1] = U0; Tc[2] = ng; Tc[3] = q
+        Tc[4] = U1; Tc[5] = dJ // G; Tc[6] = Q; Tc[7] = U1
         Tc[8] = U0; Tc[9] = (ng + Tc[10] - U1) // Tc[10]
         _stage_b(d32, w32, Tc, e)
