@@ -20,7 +20,7 @@ Work item ``w`` = (batch index, chunk of j).
 >>> s = np.arange(8 * 6, dtype=np.uint8); d = np.zeros(48, np.uint8)    # (8, 6) -> (6, 8)
 >>> e = np.zeros(0, np.uint64)
 >>> P = np.array([0, 0, 8, 6, 8, 6, 0, 1, 16], np.uint64)
->>> T = np.array([0] * 10 + [64, 64, 0, 0, 1, 1, 0], np.uint64)
+>>> T = np.array([0] * 10 + [16, 4, 1, 0, 16, 4, 0], np.uint64)   # stage B: mode 1 tiles
 >>> group_kernel(d.view(np.uint32), s, P, T, e, e, e)
 >>> bool((d.reshape(6, 8) == s.reshape(8, 6).T).all())
 True
@@ -29,8 +29,7 @@ True
 import numpy as np
 from numba import njit
 
-from .transpose import (batch_offsets, kernel_edges, kernel_k1, kernel_k2, kernel_nt,
-                        kernel_plain, kernel_split, kernel_tile)
+from .transpose import batch_offsets, kernel_edges, kernel_nt, kernel_split, kernel_tile
 
 __all__ = ["group_kernel"]
 
@@ -41,54 +40,82 @@ U3 = np.uint64(3)
 U4 = np.uint64(4)
 
 
-@njit(cache=True, nogil=True)
-def _stage_b(dst, src, T, e):
-    m = T[12]
-    if m == U1:
-        kernel_tile(dst, src, T, e, e, e)
-    elif m == np.uint64(2):
-        kernel_nt(dst, src, T, e, e, e)
-    elif m == np.uint64(7):
-        kernel_split(dst, src, T, e, e, e)
-    elif m == U3:
-        kernel_k1(dst, src, T, e, e, e)
-    elif m == U4:
-        kernel_k2(dst, src, T, e, e, e)
-    else:
-        kernel_plain(dst, src, T, e, e, e)
-    if m != U0:
-        kernel_edges(dst, src, T, e, e, e)
-
-
-@njit(cache=True, nogil=True)
-def group_kernel(d32, s, P, T, bsh, dbs, sbs):
-    """Work items [P[6], P[7]): zip 4 source rows into words, transpose the words into d32."""
+@njit(cache=True, nogil=True, inline="always")
+def _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs):
+    """Stage A of work item ``w``: zip G = 4 / itemsize source rows into each word row of
+    ``w32``; set the stage-B parameters ``Tc`` of the chunk."""
     d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]; dJ = P[4]; sI = P[5]; Q = P[8]
     G = np.uint64(4) // np.uint64(s.itemsize)
     nch = (nj + Q - U1) // Q
     ng = ni // G
-    w32 = np.empty(ng * Q, np.uint32)
+    b = w // nch
+    k0 = (w - b * nch) * Q
+    q = min(Q, nj - k0)
+    db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
+    for g in range(ng):
+        r = sb + G * g * sI + k0
+        o = g * Q
+        if G == U4:
+            for j in range(q):
+                w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
+                              | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
+                              | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
+        else:
+            for j in range(q):
+                w32[o + j] = np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(16))
+    # stage B: (ng, q) words -> output rows of ng words
+    Tc[0] = (db + k0 * dJ) // G; Tc[1] = U0; Tc[2] = ng; Tc[3] = q
+    Tc[4] = U1; Tc[5] = dJ // G; Tc[6] = Q; Tc[7] = U1
+    Tc[8] = U0; Tc[9] = (ng + Tc[10] - U1) // Tc[10]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scratch(s, P):
+    ng = P[2] // (np.uint64(4) // np.uint64(s.itemsize))
+    return np.empty(ng * P[8], np.uint32)
+
+
+@njit(cache=True, nogil=True)
+def group_tile(d32, s, P, T, bsh, dbs, sbs):
+    """Work items [P[6], P[7]) with stage B in plain tiles (mode 1)."""
+    w32 = _scratch(s, P)
     Tc = T.copy()
     e = np.zeros(0, np.uint64)
     for w in range(P[6], P[7]):
-        b = w // nch
-        k0 = (w - b * nch) * Q
-        q = min(Q, nj - k0)
-        db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
-        # stage A: zip 4 source rows into one word row
-        for g in range(ng):
-            r = sb + G * g * sI + k0
-            o = g * Q
-            if G == U4:
-                for j in range(q):
-                    w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
-                                  | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
-                                  | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
-            else:
-                for j in range(q):
-                    w32[o + j] = np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(16))
-        # stage B: (ng, q) words -> output rows of ng words
-        Tc[0] = (db + k0 * dJ) // G; Tc[1] = U0; Tc[2] = ng; Tc[3] = q
-        Tc[4] = U1; Tc[5] = dJ // G; Tc[6] = Q; Tc[7] = U1
-        Tc[8] = U0; Tc[9] = (ng + Tc[10] - U1) // Tc[10]
-        _stage_b(d32, w32, Tc, e)
+        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
+        kernel_tile(d32, w32, Tc, e, e, e)
+        kernel_edges(d32, w32, Tc, e, e, e)
+
+
+@njit(cache=True, nogil=True)
+def group_nt(d32, s, P, T, bsh, dbs, sbs):
+    """As group_tile with non-temporal tiles (mode 2)."""
+    w32 = _scratch(s, P)
+    Tc = T.copy()
+    e = np.zeros(0, np.uint64)
+    for w in range(P[6], P[7]):
+        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
+        kernel_nt(d32, w32, Tc, e, e, e)
+        kernel_edges(d32, w32, Tc, e, e, e)
+
+
+@njit(cache=True, nogil=True)
+def group_split(d32, s, P, T, bsh, dbs, sbs):
+    """As group_tile with straddling non-temporal tiles (mode 7)."""
+    w32 = _scratch(s, P)
+    Tc = T.copy()
+    e = np.zeros(0, np.uint64)
+    for w in range(P[6], P[7]):
+        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
+        kernel_split(d32, w32, Tc, e, e, e)
+        kernel_edges(d32, w32, Tc, e, e, e)
+
+
+#: one kernel per stage-B tile family (modes 1, 2, 7 of :mod:`.transpose`): a first call
+#: compiles only the family it needs
+GROUP_KERNELS = {1: group_tile, 2: group_nt, 7: group_split}
+
+
+def group_kernel(d32, s, P, T, bsh, dbs, sbs):
+    """Run the grouped kernel of the stage-B mode ``T[12]`` (1, 2 or 7)."""
+    GROUP_KERNELS[int(T[12])](d32, s, P, T, bsh, dbs, sbs)
