@@ -13,6 +13,8 @@ type (uint8/16/32/64) on flat buffers with runtime strides:
   output is larger than ``NT_MIN_BYTES``; a plain scalar-tile path when
   ``LAYOUTS_PLAIN_KERNELS=1`` is set or :data:`USE_SIMD` is False;
 * small channel counts (2, 3, 4) on either side: :mod:`.small`;
+* large uint8/uint16 transposes with dst rows of 4/2-unit words: zip source rows into
+  uint32 words, then the 4-byte tiles (:mod:`.grouped`);
 * negative strides, object dtypes: ``np.copyto``.
 
 ``threads=None`` uses ``numba.config.NUMBA_NUM_THREADS`` threads, ``threads=n`` uses n.
@@ -59,8 +61,10 @@ LONG_ROW = 1024
 BI_LONG = 2048
 # long dst rows whose src rows span at most BJ_LONG bytes (NCHW16c->NCHW, NHWC->NCHW with C=64
 # in u8/f16, CHWN->NCHW u8 N=128): blocks of all of j, each source line read once per tile row.
-# 128x64x56x56 (x np.copyto): NCHW16c->NCHW f32 0.77 -> 0.89, f16 0.69 -> 0.81; NHWC->NCHW u8
-# 0.68 -> 0.99, f16 0.50 -> 0.72; CHWN->NCHW u8 0.36 -> 0.47.  Longer src rows lose (f32
+# 128x64x56x56 x np.copyto, one process per setting (u8 sources are 25.7 MB < L3, so an
+# in-process A/B flatters whichever variant runs second): NCHW16c->NCHW f32 0.74-0.81 ->
+# 0.82-0.86; CHWN->NCHW u8 0.33-0.35 -> 0.41-0.45; NHWC->NCHW u8 0.59-0.62 -> 0.73-0.83,
+# f16 0.52-0.53 -> 0.54-0.57; f16 NCHW16c->NCHW within noise.  Longer src rows lose (f32
 # NHWC->NCHW with 64-byte j blocks 0.66 -> 0.43, f16 CHWN->NCHW with all 256 bytes 0.57 -> 0.41)
 BJ_LONG = 128
 BJ_SHORT = 8192
@@ -241,8 +245,9 @@ GROUP_BYTES = 512 << 10
 def _try_grouped(d, s, plan, nth, nt):
     """uint8 / uint16 transposes with dst rows of 4k / 2k units (>= 64 bytes), out of cache:
     zip 4 / 2 source rows into uint32 words, then a 4-byte tile transpose (:mod:`.grouped`).
-    128x64x56x56 (x np.copyto, 1 thread): u8 NCHW->NHWC 0.36-0.43 -> 0.49-0.53, NCHW->CHWN
-    0.29-0.37 -> 0.36-0.45; f16 NCHW->CHWN 0.38-0.40 -> 0.46-0.49, NCHW->NHWC neutral.
+    128x64x56x56 x np.copyto, 1 thread, old and new code in alternating processes: u8
+    NCHW->NHWC 0.35-0.39 -> 0.44-0.48, NCHW->CHWN 0.30-0.31 -> 0.40-0.44; f16 NCHW->CHWN
+    0.39-0.46 -> 0.40-0.49, NCHW->NHWC neutral.  2 threads: u8 NCHW->CHWN 0.31 -> 0.57.
     Smaller outputs lose (64x3x224x224 u8 NCHW->CHWN 9.6 MB 0.51 -> 0.35, f16 19 MB
     0.60 -> 0.41): GROUP_MIN_BYTES.  Grouping on the src side (word transpose, then unzip)
     lost everywhere (NHWC->NCHW u8 0.58 -> 0.35) and is not implemented."""
