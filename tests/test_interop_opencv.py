@@ -330,3 +330,39 @@ def test_flipped_batch_array_and_misaligned_float_images():
     odd[:] = batch[0]
     got = blob_from_images([odd, batch[1]], 2.0, mean=7.0)
     np.testing.assert_array_equal(got, _numpy_twin([batch[0], batch[1]], 2.0, 7.0, False))
+
+
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_roi_lists_per_channel_count_equal_cv2(c):
+    """The fused planar loop for C = 1, 3, 4 on ROIs (row stride > row), on lists of views
+    sharing one set of strides (incl. flipped rows: negative strides), and on mixed strides."""
+    cv2 = pytest.importorskip("cv2")
+    rng = np.random.default_rng(11 + c)
+    big = rng.integers(0, 256, (3, 30, 40, c), dtype=np.uint8)
+    mean = (104.0, 117.0, 123.0, 9.0)[:c] if c > 1 else 104.0
+    for views in ([b[2:22, 5:33] for b in big], [b[::-1][2:22, 5:33] for b in big],
+                  [big[0, 2:22, 5:33], np.ascontiguousarray(big[1, 2:22, 5:33]),
+                   big[2, ::-1, ::-1][:20, :28]]):
+        got = blob_from_images(views, 1 / 255, mean=mean, swap_rb=c >= 3)
+        want = cv2.dnn.blobFromImages([np.ascontiguousarray(v) for v in views], 1 / 255, None,
+                                      mean, c >= 3, False)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_other_channel_counts_and_2d_images_and_batch_resize():
+    from layouts.kernels.preprocess import normalize_into
+    rng = np.random.default_rng(12)
+    imgs = [rng.integers(0, 256, (5, 7, 2), dtype=np.uint8) for _ in range(3)]
+    out = np.empty((3, 2, 5, 7), np.float32)
+    normalize_into(out, imgs, np.float32([1, 2]), np.float32([0.5, 2]), np.int64([1, 0]))
+    want = np.stack([(im[..., ::-1].astype(np.float32) - [1, 2]) * np.float32([0.5, 2])
+                     for im in imgs]).transpose(0, 3, 1, 2)
+    np.testing.assert_array_equal(out, want)
+    gray = [rng.integers(0, 256, (5, 7), dtype=np.uint8) for _ in range(2)]
+    np.testing.assert_array_equal(blob_from_images(gray, 2.0, mean=3.0),
+                                  _numpy_twin([g[:, :, None] for g in gray], 2.0, 3.0, False))
+    cv2 = pytest.importorskip("cv2")
+    batch = rng.integers(0, 256, (2, 30, 41, 3), dtype=np.uint8)
+    want = cv2.dnn.blobFromImages(list(batch), 0.5, (16, 12), (1, 2, 3), True, False)
+    got = blob_from_images(batch, 0.5, size=(16, 12), mean=(1, 2, 3), swap_rb=True)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)

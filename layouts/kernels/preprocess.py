@@ -23,6 +23,7 @@ passed as its two's complement and wraps back, as unsigned arithmetic does.
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import functools
 
 import numba
@@ -59,16 +60,58 @@ def _kernel(C: int):
             sbase = soffs[n] + h * sh
             dbase = n * dn + h * dh
             if dw == one and sc == one and sw == c_u:
-                # planar output, interleaved pixels: NCHW from an HWC row (the common case)
-                for c in range(C):
-                    cu = _U(c)
-                    mc = m[c]
-                    kc = k[c]
-                    d = dbase + doff[c]
-                    s = sbase + cu
+                # planar output, interleaved pixels: NCHW from an HWC row (the common case; ROIs
+                # too, whose rows are only further apart). One pass over the pixels reading all C
+                # channels (an interleaved group LLVM vectorises with shuffles) into C planes,
+                # per-channel constants in scalars: one loop per channel with a stride-C read
+                # does not vectorise for C=4 (0.48 ms for 8x224x224x4 against 0.22 now)
+                d0 = dbase + doff[0]
+                m0 = m[0]
+                k0 = k[0]
+                if C == 1:
                     for w in range(W):
                         wu = _U(w)
-                        dst[d + wu] = (np.float32(src[s + wu * c_u]) - mc) * kc
+                        dst[d0 + wu] = (np.float32(src[sbase + wu]) - m0) * k0
+                elif C == 3:
+                    d1 = dbase + doff[1]
+                    d2 = dbase + doff[2]
+                    m1 = m[1]
+                    k1 = k[1]
+                    m2 = m[2]
+                    k2 = k[2]
+                    for w in range(W):
+                        wu = _U(w)
+                        s = sbase + wu * c_u
+                        dst[d0 + wu] = (np.float32(src[s]) - m0) * k0
+                        dst[d1 + wu] = (np.float32(src[s + one]) - m1) * k1
+                        dst[d2 + wu] = (np.float32(src[s + _U(2)]) - m2) * k2
+                elif C == 4:
+                    d1 = dbase + doff[1]
+                    d2 = dbase + doff[2]
+                    d3 = dbase + doff[3]
+                    m1 = m[1]
+                    k1 = k[1]
+                    m2 = m[2]
+                    k2 = k[2]
+                    m3 = m[3]
+                    k3 = k[3]
+                    for w in range(W):
+                        wu = _U(w)
+                        s = sbase + wu * c_u
+                        dst[d0 + wu] = (np.float32(src[s]) - m0) * k0
+                        dst[d1 + wu] = (np.float32(src[s + one]) - m1) * k1
+                        dst[d2 + wu] = (np.float32(src[s + _U(2)]) - m2) * k2
+                        dst[d3 + wu] = (np.float32(src[s + _U(3)]) - m3) * k3
+                else:
+                    for c in range(C):
+                        cu = _U(c)
+                        mc = m[c]
+                        kc = k[c]
+                        d = dbase + doff[c]
+                        s = sbase + cu
+                        for w in range(W):
+                            wu = _U(w)
+                            dst[d + wu] = (np.float32(src[s + wu * c_u]) - mc) * kc
             elif dc == one and sc == one and sw == c_u and dw == c_u:
                 # interleaved to interleaved: NHWC from an HWC row
                 for w in range(W):
@@ -94,6 +137,8 @@ def _flat(a: np.ndarray, writeable: bool = False):
     """A 1-D contiguous view from ``a[0, ...]`` over everything ``a`` (non-negative strides)
     touches, and ``a``'s element strides as uint64."""
     item = a.itemsize
+    if a.flags.c_contiguous:
+        return a.reshape(-1), _U(0), [_U(s // item) for s in a.strides]
     span = sum((n - 1) * s for n, s in zip(a.shape, a.strides)) // item + 1
     base = np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(item,), writeable=writeable)
     return base, _U(0), [_U(s // item) for s in a.strides]
@@ -175,39 +220,110 @@ def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None,
 def _gather(images):
     """One flat read-only view spanning every image's memory, with each image's start offset and
     strides in elements (uint64 arrays). Images that are separate allocations share the view by
-    address arithmetic: the kernel reads only addresses inside the images themselves."""
-    dt = images[0].dtype
-    item = dt.itemsize
-    prepared = []
+    address arithmetic: the kernel reads only addresses inside the images themselves.
+
+    All images must be ndarrays of one shape and dtype. Per image only its address and strides
+    are read (list comprehensions); the rest is numpy over all images at once, so 32 small images
+    cost ~15 us here instead of ~200 us with per-image dicts and Python arithmetic."""
     if isinstance(images, np.ndarray):
         images = list(images)
+    first = images[0]
+    dt = first.dtype
+    item = dt.itemsize
+    shape = first.shape
+    n = len(images)
     for im in images:
         if im.dtype != dt:
             raise ValueError(f"images mix dtypes {dt} and {im.dtype}")
+        if im.shape != shape:
+            raise ValueError(f"images mix shapes {shape} and {im.shape}")
+    addrs = _addresses(images)
+    strides = [im.strides for im in images]
+    uniform = strides.count(strides[0]) == n
+    if item > 1 and (any(a % item for a in addrs)
+                     or any(st % item for sts in (strides[:1] if uniform else strides)
+                            for st in sts)):
+        return _gather_copying(images)
+    if uniform:  # one set of strides: Python scalars, one array of offsets
+        st = strides[0]
+        ext = [(d - 1) * t for d, t in zip(shape, st)]
+        start = min(addrs) + sum(e for e in ext if e < 0)
+        end = max(addrs) + sum(e for e in ext if e > 0) + item
+        soffs = np.array(addrs, np.uint64)
+        soffs -= np.uint64(start)
+        if item > 1:
+            soffs //= np.uint64(item)
+        params = np.empty((3, n), np.uint64)
+        for i, t in enumerate(st):
+            params[i] = _U(t // item) if t >= 0 else _U(2**64 + t // item)
+        shs, sws, scs = params
+    else:
+        ext = np.array(shape, np.int64) - 1
+        st = np.array(strides, np.int64)  # (n, 3)
+        e = ext * st
+        a = np.array(addrs, np.int64)
+        start = int((a + np.minimum(e, 0).sum(1)).min())
+        end = int((a + np.maximum(e, 0).sum(1)).max()) + item
+        el = (st // item).view(np.uint64)
+        shs, sws, scs = (np.ascontiguousarray(el[:, i]) for i in range(3))
+        soffs = ((a - start) // item).view(np.uint64)
+    flat = _from_address(start, (end - start) // item, dt, images)
+    return flat, soffs, shs, sws, scs
+
+
+def _addresses(images):
+    """Each array's data address. ``__array_interface__`` builds a dict per call (~2.5 us per
+    image); reading the ``data`` field that follows the object header in numpy's array struct
+    costs ~0.2 us, and is checked against ``__array_interface__`` on the first image each call
+    (any other build or layout falls back to the dict)."""
+    if _DATA_AT is not None:
+        get = ctypes.c_void_p.from_address
+        off = _DATA_AT
+        addrs = [get(id(im) + off).value or 0 for im in images]
+        if addrs[0] == images[0].__array_interface__["data"][0]:
+            return addrs
+    return [im.__array_interface__["data"][0] for im in images]
+
+
+def _data_field_offset():
+    probe = np.zeros(3)
+    want = probe.__array_interface__["data"][0]
+    off = object.__basicsize__  # PyObject_HEAD: data is PyArrayObject_fields' first member
+    try:
+        if ctypes.c_void_p.from_address(id(probe) + off).value == want:
+            return off
+    except Exception:  # pragma: no cover - exotic builds
+        pass
+    return None  # pragma: no cover
+
+
+_DATA_AT = _data_field_offset()
+
+
+def _gather_copying(images):
+    """The per-image path for images off whole-element alignment (copied to aligned arrays)."""
+    dt = images[0].dtype
+    item = dt.itemsize
+    prepared = []
+    for im in images:
         addr = im.__array_interface__["data"][0]
         if addr % item or any(st % item for st in im.strides):
             im = np.array(im, order="C", copy=True)  # off whole elements: a fresh aligned copy
             addr = im.__array_interface__["data"][0]
-        lo = sum((n - 1) * st for n, st in zip(im.shape, im.strides) if st < 0)
-        hi = sum((n - 1) * st for n, st in zip(im.shape, im.strides) if st > 0)
-        prepared.append((im, addr, addr + lo, addr + hi + item))
-    start = min(p[2] for p in prepared)
-    n = len(prepared)
-    soffs = np.empty(n, np.uint64)
-    shs = np.empty(n, np.uint64)
-    sws = np.empty(n, np.uint64)
-    scs = np.empty(n, np.uint64)
-    end = max(p[3] for p in prepared)
-    for i, (im, addr, _, _) in enumerate(prepared):
-        soffs[i] = (addr - start) // item
-        sh, sw, sc = (st // item for st in im.strides)
-        shs[i], sws[i], scs[i] = (_U(v) if v >= 0 else _U(2**64 + v) for v in (sh, sw, sc))
-    flat = _from_address(start, (end - start) // item, dt, [p[0] for p in prepared])
-    return flat, soffs, shs, sws, scs
+        prepared.append(im)
+    return _gather(prepared)
+
+
+class _Span:
+    """Holds ``__array_interface__`` for :func:`_from_address` and keeps the sources alive."""
+
+    __slots__ = ("__array_interface__", "_keep")
 
 
 def _from_address(addr: int, n: int, dtype, keep) -> np.ndarray:
     """A read-only flat array of ``n`` elements at ``addr``, keeping ``keep`` alive."""
-    iface = {"data": (addr, True), "shape": (n,), "typestr": np.dtype(dtype).str, "version": 3}
-    holder = type("_Span", (), {"__array_interface__": iface, "_keep": keep})()
+    holder = _Span()
+    holder.__array_interface__ = {"data": (addr, True), "shape": (n,), "typestr": dtype.str,
+                                  "version": 3}
+    holder._keep = keep
     return np.asarray(holder)
