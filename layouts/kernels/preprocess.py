@@ -23,7 +23,6 @@ passed as its two's complement and wraps back, as unsigned arithmetic does.
 from __future__ import annotations
 
 import concurrent.futures
-import ctypes
 import functools
 
 import numba
@@ -272,32 +271,9 @@ def _gather(images):
 
 
 def _addresses(images):
-    """Each array's data address. ``__array_interface__`` builds a dict per call (~2.5 us per
-    image); reading the ``data`` field that follows the object header in numpy's array struct
-    costs ~0.2 us, and is checked against ``__array_interface__`` on the first image each call
-    (any other build or layout falls back to the dict)."""
-    if _DATA_AT is not None:
-        get = ctypes.c_void_p.from_address
-        off = _DATA_AT
-        addrs = [get(id(im) + off).value or 0 for im in images]
-        if addrs[0] == images[0].__array_interface__["data"][0]:
-            return addrs
-    return [im.__array_interface__["data"][0] for im in images]
-
-
-def _data_field_offset():
-    probe = np.zeros(3)
-    want = probe.__array_interface__["data"][0]
-    off = object.__basicsize__  # PyObject_HEAD: data is PyArrayObject_fields' first member
-    try:
-        if ctypes.c_void_p.from_address(id(probe) + off).value == want:
-            return off
-    except Exception:  # pragma: no cover - exotic builds
-        pass
-    return None  # pragma: no cover
-
-
-_DATA_AT = _data_field_offset()
+    """Each array's data address (``ndarray.ctypes.data``: ~1.4 us an image, against ~2.5 us
+    for ``__array_interface__``, which builds a dict per call)."""
+    return [im.ctypes.data for im in images]
 
 
 def _gather_copying(images):
