@@ -350,3 +350,32 @@ def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
             copy_into(out, v, threads=1 + start % 32 // 16)
             assert out.tobytes() == np.ascontiguousarray(v).tobytes()
             assert not buf[:start].any() and not buf[start + nb:].any()
+
+
+@pytest.mark.parametrize("numpy_edges", [True, False])
+@pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
+def test_transpose_edges(path, monkeypatch, numpy_edges, dtype):
+    """Edges of the SIMD tile families (peeled heads, i / j remainders, straddling mode 7) by
+    np.copyto of strided views (forced for every size) or by kernel_edges; every permutation
+    of a 4-D array with ragged sizes, dst at several offsets inside a cache line."""
+    import itertools
+    monkeypatch.setattr(kernels, "NUMPY_EDGES", numpy_edges)
+    monkeypatch.setattr(kernels, "EDGE_MAX_FRACTION", 1e-9)
+    monkeypatch.setattr(kernels, "EDGE_MAX_CALLS", 1 << 30)
+    monkeypatch.setattr(kernels, "BI_LONG", 256)          # several i-blocks
+    monkeypatch.setattr(kernels, "LONG_ROW", 128)
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(7)
+    for shape in ((3, 37, 5, 21), (2, 64, 9, 17), (5, 16, 33, 8)):
+        x = random_array(rng, shape, dt)
+        for perm in itertools.permutations(range(4)):
+            v = x.transpose(perm)
+            nb = v.size * dt.itemsize
+            buf = np.zeros(nb + 128, np.uint8)
+            for start in (0, 16, 40):
+                start -= start % dt.itemsize
+                out = buf[start:start + nb].view(dt).reshape(v.shape)
+                buf[...] = 0
+                copy_into(out, v, threads=1 + start % 32 // 16)
+                assert out.tobytes() == np.ascontiguousarray(v).tobytes()
+                assert not buf[:start].any() and not buf[start + nb:].any()

@@ -338,9 +338,55 @@ def _copy_transpose(d, s, plan, nth, nt=False):
     nbi = -(-plan.ni // Bi)
     base = [0, 0, plan.ni, plan.nj, plan.dI, plan.dJ, plan.sI, plan.sJ]
     tail = [Bi, Bj, mode, peel, TI, TL, 0]
-    _run(transpose_kernel,
+    regions = _edge_regions(plan.ni, plan.nj, Bi, mode, peel, TI, TL) if mode and NUMPY_EDGES else None
+    if regions is not None and (len(regions) > EDGE_MAX_CALLS or
+                                plan.nbatch * sum((a1 - a0) * (b1 - b0) for a0, a1, b0, b1 in regions)
+                                * EDGE_MAX_FRACTION > plan.nbatch * plan.ni * plan.nj):
+        regions = None
+    if regions is None:
+        fn = transpose_kernel
+    else:
+        from .transpose import KERNELS
+        fn = KERNELS[mode]          # tiles only; the edges below, in numpy
+    _run(fn,
          lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
          plan.nbatch * nbi, nth)
+    if regions:
+        bsh = tuple(a[0] for a in plan.batch)
+        bd = tuple(a[1] for a in plan.batch)
+        bs = tuple(a[2] for a in plan.batch)
+        for a0, a1, b0, b1 in regions:
+            np.copyto(_view(d[a0 + b0 * plan.dJ:], bsh + (a1 - a0, b1 - b0), bd + (1, plan.dJ)),
+                      _view(s[a0 * plan.sI + b0:], bsh + (a1 - a0, b1 - b0), bs + (plan.sI, 1)),
+                      casting="no")
+
+
+#: edges of SIMD tile families (dI == sJ == 1) by np.copyto of strided views when they are
+#: small, so that a first call compiles only the tile kernel (kernel_edges: ~0.6 s of compile)
+NUMPY_EDGES = True
+#: ... at most this many copyto calls (regions over all i-blocks; batch axes are in the views)
+EDGE_MAX_CALLS = 64
+#: ... and at most 1/EDGE_MAX_FRACTION of the elements
+EDGE_MAX_FRACTION = 64
+
+
+def _edge_regions(ni, nj, Bi, mode, peel, TI, TL):
+    """The (i0, i1, j0, j1) rectangles outside the full tiles of a SIMD tile family, the same
+    for every batch index (as ``transpose.kernel_edges``, one entry per i-block and region)."""
+    m7 = mode == 7
+    je = nj // TL * TL
+    js = (nj - 1) // TL * TL
+    out = []
+    for i0 in range(0, ni, Bi):
+        i1 = min(i0 + Bi, ni)
+        ia = min(i0 + (peel + TI - i0 % TI) % TI, i1)
+        ie = ia + (i1 - ia) // TI * TI
+        if m7:
+            regs = [(ie, i1, js, nj), (i0, ia, 0, 1), (i0, ia, js + 1, nj), (ia, ie, je, nj)]
+        else:
+            regs = [(i0, ia, 0, nj), (ie, i1, 0, nj), (ia, ie, je, nj)]
+        out += [r for r in regs if r[1] > r[0] and r[3] > r[2]]
+    return out
 
 
 def fill_zero(dst, threads=None):
