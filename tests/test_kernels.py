@@ -278,7 +278,8 @@ def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
 @pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("dtype", ["u1", "u2"])
 @pytest.mark.parametrize("C,pitch_extra", [(64, 0), (68, 0), (64, 64), (128, 4), (80, 0)])
-def test_grouped(path, monkeypatch, grouped, dtype, C, pitch_extra):
+@pytest.mark.parametrize("np_edges", [True, False])
+def test_grouped(path, monkeypatch, grouped, dtype, C, pitch_extra, np_edges):
     """uint8 / uint16 transposes with dst rows of 4k / 2k units through the word-grouped path
     (zip 4 / 2 source rows into words, 4-byte tile transpose), size thresholds off, small
     chunks with a remainder; NCHW->NHWC (batch) and NCHW->CHWN (no batch), pitched dst rows,
@@ -286,6 +287,9 @@ def test_grouped(path, monkeypatch, grouped, dtype, C, pitch_extra):
     threads 1 and 2; and the same cases with the path off."""
     dt = np.dtype(dtype)
     monkeypatch.setattr(kernels, "GROUPED", grouped)
+    if np_edges:                                   # stage-B edges by np.copyto, every size
+        monkeypatch.setattr(kernels, "EDGE_MAX_FRACTION", 1e-9)
+        monkeypatch.setattr(kernels, "EDGE_MAX_CALLS", 1 << 30)
     monkeypatch.setattr(kernels, "GROUP_MIN_BYTES", 0)
     monkeypatch.setattr(kernels, "GROUP_MIN_NJ", 0)
     monkeypatch.setattr(kernels, "GROUP_BYTES", C * dt.itemsize * 48)    # Q = 48 columns a chunk

@@ -271,9 +271,26 @@ def _try_grouped(d, s, plan, nth, nt):
     sbs = _u64(a[2] for a in plan.batch)
     d32 = d[:d.shape[0] // G * G].view(np.uint32)
     base = [0, 0, plan.ni, plan.nj, plan.dJ, plan.sI]
+    # stage-B edges: the same rectangles in every chunk of Q columns (and the last one's own)
+    nfull, qlast = plan.nj // Q, plan.nj % Q
+    regs = _edge_regions(ng, Q, Bi, mode, peel, TI, TL) if nfull and NUMPY_EDGES else None
+    regl = _edge_regions(ng, qlast, Bi, mode, peel, TI, TL) if qlast and NUMPY_EDGES else []
+    if regs is not None and regl is not None:
+        ne = nfull * sum((a1 - a0) * (b1 - b0) for a0, a1, b0, b1 in regs)
+        ne += sum((a1 - a0) * (b1 - b0) for a0, a1, b0, b1 in regl)
+        if (len(regs) + len(regl) > EDGE_MAX_CALLS
+                or plan.nbatch * ne * G * EDGE_MAX_FRACTION > plan.nbatch * plan.ni * plan.nj):
+            regs = None
     _run(group_kernel,
-         lambda w0, w1: (d32, s, np.array(base + [w0, w1, Q], np.uint64), T, osh, dbs, sbs),
+         lambda w0, w1: (d32, s, np.array(base + [w0, w1, Q, regs is None], np.uint64), T,
+                         osh, dbs, sbs),
          plan.nbatch * -(-plan.nj // Q), nth)
+    if regs is not None:
+        batch = tuple(plan.batch)
+        if regs:
+            _numpy_edges(d, s, regs, batch + ((nfull, Q * plan.dJ, Q),), plan.dJ, plan.sI, G)
+        if regl:
+            _numpy_edges(d, s, regl, batch, plan.dJ, plan.sI, G, nfull * Q)
     return True
 
 
@@ -352,13 +369,21 @@ def _copy_transpose(d, s, plan, nth, nt=False):
          lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
          plan.nbatch * nbi, nth)
     if regions:
-        bsh = tuple(a[0] for a in plan.batch)
-        bd = tuple(a[1] for a in plan.batch)
-        bs = tuple(a[2] for a in plan.batch)
-        for a0, a1, b0, b1 in regions:
-            np.copyto(_view(d[a0 + b0 * plan.dJ:], bsh + (a1 - a0, b1 - b0), bd + (1, plan.dJ)),
-                      _view(s[a0 * plan.sI + b0:], bsh + (a1 - a0, b1 - b0), bs + (plan.sI, 1)),
-                      casting="no")
+        _numpy_edges(d, s, regions, plan.batch, plan.dJ, plan.sI)
+
+
+def _numpy_edges(d, s, regions, batch, dJ, sI, G=1, j0=0):
+    """np.copyto of the rectangles ``regions`` (i0, i1, j0, j1) of a transpose with dI == sJ == 1
+    over every index of ``batch`` ((n, dst stride, src stride) axes); ``G``: i in groups of G
+    units (word-grouped stage B); ``j0``: offset of j."""
+    bsh = tuple(a[0] for a in batch)
+    bd = tuple(a[1] for a in batch)
+    bs = tuple(a[2] for a in batch)
+    for a0, a1, b0, b1 in regions:
+        a0, a1, b0, b1 = G * a0, G * a1, b0 + j0, b1 + j0
+        np.copyto(_view(d[a0 + b0 * dJ:], bsh + (a1 - a0, b1 - b0), bd + (1, dJ)),
+                  _view(s[a0 * sI + b0:], bsh + (a1 - a0, b1 - b0), bs + (sI, 1)),
+                  casting="no")
 
 
 #: edges of SIMD tile families (dI == sJ == 1) by np.copyto of strided views when they are

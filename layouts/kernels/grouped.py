@@ -10,7 +10,7 @@ each 4 consecutive source rows i are zipped into one uint32 row of a cache-resid
 A uint8 tile needs 64 source rows live per 64-byte output line (spills, ~160 unpacks per
 KB); the word tile needs 16.  Little-endian: byte k of a word is bits [8k, 8k+8).
 
-``P``: d0, s0, ni, nj, dJ, sI, w0, w1, Q (uint8 units; word offsets are unit offsets / 4);
+``P``: d0, s0, ni, nj, dJ, sI, w0, w1, Q, [edges: 0 = leave the stage-B edges to the caller] (uint8 units; word offsets are unit offsets / 4);
 ``T``: the stage-B transpose parameters in the layout of :mod:`.transpose` (only Bi, Bj,
 mode, peel, TI, TL are read; the rest is set per chunk).
 Work item ``w`` = (batch index, chunk of j).
@@ -88,6 +88,17 @@ def group_tile(d32, s, P, T, bsh, dbs, sbs):
 
 
 @njit(cache=True, nogil=True)
+def group_tile_ne(d32, s, P, T, bsh, dbs, sbs):
+    """As group_tile without the stage-B edges (the caller copies them)."""
+    w32 = _scratch(s, P)
+    Tc = T.copy()
+    e = np.zeros(0, np.uint64)
+    for w in range(P[6], P[7]):
+        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
+        kernel_tile(d32, w32, Tc, e, e, e)
+
+
+@njit(cache=True, nogil=True)
 def group_nt(d32, s, P, T, bsh, dbs, sbs):
     """As group_tile with non-temporal tiles (mode 2)."""
     w32 = _scratch(s, P)
@@ -97,6 +108,17 @@ def group_nt(d32, s, P, T, bsh, dbs, sbs):
         _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
         kernel_nt(d32, w32, Tc, e, e, e)
         kernel_edges(d32, w32, Tc, e, e, e)
+
+
+@njit(cache=True, nogil=True)
+def group_nt_ne(d32, s, P, T, bsh, dbs, sbs):
+    """As group_nt without the stage-B edges (the caller copies them)."""
+    w32 = _scratch(s, P)
+    Tc = T.copy()
+    e = np.zeros(0, np.uint64)
+    for w in range(P[6], P[7]):
+        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
+        kernel_nt(d32, w32, Tc, e, e, e)
 
 
 @njit(cache=True, nogil=True)
@@ -111,11 +133,26 @@ def group_split(d32, s, P, T, bsh, dbs, sbs):
         kernel_edges(d32, w32, Tc, e, e, e)
 
 
+@njit(cache=True, nogil=True)
+def group_split_ne(d32, s, P, T, bsh, dbs, sbs):
+    """As group_split without the stage-B edges (the caller copies them)."""
+    w32 = _scratch(s, P)
+    Tc = T.copy()
+    e = np.zeros(0, np.uint64)
+    for w in range(P[6], P[7]):
+        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
+        kernel_split(d32, w32, Tc, e, e, e)
+
+
 #: one kernel per stage-B tile family (modes 1, 2, 7 of :mod:`.transpose`): a first call
 #: compiles only the family it needs
 GROUP_KERNELS = {1: group_tile, 2: group_nt, 7: group_split}
+#: ... without the stage-B edges (``P[9] == 0``: the caller copies them, no kernel_edges compile)
+GROUP_KERNELS_NE = {1: group_tile_ne, 2: group_nt_ne, 7: group_split_ne}
 
 
 def group_kernel(d32, s, P, T, bsh, dbs, sbs):
-    """Run the grouped kernel of the stage-B mode ``T[12]`` (1, 2 or 7)."""
-    GROUP_KERNELS[int(T[12])](d32, s, P, T, bsh, dbs, sbs)
+    """Run the grouped kernel of the stage-B mode ``T[12]`` (1, 2 or 7); with the stage-B
+    edges unless ``P[9] == 0`` (absent: with)."""
+    ks = GROUP_KERNELS if P.shape[0] < 10 or P[9] else GROUP_KERNELS_NE
+    ks[int(T[12])](d32, s, P, T, bsh, dbs, sbs)
