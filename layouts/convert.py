@@ -115,7 +115,7 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
     from .kernels import copy_into, fill_zero  # numba loads here, on the first conversion
 
     for step in steps:
-        step.run(x, target, copy_into, fill_zero, threads)
+        step.run(x, target, copy_into, threads)
     for pad in padding_views(dst_layout, target, pads):
         if pad.size:
             fill_zero(pad, threads=threads)
@@ -141,8 +141,9 @@ _prepare_cached = lru_cache(maxsize=512)(_prepare)
 
 def _flat_source(x: np.ndarray, src: Layout) -> np.ndarray:
     """The flat buffer ``x`` viewed as the physical array of ``src``."""
-    if x.size != src.size and x.size < src.span:
-        raise LayoutError(f"a flat source buffer for {src!r} needs {src.size} elements, got {x.size}")
+    if x.size < src.span:
+        raise LayoutError(f"a flat source buffer for {src!r} needs at least {src.span} elements "
+                          f"(its last element's offset + 1; {src.size} with trailing padding), got {x.size}")
     return src.view(x if x.size <= 1 or x.strides[0] == x.itemsize else np.ascontiguousarray(x))
 
 
@@ -169,8 +170,9 @@ def _destination(dst: str | Layout, src: Layout, byte_sized: bool, dims: Mapping
     else:
         spec = parse(dst)
         params = {}
-        for p in _params(spec):  # Ascend's C0: 16, or 32 for 8-bit types, unless given
-            params[p] = dims.get(p, 32 if byte_sized else 16)
+        src_blocks = dict(zip(src.dim_names, src.shape))
+        for p in _params(spec):  # Ascend's C0: as given, else the source's, else 16 (32 for 8-bit types)
+            params[p] = dims.get(p, src_blocks.get(p, 32 if byte_sized else 16))
         if set(spec.axes) != set(src.axes):
             raise LayoutError(_axes_message(src, spec.axes))
         layout = Layout(spec, **src.dims, **params)

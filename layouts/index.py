@@ -30,6 +30,8 @@ class Index:
         self.padding = padding
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # copy/pickle probe special names before __init__ has run
+            raise AttributeError(name)
         try:
             return self._coords[name]
         except KeyError:
@@ -43,6 +45,12 @@ class Index:
 
     def __len__(self) -> int:
         return len(self._coords)
+
+    def __getstate__(self) -> tuple:
+        return self._axes, self._coords, self.padding
+
+    def __setstate__(self, state: tuple) -> None:
+        self._axes, self._coords, self.padding = state
 
     def as_dict(self) -> dict[str, Any]:
         """Coordinates as ``{"n": ..., ...}``, ready for ``Layout.offset(**d)``."""

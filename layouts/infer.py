@@ -55,7 +55,7 @@ def candidate_layouts(array: Any, axes: str) -> list[Layout]:
     if len(axes) != len(shape) or len(set(axes)) != len(axes) or not axes.isalpha():
         raise LayoutError(f"axes {axes!r} must name each of the array's {len(shape)} dims once, with letters (shape {shape})")
     axes = axes.upper()
-    neg = [a for a, s in zip(axes, strides) if s < 0]
+    neg = [a for a, s, n in zip(axes, strides, shape) if s < 0 and n > 1]  # a size-1 axis's stride never counts
     if neg:
         raise LayoutError(f"axis {neg[0]} has a negative stride; a layout stores each axis forwards (copy the array first)")
     empty = 0 in shape
@@ -63,6 +63,9 @@ def candidate_layouts(array: Any, axes: str) -> list[Layout]:
     stride_of = dict(zip(axes, strides))
     extent_of = dict(zip(axes, shape))
     moving.sort(key=lambda a: -stride_of[a])
+    broadcast = [a for a in moving if stride_of[a] == 0]
+    if broadcast:
+        raise LayoutError(f"axis {broadcast[0]} has stride 0: the array is broadcast (one element stands for many); copy it first")
     for outer, inner in zip(moving, moving[1:]):
         if stride_of[outer] == stride_of[inner]:
             raise LayoutError(f"axes {outer} and {inner} share the stride {stride_of[inner]}: the array overlaps itself, no layout stores it")
@@ -117,9 +120,13 @@ def layout_of(array: Any, axes: str, prefer: str | list[str] | None = None) -> L
             for layout in found:
                 if layout.spec == spec.upper():
                     return layout
-    ones = [a for a, n in zip(axes.upper(), array.shape) if n <= 1]
-    plural = "s" if len(ones) > 1 else ""
+    shape = tuple(int(n) for n in array.shape)
+    if 0 in shape:
+        why = f"the array is empty (axis {axes.upper()[shape.index(0)]} has size 0), so every order stores it"
+    else:
+        ones = [a for a, n in zip(axes.upper(), shape) if n == 1]
+        why = f"size-1 {'axes' if len(ones) > 1 else 'axis'} {', '.join(ones)} {'let' if len(ones) > 1 else 'lets'} {len(found)} layouts store this array"
     raise LayoutError(
-        f"ambiguous: size-1 axis{'es' if plural else ''} {', '.join(ones)} let{'' if plural else 's'} {len(found)} layouts store this array "
-        f"identically: {', '.join(L.spec for L in found[:24])}{' ...' if len(found) > 24 else ''}; pass prefer=... to choose"
+        f"ambiguous: {why} identically: {', '.join(L.spec for L in found[:24])}"
+        f"{' ...' if len(found) > 24 else ''}; pass prefer=... to choose"
     )

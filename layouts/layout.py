@@ -555,9 +555,17 @@ def canonical_order(axes: tuple[str, ...] | str) -> str:
 
 
 def _integer_array(value: Any, what: str) -> np.ndarray:
+    """``value`` as int64, refusing non-integers and integers int64 cannot hold (never wrapping)."""
     arr = np.asarray(value)
+    if arr.dtype == object and arr.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.flat):
+        big = [int(v) for v in arr.flat if not -2**63 <= int(v) < 2**63]
+        if big:
+            raise LayoutError(f"{what} {big[0]} is outside the int64 range a layout addresses")
+        arr = arr.astype(np.int64)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise LayoutError(f"{what} must be an integer or an integer array, got {arr.dtype} {value!r}"[:200])
+    if arr.dtype == np.uint64 and arr.size and arr.max() >= 2**63:
+        raise LayoutError(f"{what} {int(arr.max())} is outside the int64 range a layout addresses")
     return arr.astype(np.int64)
 
 

@@ -33,7 +33,8 @@ from .layout import Layout
 
 @dataclass(frozen=True)
 class _Split:
-    """How one axis is cut for the fast path: blocks ``m`` >= ``k`` (``m % k == 0``) and size ``D``."""
+    """How one axis is cut for the fast path: its logical ``size`` and the two layouts' blocks
+    ``m`` >= ``k`` (``m % k == 0``; 1 where a layout does not block the axis)."""
 
     size: int
     m: int
@@ -90,7 +91,7 @@ class CopyStep:
         """The source view alone (dims in destination order)."""
         return x[self._src[0]].reshape(self._src[1]).transpose(self._perm)
 
-    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, fill_zero: Callable, threads: Any) -> None:
+    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, threads: Any) -> None:
         sv, dv = self.views(x, target)
         if sv.size:
             copy_into(dv, sv, threads=threads)
@@ -103,7 +104,7 @@ class GatherStep:
     src: Layout
     dst: Layout
 
-    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, fill_zero: Callable, threads: Any) -> None:
+    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, threads: Any) -> None:
         axes = self.src.axes
         grids = np.meshgrid(*[np.arange(self.src.dims[a], dtype=np.int64) for a in axes], indexing="ij", sparse=True)
         coords = {a.lower(): g for a, g in zip(axes, grids)}
@@ -161,11 +162,13 @@ def pitch_gap_views(layout: Layout, flat: np.ndarray) -> list[np.ndarray]:
     """Views of a flat buffer covering the slots that row pitch leaves between elements."""
     shape, strides = layout.shape, layout.stride_tuple
     item = flat.itemsize
+    if 0 in shape:  # no element at all: every slot is padding
+        return [flat]
     views = []
     for i in range(len(shape)):
         used = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 1
         gap = strides[i] - used
-        if gap <= 0 or 0 in shape:
+        if gap <= 0:
             continue
         start = flat[used:]
         views.append(np.lib.stride_tricks.as_strided(

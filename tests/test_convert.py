@@ -248,3 +248,15 @@ def test_thread_setting():
         ly.convert(x, "NCHW", "NHWC", threads=0)
     with pytest.raises(LayoutError, match="got True"):
         ly.set_threads(True)
+
+
+def test_zero_size_pitched_out_is_all_zero():
+    L = Layout("HWC", H=2, W=0, C=3, pitch={"H": 12})
+    out = np.full(L.size, 7.0)
+    ly.convert(np.zeros((2, 0, 3)), "HWC", L, out=out)
+    assert L.size == 24 and np.all(out == 0)
+
+
+def test_ascend_destination_keeps_the_source_block():
+    x = np.arange(2 * 2 * 2 * 16, dtype=np.uint8).reshape(1, 2, 2, 2, 16)    # C0=16 though 8-bit
+    assert np.array_equal(ly.convert(x, "NC1HWC0", "NC1HWC0"), x)

@@ -101,3 +101,14 @@ def test_torch_tensor_strides():
     assert ly.layout_of(t, "NCHW").spec == "NHWC"
     t1 = torch.zeros(2, 1, 4, 5).to(memory_format=torch.channels_last)
     assert {L.spec for L in ly.candidate_layouts(t1, "NCHW")} >= {"NCHW", "NHWC"}
+
+
+def test_messages_for_broadcast_empty_and_flipped_size_one():
+    with pytest.raises(LayoutError, match="broadcast"):
+        ly.layout_of(np.broadcast_to(np.zeros(4), (3, 4)), "HW")
+    with pytest.raises(LayoutError, match="the array is empty"):
+        ly.layout_of(np.zeros((0, 3)), "HW")
+    flipped = np.arange(6.0).reshape(1, 6)[::-1]               # negative stride on a size-1 axis: irrelevant
+    assert {L.spec for L in ly.candidate_layouts(flipped, "HW")} == {"HW", "WH"}
+    with pytest.raises(LayoutError, match="size-1 axes N, C let 12 layouts"):
+        ly.layout_of(np.zeros((1, 1, 3, 4)), "NCHW")

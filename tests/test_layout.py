@@ -283,3 +283,18 @@ def test_zero_size_axes():
     assert L.size == 0 and L.count == 0 and L.span == 0
     assert L.offset(n=np.array([], dtype=np.int64), c=0, h=0, w=0).size == 0
     assert L.physical_order().size == 0
+
+
+def test_index_copies_and_pickles():
+    import copy
+    import pickle
+    i = Layout("NHWC", **ART).index(337)
+    for j in (copy.copy(i), copy.deepcopy(i), pickle.loads(pickle.dumps(i))):
+        assert j == i and (j.n, j.c, j.h, j.w) == (1, 1, 0, 1)
+
+
+def test_offsets_beyond_int64_are_refused_not_wrapped():
+    L = Layout("NCHW", **ART)
+    for bad in (2**64 - 1, np.uint64(2**64 - 1), 2**70, np.array([1, 2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(LayoutError, match="outside the int64 range"):
+            L.index(bad)
