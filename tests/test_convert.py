@@ -11,6 +11,16 @@ import layouts as ly
 from layouts import Layout, LayoutError
 from oracle import blocked_physical, pitched_buffer
 
+@pytest.fixture(autouse=True, scope="module")
+def kernels_for_every_size():
+    """Small arrays would go to np.copyto and one thread: make every test here run the kernels."""
+    from layouts import kernels
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernels, "SMALL_BYTES", 0)
+        mp.setattr(kernels, "PAR_MIN_BYTES", 0)
+        yield
+
+
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.float32,
           np.int64, np.uint64, np.float64, np.complex64, np.complex128]
 

@@ -383,3 +383,44 @@ def test_transpose_edges(path, monkeypatch, numpy_edges, dtype):
                 copy_into(out, v, threads=1 + start % 32 // 16)
                 assert out.tobytes() == np.ascontiguousarray(v).tobytes()
                 assert not buf[:start].any() and not buf[start + nb:].any()
+
+
+def test_overlapping_views_copy_as_numpy_does(monkeypatch):
+    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
+    a = np.arange(256 * 256.0).reshape(256, 256)
+    b = a.copy()
+    np.copyto(b, b.T)
+    copy_into(a, a.T, threads=1)
+    assert np.array_equal(a, b)
+
+
+def test_threads_of_different_counts_from_several_callers(monkeypatch):
+    import threading
+    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
+    monkeypatch.setattr(kernels, "PAR_MIN_BYTES", 0)
+    x = np.random.default_rng(0).integers(0, 255, (8, 64, 40, 40), dtype=np.uint8)
+    ref = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    errors = []
+
+    def work(n):
+        try:
+            for _ in range(5):
+                out = np.empty_like(ref)
+                copy_into(out, x.transpose(0, 2, 3, 1), threads=n)
+                assert np.array_equal(out, ref)
+        except Exception as err:  # pragma: no cover - the failure being tested for
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in (1, 2, 3, 4, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])
+def test_bad_thread_counts(bad):
+    from layouts import LayoutError
+    with pytest.raises(LayoutError, match="threads must be None or an int >= 1"):
+        copy_into(np.empty(4), np.zeros(4), threads=bad)

@@ -35,12 +35,11 @@ True
 
 import ctypes
 import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .plan import make_fill_plan, make_plan
+from .pool import run_split, thread_count
 
 __all__ = ["copy_into", "fill_zero", "USE_SIMD", "NT_MIN_BYTES", "PAR_MIN_BYTES"]
 
@@ -74,41 +73,7 @@ BLOCKS = {1: (256, 256), 2: (128, 128), 4: (64, 64), 8: (32, 32)}
 #: straddling tiles (mode 7) for 16-byte aligned contiguous outputs
 SPLIT = True
 
-_pool = None
-_pool_size = 0
 _plans = {}        # (shape, strides, dtype, address mod 8) -> Plan
-_pool_lock = threading.Lock()
-
-
-def _nthreads(threads):
-    if threads is None:
-        import numba
-        return max(1, int(numba.config.NUMBA_NUM_THREADS))
-    t = int(threads)
-    if t < 1:
-        raise ValueError(f"threads must be None or >= 1, got {threads!r}")
-    return t
-
-
-def _run(fn, make_args, nwork, nthreads):
-    """Run ``fn(*make_args(w0, w1))`` over ``[0, nwork)`` split in ``nthreads`` chunks."""
-    global _pool, _pool_size
-    t = max(1, min(nthreads, nwork))
-    if t == 1:
-        fn(*make_args(0, nwork))
-        return
-    bounds = [nwork * k // t for k in range(t + 1)]
-    with _pool_lock:
-        if _pool is None or _pool_size < t - 1:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(max_workers=t - 1, thread_name_prefix="layouts-kernels")
-            _pool_size = t - 1
-        pool = _pool
-    futs = [pool.submit(fn, *make_args(bounds[k], bounds[k + 1])) for k in range(1, t)]
-    fn(*make_args(bounds[0], bounds[1]))
-    for f in futs:
-        f.result()
 
 
 def _flat(arr, ext, unit):
@@ -136,7 +101,7 @@ def _u64(seq):
 def copy_into(dst, src, threads=None):
     """``dst[...] = src`` for same-shape, same-dtype arrays with arbitrary strides.
 
-    Bitwise equal to ``np.copyto(dst, src)``.  ``dst`` and ``src`` must not overlap.
+    Bitwise equal to ``np.copyto(dst, src)``, also when the two overlap (then it is ``np.copyto``).
 
     Parameters
     ----------
@@ -153,7 +118,11 @@ def copy_into(dst, src, threads=None):
     True
     """
     _check(dst, src)
-    _copy(dst, src, _nthreads(threads), False)
+    nth = thread_count(threads)
+    if np.may_share_memory(dst, src):  # overlapping views: numpy's copy buffers them correctly
+        np.copyto(dst, src, casting="no")
+        return
+    _copy(dst, src, nth, False)
 
 
 def _copy(dst, src, nth, nt):
@@ -180,7 +149,7 @@ def _copy(dst, src, nth, nt):
         _copy_rows(d, s, plan, nth)
     else:
         from .small import try_small
-        if (not try_small(d, s, plan, nth, _run) and not _try_staged(d, s, plan, nth)
+        if (not try_small(d, s, plan, nth, run_split) and not _try_staged(d, s, plan, nth)
                 and not _try_grouped(d, s, plan, nth, nt)):
             _copy_transpose(d, s, plan, nth, nt)
 
@@ -281,7 +250,7 @@ def _try_grouped(d, s, plan, nth, nt):
         if (len(regs) + len(regl) > EDGE_MAX_CALLS
                 or plan.nbatch * ne * G * EDGE_MAX_FRACTION > plan.nbatch * plan.ni * plan.nj):
             regs = None
-    _run(group_kernel,
+    run_split(group_kernel,
          lambda w0, w1: (d32, s, np.array(base + [w0, w1, Q, regs is None], np.uint64), T,
                          osh, dbs, sbs),
          plan.nbatch * -(-plan.nj // Q), nth)
@@ -297,7 +266,7 @@ def _try_grouped(d, s, plan, nth, nt):
 def _copy_rows(d, s, plan, nth):
     if not plan.batch and plan.dI == 1 and plan.sI == 1:       # one contiguous run: memcpy
         n = plan.n
-        _run(lambda a, b: (np.copyto(a, b),),
+        run_split(lambda a, b: (np.copyto(a, b),),
              lambda w0, w1: (d[n * w0 // nth:n * w1 // nth], s[n * w0 // nth:n * w1 // nth]),
              nth, nth)
         return
@@ -306,7 +275,7 @@ def _copy_rows(d, s, plan, nth):
     dos = _u64(a[1] for a in plan.batch)
     sos = _u64(a[2] for a in plan.batch)
     base = [0, 0, plan.n, plan.dI, plan.sI]
-    _run(rows_kernel,
+    run_split(rows_kernel,
          lambda w0, w1: (d, s, np.array(base + [w0, w1], np.uint64), osh, dos, sos),
          plan.nbatch, nth)
 
@@ -365,7 +334,7 @@ def _copy_transpose(d, s, plan, nth, nt=False):
     else:
         from .transpose import KERNELS
         fn = KERNELS[mode]          # tiles only; the edges below, in numpy
-    _run(fn,
+    run_split(fn,
          lambda w0, w1: (d, s, np.array(base + [w0, w1] + tail, np.uint64), osh, dbs, sbs),
          plan.nbatch * nbi, nth)
     if regions:
@@ -425,7 +394,7 @@ def fill_zero(dst, threads=None):
         raise TypeError(f"fill_zero: dst must be a numpy array, got {type(dst).__name__}")
     if not dst.flags.writeable:
         raise ValueError("fill_zero: dst is read-only")
-    nth = _nthreads(threads)
+    nth = thread_count(threads)
     plan = make_fill_plan(dst)
     if plan.kind == "empty":
         return
@@ -439,6 +408,6 @@ def fill_zero(dst, threads=None):
     osh = _u64(a[0] for a in plan.batch)
     dos = _u64(a[1] for a in plan.batch)
     base = [0, 0, plan.n, plan.dI, plan.dI]
-    _run(fill_kernel, lambda w0, w1: (d, np.array(base + [w0, w1], np.uint64), osh, dos),
+    run_split(fill_kernel, lambda w0, w1: (d, np.array(base + [w0, w1], np.uint64), osh, dos),
          plan.nbatch, nth)
 

@@ -22,11 +22,12 @@ passed as its two's complement and wraps back, as unsigned arithmetic does.
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 
 import numba
 import numpy as np
+
+from .pool import run_split, thread_count
 
 _U = np.uint64
 
@@ -148,20 +149,10 @@ def _flat(a: np.ndarray, writeable: bool = False):
 AUTO_THREADS_MIN_ELEMENTS = 1 << 24
 
 
-@functools.lru_cache(maxsize=None)
-def _pool(n: int) -> concurrent.futures.ThreadPoolExecutor:
-    return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="layouts-preprocess")
-
-
 def _nthreads(threads, elements: int) -> int:
-    if threads is None:
-        if elements < AUTO_THREADS_MIN_ELEMENTS:
-            return 1
-        return max(1, int(numba.config.NUMBA_NUM_THREADS))
-    t = int(threads)
-    if t < 1:
-        raise ValueError(f"threads must be None or >= 1, got {threads!r}")
-    return t
+    if threads is None and elements < AUTO_THREADS_MIN_ELEMENTS:
+        return 1
+    return thread_count(threads)
 
 
 def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None,
@@ -204,16 +195,7 @@ def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None,
     rows = N * H
     nth = max(1, min(_nthreads(threads, N * H * W * C), rows // max(1, min_rows_per_thread)))
     args = (s_flat, soffs, shs, sws, scs, d_flat, dn, dc, dh, dw, _U(H), W)
-    if nth == 1:
-        k(*args, 0, rows, mean, scale, perm)
-        return
-    bounds = [rows * i // nth for i in range(nth + 1)]
-    ex = _pool(nth)
-    futs = [ex.submit(k, *args, bounds[i], bounds[i + 1], mean, scale, perm)
-            for i in range(1, nth)]
-    k(*args, bounds[0], bounds[1], mean, scale, perm)  # the calling thread takes the first part
-    for f in futs:
-        f.result()
+    run_split(k, lambda r0, r1: args + (r0, r1, mean, scale, perm), rows, nth)
 
 
 def _gather(images):
