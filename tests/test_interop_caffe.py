@@ -288,9 +288,13 @@ def test_blob_to_and_from_proto(pb):
     np.testing.assert_array_equal(c.diff, b.diff)
     with pytest.raises(LayoutError, match="shape mismatch"):
         Blob((3, 2)).from_proto(raw, reshape=False)
-    # a legacy proto matches a blob of fewer axes through the legacy 1-padding
-    leg = _msg(num=2, channels=3, height=1, width=1, data=[0.0] * 6).SerializeToString()
+    # a legacy proto matches a blob of fewer axes through LegacyShape(-4..-1), counted from the end
+    # (caffe/src/caffe/blob.cpp ShapeEquals: an IP weight blob (M, N) is legacy 1 x 1 x M x N)
+    leg = _msg(num=1, channels=1, height=2, width=3, data=[0.0] * 6).SerializeToString()
     Blob((2, 3)).from_proto(leg, reshape=False)
+    wrong_end = _msg(num=2, channels=3, height=1, width=1, data=[0.0] * 6).SerializeToString()
+    with pytest.raises(LayoutError, match="shape mismatch"):
+        Blob((2, 3)).from_proto(wrong_end, reshape=False)
 
 
 def test_mean_file_loads_in_any_layout_and_saves(tmp_path, pb):
@@ -355,3 +359,19 @@ def test_weight_layout_errors():
         caffe.convert_weights(w[0], "OIHW", "HWIO")
     with pytest.raises(LayoutError, match="different axes"):
         caffe.convert_weights(w, "OIHW", "HWIOD")
+
+
+def test_save_converts_diff_like_data(pb):
+    x = np.arange(12, dtype=np.float32).reshape(2, 2, 3)            # HWC
+    d = -x
+    p = parse_blobproto(caffe.save_binaryproto(x, layout="HWC", diff=d))
+    np.testing.assert_array_equal(p.data.reshape(3, 2, 2), x.transpose(2, 0, 1))
+    np.testing.assert_array_equal(p.diff.reshape(3, 2, 2), d.transpose(2, 0, 1))
+    with pytest.raises(LayoutError, match="diff has shape"):
+        caffe.save_binaryproto(x, layout="HWC", diff=np.zeros(3))
+
+
+def test_unshaped_blob_has_no_data():
+    with pytest.raises(LayoutError, match="never shaped"):
+        Blob().data
+    assert Blob(()).data.shape == () and Blob((0,)).data.shape == (0,)

@@ -120,7 +120,12 @@ def test_mat_512x512_steps_from_the_reference(name, step, esz, esz1):
 def test_user_step_rules():
     m = MatLayout.create(3, 5, "CV_16UC3", step=32)
     assert m.step1 == 16 and not m.is_continuous and m.end == 2 * 32 + 30
-    assert MatLayout.create(1, 5, "CV_16UC3", step=64).step == 30  # one row: step = row size
+    one_row = MatLayout.create(1, 5, "CV_16UC3", step=64)          # 4.x/5.x keep a given step
+    assert one_row.step == 64 and one_row.is_continuous                # ... and one row is continuous
+    assert not MatLayout.create(3, 0, "CV_8UC1", step=16).is_continuous  # updateContinuityFlag: 0 cols, rows 16 bytes apart
+    assert MatLayout.create(3, 0, "CV_8UC1").is_continuous             # ... but packed (step 0) it is
+    with pytest.raises(LayoutError, match="expected step >= 30"):
+        MatLayout.create(1, 5, "CV_16UC3", step=16)
     with pytest.raises(LayoutError, match="step 29 bytes is less than a row.*30"):
         MatLayout.create(3, 5, "CV_16UC3", step=29)
     with pytest.raises(LayoutError, match="step 33 is not a multiple of elemSize1 2"):
@@ -366,3 +371,13 @@ def test_other_channel_counts_and_2d_images_and_batch_resize():
     want = cv2.dnn.blobFromImages(list(batch), 0.5, (16, 12), (1, 2, 3), True, False)
     got = blob_from_images(batch, 0.5, size=(16, 12), mean=(1, 2, 3), swap_rb=True)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+
+
+def test_blob_out_must_be_writable_and_separate():
+    imgs = np.random.default_rng(0).integers(0, 255, (2, 8, 8, 3)).astype(np.float32)
+    with pytest.raises(LayoutError, match="overlaps an input"):
+        blob_from_images(imgs, swap_rb=True, layout="NHWC", out=imgs)
+    ro = np.zeros((2, 3, 8, 8), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(LayoutError, match="read-only"):
+        blob_from_images(imgs, out=ro)

@@ -99,3 +99,16 @@ def test_input_tensor_not_mutated_and_bad_input():
         lt.to_numpy(np.zeros((1, 2, 3, 4)))
     with pytest.raises(LayoutError, match="pass axes="):
         lt.memory_formats(torch.zeros(3, 4))
+
+
+def test_spec_case_does_not_change_the_result():
+    t = torch.randn(2, 3, 4, 5)
+    a, b = lt.convert_tensor(t, "NHWC"), lt.convert_tensor(t, "nhwc")
+    assert a.shape == b.shape == t.shape and a.stride() == b.stride()
+    assert torch.equal(a, t) and torch.equal(b, t)
+
+
+def test_from_numpy_takes_negative_strides():
+    a = np.arange(24.0).reshape(1, 2, 3, 4)[:, :, ::-1]
+    t = lt.from_numpy(a, "NCHW")
+    assert np.array_equal(t.numpy(), a)

@@ -234,12 +234,18 @@ class Blob:
     @property
     def data(self) -> np.ndarray:
         """Writable view of ``shape`` over the data buffer (``mutable_cpu_data``)."""
-        return self._buffer("data")[: self._count].reshape(self._shape)
+        return self._view("data")
+
+    def _view(self, which: str) -> np.ndarray:
+        if not self._shape and self._count == 0:
+            # Caffe: CHECK(data_) fails on a blob that was never shaped
+            raise LayoutError(f"this Blob was never shaped, so it has no {which}; call reshape(shape) first")
+        return self._buffer(which)[: self._count].reshape(self._shape)
 
     @property
     def diff(self) -> np.ndarray:
         """Writable view of ``shape`` over the diff buffer (``mutable_cpu_diff``)."""
-        return self._buffer("diff")[: self._count].reshape(self._shape)
+        return self._view("diff")
 
     def update(self) -> None:
         """``Update()``: ``data -= diff`` over ``count`` elements."""
@@ -326,9 +332,11 @@ class Blob:
             self._buffer("diff")[: self._count] = proto.diff.ravel()
 
     def _shape_equals(self, proto: "BlobProtoData") -> bool:
-        if proto.legacy is not None:  # Caffe compares legacy dims through LegacyShape
+        if proto.legacy is not None:
+            # Caffe's ShapeEquals reads legacy dims from the END of the shape (LegacyShape(-4..-1)):
+            # an inner-product weight (M, N) matches num=1, channels=1, height=M, width=N
             return self.num_axes <= 4 and tuple(
-                self.legacy_shape(i) for i in range(4)) == proto.shape
+                self.legacy_shape(i) for i in range(-4, 0)) == proto.shape
         return self._shape == proto.shape
 
     def __repr__(self) -> str:
@@ -535,14 +543,18 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", *, legacy: bool = F
     if len(layout) != x.ndim:
         raise LayoutError(f"layout {layout!r} has {len(layout)} axes but the array has shape {x.shape}")
     caffe_order = canonical_order(layout)  # Caffe's row-major order: NCHW-like for image letters
+    d = None if diff is None else np.asarray(diff)
+    if d is not None and d.shape != x.shape:
+        raise LayoutError(f"diff has shape {d.shape}, expected the array's shape {x.shape} (layout {layout!r})")
     if layout != caffe_order:
         from layouts import convert
 
         x = convert(x, layout, caffe_order)
+        d = None if d is None else convert(d, layout, caffe_order)
     shape = x.shape
     if "N" not in layout and set("CHW") <= set(layout):
         shape = (1,) + shape  # a mean image is a 1 x C x H x W blob
-    d = None if diff is None else np.asarray(diff).reshape(shape)
+    d = None if d is None else d.reshape(shape)
     p = BlobProtoData(shape=shape, data=x.reshape(shape), diff=d, double=bool(double),
                       legacy=(True,) * 4 if legacy else None)
     out = p.to_bytes()

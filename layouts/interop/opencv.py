@@ -259,7 +259,7 @@ class MatLayout:
                 raise LayoutError(f"Mat {name} is {v!r}; expected a non-negative int")
             object.__setattr__(self, name, int(v))
         minstep = self.cols * self.elem_size
-        if self.rows > 1 and self.step < minstep:
+        if self.step < minstep:
             raise LayoutError(f"Mat step {self.step} bytes is less than a row of {self.cols} x "
                               f"{self.elem_size} bytes ({minstep}); expected step >= {minstep}")
         if self.step % self.elem_size1:
@@ -279,12 +279,12 @@ class MatLayout:
     def create(cls, rows: int, cols: int, type, step: Optional[int] = None,
                version: int = 5) -> "MatLayout":
         """``Mat(rows, cols, type)`` (step = cols * elemSize) or ``Mat(rows, cols, type, data,
-        step)``: a user step must be >= a row and a multiple of elemSize1; with one row OpenCV
-        replaces it by the row size."""
+        step)``: a user step must be >= a row and a multiple of elemSize1, and is kept as given
+        (OpenCV 4/5 ``matrix.cpp``; 3.x replaced it by the row size when ``rows == 1``)."""
         enc = encoding(version)
         t = enc._check(type)
         minstep = cols * enc.elem_size(t) if isinstance(cols, (int, np.integer)) else 0
-        if step is None or rows == 1:
+        if step is None:
             step = minstep
         return cls(rows, cols, t, step, version=version)
 
@@ -364,13 +364,19 @@ class MatLayout:
 
     @property
     def is_continuous(self) -> bool:
-        """``isContinuous()``: rows follow each other without gaps (``updateContinuityFlag``:
-        a single row always is; the element count must also fit in an int)."""
-        if self.rows <= 1 or self.cols == 0:
-            continuous = True
-        else:
-            continuous = self.elem_size * self.cols >= self.step
-        return continuous and self.total * self.channels <= _INT_MAX
+        """``isContinuous()``, as ``updateContinuityFlag`` computes it for 2 dims: from the first
+        dim longer than 1, each dim must fill the next one's step exactly (a single row always
+        does), and the element count times channels must fit in an int."""
+        size, step = (self.rows, self.cols), (self.step, self.elem_size)
+        i = next((k for k, n in enumerate(size) if n > 1), len(size))
+        t = size[min(i, len(size) - 1)] * self.channels
+        j = len(size) - 1
+        while j > i:
+            t *= size[j]
+            if step[j] * size[j] < step[j - 1]:
+                break
+            j -= 1
+        return j <= i and t <= _INT_MAX
 
     @property
     def is_submatrix(self) -> bool:
@@ -580,6 +586,11 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
             raise LayoutError(f"out must be a float32 array of shape {shape} ({layout}); got "
                               f"{getattr(blob, 'dtype', type(blob).__name__)} "
                               f"{getattr(blob, 'shape', '')}")
+        if not blob.flags.writeable:
+            raise LayoutError("out is read-only; pass a writable float32 array")
+        sources = [images] if images_is_batch else batches
+        if any(np.may_share_memory(blob, im) for im in sources):
+            raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
     nchw = blob.transpose([layout.index(a) for a in "NCHW"])  # logical N, C, H, W view
     # one kernel call for the whole batch: the 4-D array itself, or the images as they are
     images = images if images_is_batch else batches

@@ -120,8 +120,8 @@ def from_numpy(array, layout, axes="NCHW"):
     if sorted(spec) != sorted(axes) or len(spec) != a.ndim:
         raise LayoutError(f"layout {spec!r} must be a plain order of the axes {axes!r} with one "
                           f"letter per array dim (array shape {a.shape})")
-    if not a.flags.writeable:
-        a = a.copy()  # torch wants writable memory
+    if not a.flags.writeable or any(st < 0 for st in a.strides):
+        a = a.copy()  # torch wants writable memory and takes no negative strides
     t = torch.from_dlpack(a) if a.flags.c_contiguous else torch.from_numpy(a)
     return t.permute([spec.index(ax) for ax in axes])
 
@@ -134,13 +134,14 @@ def convert_tensor(t, dst, axes=None, prefer=None, threads=None):
     numpy array written once. A blocked ``dst`` (``"NCHW16c"``) has no torch strides: the
     physical tensor (``N, C1, H, W, 16``) comes back.
     """
-    from layouts import convert
+    from layouts import Layout, convert
 
     axes = _axes_for(t, axes)
     phys, L = to_numpy(t, axes, prefer if prefer is not None else [axes, *_preferred(axes)])
     out = convert(phys, L, dst, threads=threads, **L.dims)
-    if isinstance(dst, str) and dst.isupper() and sorted(dst) == sorted(axes):
-        return from_numpy(out, dst, axes)
+    plain = Layout(dst, **L.dims) if isinstance(dst, str) else dst
+    if not plain.has_padding and all(not d.is_block for d in plain.parsed.dims) and sorted(plain.axes) == sorted(axes):
+        return from_numpy(out, plain.spec, axes)
     torch = _torch()
     return torch.from_numpy(np.ascontiguousarray(out))
 
