@@ -428,15 +428,10 @@ class Layout:
         if off.size and (off.min() < 0 or off.max() >= self.size):
             bad = off[(off < 0) | (off >= self.size)].flat[0]
             raise LayoutError(f"offset {bad} is outside {self!r} (expected 0 <= offset < {self.size})")
-        rest = off.copy()
-        is_pad = np.zeros(off.shape, dtype=bool)
-        per_dim = []
-        for extent, stride in zip(self._shape, self._strides):
-            q = rest // stride if stride else np.zeros_like(rest)
-            rest = rest - q * stride
+        per_dim, rest = self._digits(off)
+        is_pad = rest != 0
+        for q, extent in zip(per_dim, self._shape):
             is_pad |= q >= extent
-            per_dim.append(q)
-        is_pad |= rest != 0
         coords: dict[str, Any] = {}
         for axis in self.axes:
             coords[axis] = self._compose(axis, per_dim)
@@ -449,6 +444,26 @@ class Layout:
         if scalar:
             return Index(canonical_order(self.axes), {a: int(v) for a, v in coords.items()}, bool(is_pad))
         return Index(canonical_order(self.axes), coords, is_pad)
+
+    def dim_indices(self, offsets: Any) -> list[np.ndarray]:
+        """Index along each physical dim of each offset, outermost dim first.
+
+        The mixed-radix digits of the offsets in this layout's strides; in a pitch gap a digit
+        reaches past its dim's extent (:meth:`index` reports such slots as padding).
+
+        >>> [d.tolist() for d in Layout("NHWC", N=1, C=3, H=2, W=2).dim_indices([0, 4, 11])]
+        [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 2]]
+        """
+        return self._digits(_integer_array(offsets, "offset"))[0]
+
+    def _digits(self, off: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+        rest = off.copy()
+        digits = []
+        for stride in self._strides:
+            q = rest // stride if stride else np.zeros_like(rest)
+            rest = rest - q * stride
+            digits.append(q)
+        return digits, rest
 
     def _compose(self, axis: str, per_dim: list) -> Any:
         """Logical coordinate of ``axis`` from its outer part and blocks (outer first, blocks in spec order)."""

@@ -109,13 +109,7 @@ def stride_levels(layout: Layout) -> tuple[np.ndarray, list]:
     keep = [i for i, e in enumerate(layout.shape) if e > 1]
     levels = [Level(j, layout.dim_names[i], names[i], layout.stride_tuple[i]) for j, i in enumerate(reversed(keep))]
     size = layout.size
-    offs = np.arange(size, dtype=np.int64)
-    rest = offs.copy()
-    digits = []
-    for stride in layout.stride_tuple:
-        q = rest // stride if stride else np.zeros_like(rest)
-        rest = rest - q * stride
-        digits.append(q)
+    digits = layout.dim_indices(np.arange(size, dtype=np.int64))
     level = np.full(size, -1, dtype=np.int64)
     for j, i in enumerate(reversed(keep)):
         changed = np.zeros(size, dtype=bool)
