@@ -53,3 +53,21 @@ def pitched_buffer(physical: np.ndarray, strides: tuple[int, ...], size: int) ->
     off = sum(i * s for i, s in zip(idx, strides))
     buf[off] = physical.reshape(-1)
     return buf
+
+
+def expected_strides(shape: tuple[int, ...], pitch_at: dict[int, int] | None = None,
+                     align_at: dict[int, int] | None = None) -> tuple[tuple[int, ...], int]:
+    """Element strides and allocated size of a physical shape, worked out here from the rule:
+    each dim packs the ones inside it, rounded up to ``align_at[i]`` or set to ``pitch_at[i]``."""
+    strides = [0] * len(shape)
+    packed = 1
+    for i in reversed(range(len(shape))):
+        stride = packed
+        if align_at and i in align_at:
+            stride = -(-stride // align_at[i]) * align_at[i]
+        if pitch_at and i in pitch_at:
+            assert pitch_at[i] >= stride, "the test asked for a pitch below the packed stride"
+            stride = pitch_at[i]
+        strides[i] = stride
+        packed = stride * shape[i]
+    return tuple(strides), (shape[0] * strides[0] if shape else 1)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import layouts as ly
 from layouts import Layout, LayoutError
-from oracle import blocked_physical, pitched_buffer
+from oracle import blocked_physical, expected_strides, pitched_buffer
 
 ART = dict(N=2, C=16, H=5, W=4)
 
@@ -113,6 +113,7 @@ def test_ascend_nc1hwc0():
 # ---------------------------------------------------------------- pitch and alignment
 def test_edgeboard_rows_aligned_to_16():
     L = Layout("NHWC", N=1, H=5, W=4, C=3, align={"H": 16})
+    assert (L.stride_tuple, L.size) == expected_strides((1, 5, 4, 3), align_at={1: 16})
     assert L.size == 80 and L.nbytes(np.float16) == 160
     assert L.strides == {"N": 80, "H": 16, "W": 3, "C": 1}
     big = Layout("NHWC", N=1, H=13, W=13, C=255, align={"H": 16})
@@ -227,18 +228,19 @@ def layouts(draw, max_axes=4, pitched=True):
     for a in blocked:
         spec_dims.append((a, draw(st.sampled_from([1, 2, 3, 4, 8]))))
     text = "".join(a if b is None else f"{b}{a.lower()}" for a, b in spec_dims)
-    pitch = {}
+    pitch, pitch_at = {}, {}
     if pitched and draw(st.booleans()):
         layout = Layout(text, **dims)
-        name = draw(st.sampled_from(layout.dim_names))
-        pitch = {name: layout.strides[name] + draw(st.integers(0, 5))}
-    return Layout(text, pitch=pitch or None, **dims), spec_dims
+        pos = draw(st.integers(0, len(spec_dims) - 1))
+        name = layout.dim_names[pos]
+        pitch_at[pos] = pitch[name] = layout.strides[name] + draw(st.integers(0, 5))
+    return Layout(text, pitch=pitch or None, **dims), spec_dims, pitch_at
 
 
 @settings(max_examples=150, deadline=None)
 @given(layouts())
 def test_offset_is_a_bijection_onto_real_slots(case):
-    L, _ = case
+    L, _, _ = case
     grids = np.meshgrid(*[np.arange(L.dims[a]) for a in L.axes], indexing="ij")
     coords = {a.lower(): g for a, g in zip(L.axes, grids)}
     off = L.offset(**coords).reshape(-1)
@@ -257,12 +259,14 @@ def test_offset_is_a_bijection_onto_real_slots(case):
 @settings(max_examples=150, deadline=None)
 @given(layouts())
 def test_offsets_equal_numpy_oracle(case):
-    L, spec_dims = case
+    L, spec_dims, pitch_at = case
     axes = "".join(L.axes)
     logical = np.arange(1, L.count + 1).reshape([L.dims[a] for a in axes])
     physical = blocked_physical(logical, axes, spec_dims)
     assert physical.shape == L.shape
-    buf = pitched_buffer(physical, L.stride_tuple, L.size)
+    strides, size = expected_strides(physical.shape, pitch_at)
+    assert L.stride_tuple == strides and L.size == size
+    buf = pitched_buffer(physical, strides, size)
     grids = np.meshgrid(*[np.arange(L.dims[a]) for a in axes], indexing="ij")
     off = L.offset(**{a.lower(): g for a, g in zip(axes, grids)})
     assert np.array_equal(buf[off], logical)
