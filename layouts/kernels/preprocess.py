@@ -138,10 +138,10 @@ def _flat(a: np.ndarray, writeable: bool = False):
     touches, and ``a``'s element strides as uint64."""
     item = a.itemsize
     if a.flags.c_contiguous:
-        return a.reshape(-1), _U(0), [_U(s // item) for s in a.strides]
+        return a.reshape(-1), [_U(s // item) for s in a.strides]
     span = sum((n - 1) * s for n, s in zip(a.shape, a.strides)) // item + 1
     base = np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(item,), writeable=writeable)
-    return base, _U(0), [_U(s // item) for s in a.strides]
+    return base, [_U(s // item) for s in a.strides]
 
 
 #: Below this many elements a second thread costs more than it saves (measured: 8x224x224x3
@@ -181,13 +181,12 @@ def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None,
         raise ValueError(f"out must have non-negative whole-element strides, got {out.strides}")
     if isinstance(src, np.ndarray) and all(st >= 0 and st % src.itemsize == 0
                                            for st in src.strides):
-        item = src.itemsize  # one batch array: offsets by arithmetic, no per-image work
-        s_flat, _, (sn, sh, sw, sc) = _flat(src)
+        s_flat, (sn, sh, sw, sc) = _flat(src)  # one batch array: offsets by arithmetic, no per-image work
         soffs = np.arange(N, dtype=np.uint64) * sn
         shs, sws, scs = (np.full(N, v, np.uint64) for v in (sh, sw, sc))
     else:
         s_flat, soffs, shs, sws, scs = _gather(images)
-    d_flat, _, (dn, dc, dh, dw) = _flat(out, writeable=True)
+    d_flat, (dn, dc, dh, dw) = _flat(out, writeable=True)
     mean = np.ascontiguousarray(mean, np.float32)
     scale = np.ascontiguousarray(scale, np.float32)
     perm = np.ascontiguousarray(perm, np.int64)
