@@ -29,6 +29,7 @@ True
 import numpy as np
 from numba import njit
 
+from .simd import prefetch, zip4
 from .transpose import batch_offsets, kernel_edges, kernel_nt, kernel_split, kernel_tile
 
 __all__ = ["group_kernel"]
@@ -38,6 +39,13 @@ U1 = np.uint64(1)
 U2 = np.uint64(2)
 U3 = np.uint64(3)
 U4 = np.uint64(4)
+U32 = np.uint64(32)
+U64 = np.uint64(64)
+#: stage A of uint8 prefetches the source rows this far ahead (the next group of 4; after the
+#: last group the rows that follow, often the next chunk's)
+PF_ROWS = np.uint64(4)
+#: stage A of uint8 by :func:`.simd.zip4` (byte / 16-bit interleaves, 32 columns a step)
+USE_ZIP4 = True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -55,7 +63,21 @@ def _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs):
     for g in range(ng):
         r = sb + G * g * sI + k0
         o = g * Q
-        if G == U4:
+        if G == U4 and USE_ZIP4:
+            q32 = q // U64 * U64
+            rn = r + PF_ROWS * sI
+            for j in range(U0, q32, U64):
+                prefetch(s, rn + j)
+                prefetch(s, rn + sI + j)
+                prefetch(s, rn + U2 * sI + j)
+                prefetch(s, rn + U3 * sI + j)
+                zip4(w32, o + j, s, r + j, sI)
+                zip4(w32, o + j + U32, s, r + j + U32, sI)
+            for j in range(q32, q):
+                w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
+                              | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
+                              | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
+        elif G == U4:
             for j in range(q):
                 w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
                               | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))

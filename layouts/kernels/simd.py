@@ -30,7 +30,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_k1", "tile_k2", "prefetch", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
 
 # (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them
 # side by side so that every stored vector is one 64-byte cache line.
@@ -151,6 +151,53 @@ def prefetch(typingctx, arr, off):
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
         builder.call(fn, [p, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def zip4(typingctx, dst, doff, src, soff, sstride):
+    """``dst[doff + j] = src[r0 + j] | src[r1 + j] << 8 | src[r2 + j] << 16 | src[r3 + j] << 24``
+    for j < 32, rows ``rk = soff + k*sstride``: uint8 -> uint32 words by two rounds of
+    byte / 16-bit interleaves (punpckl/h) instead of widening each byte to a word.
+    Does nothing for a source of other integer units (typed so that callers generic in the
+    unit size compile; they must call it only for uint8).
+
+    >>> import numpy as np, numba
+    >>> @numba.njit
+    ... def z(d, s):
+    ...     zip4(d, np.uint64(0), s, np.uint64(0), np.uint64(40))
+    >>> s = np.arange(160, dtype=np.uint8); d = np.zeros(32, np.uint32)
+    >>> z(d, s)
+    >>> bool((d == s[0:32].astype(np.uint32) | s[40:72].astype(np.uint32) << 8
+    ...       | s[80:112].astype(np.uint32) << 16 | s[120:152].astype(np.uint32) << 24).all())
+    True"""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
+        return None
+    if dst.dtype != types.uint32 or not isinstance(src.dtype, types.Integer):
+        return None
+    sig = types.void(dst, doff, src, soff, sstride)
+
+    def codegen(context, builder, signature, args):
+        if signature.args[2].dtype.bitwidth != 8:     # a no-op (typed for shared code paths)
+            return context.get_dummy_value()
+        dary = context.make_array(signature.args[0])(context, builder, args[0])
+        sary = context.make_array(signature.args[2])(context, builder, args[2])
+        d_off, s_off, s_st = args[1], args[3], args[4]
+        i8, i16, i32, i64 = ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+        vin = ir.VectorType(i8, 32)
+        rows = []
+        for r in range(4):
+            off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
+            p = builder.gep(sary.data, [off], inbounds=True, source_etype=i8)
+            rows.append(builder.load(builder.bitcast(p, vin.as_pointer()), align=1, typ=vin))
+        m = ir.Constant(ir.VectorType(i32, 64), [x for j in range(32) for x in (j, j + 32)])
+        ab = builder.bitcast(builder.shuffle_vector(rows[0], rows[1], m), ir.VectorType(i16, 32))
+        cd = builder.bitcast(builder.shuffle_vector(rows[2], rows[3], m), ir.VectorType(i16, 32))
+        w = builder.bitcast(builder.shuffle_vector(ab, cd, m), ir.VectorType(i32, 32))
+        p = builder.gep(dary.data, [d_off], inbounds=True, source_etype=i32)
+        builder.store(w, builder.bitcast(p, ir.VectorType(i32, 32).as_pointer()), align=4)
         return context.get_dummy_value()
 
     return sig, codegen
