@@ -97,6 +97,10 @@ def _scratch(s, P):
     return np.empty(ng * P[8], np.uint32)
 
 
+# The six drivers below differ only in the stage-B tile kernel they call and whether they run
+# kernel_edges. They are written out, not made by a factory: an njit closure capturing the tile
+# kernel (checked with numba 0.68) prunes the edges branch but never hits the on-disk cache (a
+# new entry is saved in every process), which would put a full compile on every first call.
 @njit(cache=True, nogil=True)
 def group_tile(d32, s, P, T, bsh, dbs, sbs):
     """Work items [P[6], P[7]) with stage B in plain tiles (mode 1)."""

@@ -108,6 +108,9 @@ def kernel_plain(dst, src, P, bsh, dbs, sbs):
             _scalar_block(dst, src, db, sb, i0, i1, j0, j1, dI, dJ, sI, sJ)
 
 
+# kernel_tile / kernel_nt / kernel_k1 / kernel_k2 share one loop nest around a different tile
+# intrinsic. Each is its own dispatcher so a first call compiles one family only (~0.4 s of LLVM
+# each); a factory of closures would not be served from the on-disk cache (see grouped.py).
 @njit(cache=True, nogil=True)
 def kernel_tile(dst, src, P, bsh, dbs, sbs):
     """mode 1: full SIMD tiles, plain stores."""
