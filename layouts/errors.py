@@ -1,12 +1,41 @@
-"""The one exception type of the package.
+"""The exception and warning types of the package.
 
-Every message names what was wrong (the axis, the value) and what was expected.
+Every message names what was wrong (the argument, the axis, the value) and what was expected.
+A layout is named by its spec in single quotes (``'NCHW16c'``), or by its repr
+(``Layout('NCHW16c', N=1, C=20, H=5, W=4)``) where the sizes matter.
 
->>> from layouts.errors import LayoutError
->>> issubclass(LayoutError, ValueError)
-True
+* :class:`LayoutError` (a ``ValueError``): a wrong value -- a spec, a size, a coordinate, an
+  offset or an array that does not fit a layout.
+* :class:`LayoutTypeError` (a ``TypeError`` and a ``LayoutError``): a wrong kind of argument
+  (``align=[("H", 16)]`` where a mapping belongs, ``None`` where a spec belongs). It is both, so
+  ``except TypeError`` and ``except LayoutError`` each catch it.
+* :class:`LayoutWarning` (a ``UserWarning``): a call that works but may not do what was meant.
+
+>>> from layouts.errors import LayoutError, LayoutTypeError
+>>> issubclass(LayoutError, ValueError), issubclass(LayoutTypeError, TypeError)
+(True, True)
 """
+
+from __future__ import annotations
+
+from typing import Any
 
 
 class LayoutError(ValueError):
     """A spec, a size, a coordinate, an offset or an array that does not fit a layout."""
+
+
+class LayoutTypeError(LayoutError, TypeError):
+    """An argument of the wrong kind (a TypeError; also a LayoutError for callers that catch those)."""
+
+
+class LayoutWarning(UserWarning):
+    """A call that works but may not do what was meant (it says how to be explicit)."""
+
+
+def type_name(value: Any) -> str:
+    """``type(value).__name__`` and a short repr, for messages."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"

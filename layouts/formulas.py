@@ -18,28 +18,32 @@ from typing import Any
 from .errors import LayoutError
 
 
-def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> None:
-    import numpy as np
+def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> tuple:
+    """Coordinates checked against the sizes (scalars stay Python ints, arrays become int64),
+    and the sizes refused when an int64 array offset could wrap."""
+    from .layout import MAX_ELEMENTS, _check_size, _coordinate
 
-    for name, value, size in (("n", n, N), ("c", c, C), ("h", h, H), ("w", w, W)):
-        arr = np.asarray(value)
-        if arr.size and (arr.min() < 0 or arr.max() >= size):
-            raise LayoutError(f"coordinate {name} out of range for axis {name.upper()} of size {size}: got {value!r}")
+    sizes = [_check_size(k, v, "size of axis") for k, v in (("N", N), ("C", C), ("H", H), ("W", W))]
+    coords = [_coordinate(v, k, k.upper(), size) for (k, v), size in zip((("n", n), ("c", c), ("h", h), ("w", w)), sizes)]
+    total = sizes[0] * sizes[1] * sizes[2] * sizes[3]
+    if total > MAX_ELEMENTS:
+        raise LayoutError(f"N*C*H*W = {total} elements, more than int64 offsets can address")
+    return (*coords, *sizes)
 
 
 def offset_nchw(n: Any, c: Any, h: Any, w: Any, *, N: int, C: int, H: int, W: int) -> Any:
     """``n*CHW + c*HW + h*W + w``."""
-    _check(n, c, h, w, N, C, H, W)
+    n, c, h, w, N, C, H, W = _check(n, c, h, w, N, C, H, W)
     return n * C * H * W + c * H * W + h * W + w
 
 
 def offset_nhwc(n: Any, c: Any, h: Any, w: Any, *, N: int, C: int, H: int, W: int) -> Any:
     """``n*HWC + h*WC + w*C + c``."""
-    _check(n, c, h, w, N, C, H, W)
+    n, c, h, w, N, C, H, W = _check(n, c, h, w, N, C, H, W)
     return n * H * W * C + h * W * C + w * C + c
 
 
 def offset_chwn(n: Any, c: Any, h: Any, w: Any, *, N: int, C: int, H: int, W: int) -> Any:
     """``c*HWN + h*WN + w*N + n``."""
-    _check(n, c, h, w, N, C, H, W)
+    n, c, h, w, N, C, H, W = _check(n, c, h, w, N, C, H, W)
     return c * H * W * N + h * W * N + w * N + n

@@ -14,12 +14,22 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+import numpy as np
+
 
 class Index:
     """Coordinates by lower-case axis letter (``.n``, ``.c``...), plus ``padding``.
 
-    Iterating yields the coordinates in canonical order (n, c, h, w for images). For an array of offsets
-    each coordinate is an int64 array and ``padding`` a bool array.
+    Iterating yields the coordinates in canonical order (n, c, h, w for images).
+
+    One kind of input gives one kind of output, with either ``padding=`` mode:
+
+    * an integer (a Python int or a numpy integer scalar): every coordinate is a Python ``int``
+      and ``padding`` a Python ``bool``;
+    * anything else (a list, an array, a 0-d array): every coordinate is an int64 array of the
+      input's shape and ``padding`` a bool array of that shape.
+
+    Padding slots (only with ``padding="mark"``) have every coordinate -1.
     """
 
     __slots__ = ("_axes", "_coords", "padding")
@@ -57,12 +67,21 @@ class Index:
         return dict(self._coords)
 
     def __eq__(self, other: object) -> bool:
+        """Same coordinates (compared as arrays for the array form) and, for two Index, same padding."""
         if isinstance(other, Index):
-            return self._coords == other._coords
+            return _same(self._coords, other._coords) and bool(np.array_equal(self.padding, other.padding))
         if isinstance(other, Mapping):
-            return self._coords == {k.lower(): v for k, v in other.items()}
+            return _same(self._coords, {str(k).lower(): v for k, v in other.items()})
         return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays inside: not hashable
 
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={v!r}" for k, v in self._coords.items())
         return f"Index({body}{', padding=True' if self.padding is True else ''})"
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(
+        type(a[k]) is type(b[k]) or isinstance(a[k], np.ndarray) == isinstance(b[k], np.ndarray)
+        for k in a) and all(bool(np.array_equal(a[k], b[k])) for k in a)

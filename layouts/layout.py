@@ -34,22 +34,41 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import LayoutError
+from .errors import LayoutError, LayoutTypeError, type_name
 from .index import Index
 from .spec import DEFAULT_ASCEND_BLOCK, Dim, Spec, parse
 
-#: The largest offset a layout may address (offsets are int64).
+#: The largest number of elements a layout may span (offsets are int64). Every size, stride,
+#: offset and byte offset a Layout reports is exact: one that int64 cannot hold is refused.
 MAX_ELEMENTS = 2**63 - 1
+#: The most slots :meth:`Layout.physical_order` enumerates (it builds several int64 arrays of that size).
+MAX_ENUMERATED = 2**26
 
 
 def _check_size(name: str, value: Any, what: str) -> int:
-    """A non-negative integer size, or a LayoutError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise LayoutError(f"{what} {name} must be a non-negative integer, got {type(value).__name__} {value!r}")
+    """A non-negative integer size below 2**63, or a LayoutError naming ``name``
+    (a LayoutTypeError when ``value`` is not an integer at all)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise LayoutTypeError(f"{what} {name} must be a non-negative integer, got {type_name(value)}")
     value = int(value)
     if value < 0:
         raise LayoutError(f"{what} {name} must be a non-negative integer, got {value}")
+    if value > MAX_ELEMENTS:
+        raise LayoutError(f"{what} {name} is {value}, more than a layout can address (at most 2**63 - 1 elements)")
     return value
+
+
+def itemsize(dtype: Any, what: str = "dtype") -> int:
+    """The item size in bytes of a numpy dtype (or anything ``np.dtype`` reads), refusing others."""
+    if dtype is None:
+        raise LayoutTypeError(f"{what} must be a numpy dtype such as 'float32', got None")
+    try:
+        size = np.dtype(dtype).itemsize
+    except (TypeError, ValueError, SyntaxError) as err:
+        raise LayoutTypeError(f"{what} must be a numpy dtype such as 'float32', got {type_name(dtype)}") from err
+    if size == 0:
+        raise LayoutError(f"{what} {np.dtype(dtype)} has item size 0; expected a dtype with bytes")
+    return size
 
 
 class Layout:
@@ -91,8 +110,9 @@ class Layout:
         self._pitch = self._read_dim_map(pitch, "pitch", minimum=1)
         self._strides = self._compute_strides()
         self._hash = None
-        if self.size > MAX_ELEMENTS:
-            raise LayoutError(f"{self!r} needs {self.size} elements, more than int64 offsets can address")
+        reach = max((s * max(n, 1) for s, n in zip(self._strides, self._shape)), default=1)
+        if self.size > MAX_ELEMENTS or reach > MAX_ELEMENTS:
+            raise LayoutError(f"{self!r} needs {max(self.size, reach)} elements, more than int64 offsets can address")
 
     # ------------------------------------------------------------------ construction
     def _read_dims(self, given: Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -145,11 +165,15 @@ class Layout:
         return math.prod(b for d, b in zip(self._spec.dims, self._block_sizes) if d.is_block and d.axis == axis)
 
     def _read_dim_map(self, mapping: Mapping[str, int] | None, what: str, minimum: int) -> dict[str, int]:
-        if not mapping:
+        if mapping is None:
             return {}
+        if not isinstance(mapping, Mapping):
+            raise LayoutTypeError(f"{what} must be a mapping {{dim: elements}} such as {{'H': 16}}, got {type_name(mapping)}")
         names = self._spec.names
         out = {}
         for key, value in mapping.items():
+            if not isinstance(key, str):
+                raise LayoutTypeError(f"{what}: dim names are strings such as 'H', got {type_name(key)}")
             if key not in names:
                 raise LayoutError(f"{what}={{{key!r}: ...}}: layout {self._spec.text!r} has no dim {key!r}; its dims are {', '.join(names)}")
             value = _check_size(f"{key}", value, f"{what} of dim")
@@ -193,7 +217,9 @@ class Layout:
         layouts.errors.LayoutError: C=4 was given, but the array's C dim (position 3 of shape (1, 4, 4, 3)) has 3 for layout 'NHWC'
         """
         sp = parse(spec)
-        shape = tuple(shape)
+        shape = _shape_tuple(shape)
+        for key in list(dims):
+            dims[key] = _check_size(key, dims[key], "size of axis" if len(key) == 1 else "block size")
         if len(shape) != len(sp.dims):
             raise LayoutError(
                 f"layout {sp.text!r} has {len(sp.dims)} dims ({', '.join(sp.names)}), "
@@ -278,12 +304,12 @@ class Layout:
         return self._strides
 
     def byte_strides(self, dtype: Any) -> dict[str, int]:
-        """Stride of each physical dim in bytes for ``dtype``.
+        """Stride of each physical dim in bytes for ``dtype`` (Python ints, exact).
 
         >>> Layout("NCHW", N=1, C=3, H=2, W=2).byte_strides("float32")
         {'N': 48, 'C': 16, 'H': 8, 'W': 4}
         """
-        size = np.dtype(dtype).itemsize
+        size = itemsize(dtype)
         return {k: v * size for k, v in self.strides.items()}
 
     @property
@@ -307,14 +333,33 @@ class Layout:
     def byte_offset(self, dtype: Any, **coords: Any) -> Any:
         """:meth:`offset` in bytes for elements of ``dtype``.
 
+        Scalars give an exact Python int; arrays give int64, and a byte offset int64 cannot
+        hold is refused (never wrapped).
+
         >>> Layout("NHWC", N=2, C=16, H=5, W=4).byte_offset("float32", n=1, c=1, h=0, w=1)
         1348
+        >>> Layout("NC", N=2**62, C=1).byte_offset("float64", n=[2**62 - 1], c=0)
+        Traceback (most recent call last):
+        ...
+        layouts.errors.LayoutError: byte offset 36893488147419103224 of element n=4611686018427387903, c=0 (offset 4611686018427387903 x 8 bytes) does not fit int64; ask for it as a Python int (scalar coordinates)
         """
-        return self.offset(**coords) * np.dtype(dtype).itemsize
+        size = itemsize(dtype)
+        off = self.offset(**coords)
+        if isinstance(off, np.ndarray):
+            limit = MAX_ELEMENTS // size
+            if off.size and int(off.max()) > limit:
+                at = np.unravel_index(int(np.argmax(off)), off.shape)
+                where = ", ".join(f"{k}={int(np.broadcast_to(np.asarray(v), off.shape)[at])}" for k, v in coords.items())
+                raise LayoutError(
+                    f"byte offset {int(off[at]) * size} of element {where} (offset {int(off[at])} x {size} bytes) "
+                    f"does not fit int64; ask for it as a Python int (scalar coordinates)"
+                )
+            return off * size
+        return off * size
 
     def nbytes(self, dtype: Any) -> int:
-        """Bytes the layout occupies for ``dtype``, padding included."""
-        return self.size * np.dtype(dtype).itemsize
+        """Bytes the layout occupies for ``dtype``, padding included (a Python int, exact)."""
+        return self.size * itemsize(dtype)
 
     @property
     def has_padding(self) -> bool:
@@ -421,6 +466,8 @@ class Layout:
         >>> L.index([0, 1, 2]).n.tolist()
         [0, 1, 0]
         """
+        if not isinstance(padding, str):
+            raise LayoutTypeError(f"padding must be 'raise' or 'mark', got {type_name(padding)}")
         if padding not in ("raise", "mark"):
             raise LayoutError(f"padding must be 'raise' or 'mark', got {padding!r}")
         scalar = np.ndim(offset) == 0 and isinstance(offset, (numbers.Integral, np.integer)) and not isinstance(offset, bool)
@@ -504,6 +551,11 @@ class Layout:
         [0, 320, 1, 321]
         """
         order = canonical_order(self.axes) if logical is None else logical
+        if not isinstance(order, str):
+            raise LayoutTypeError(f"logical must be a string of axis letters such as 'NCHW', got {type_name(order)}")
+        if self.size > MAX_ENUMERATED:
+            raise LayoutError(f"physical_order of {self!r} would enumerate {self.size} slots, more than "
+                              f"layouts.layout.MAX_ENUMERATED = {MAX_ENUMERATED}; use offset()/index() on the part you need")
         if sorted(order) != sorted(self.axes):
             raise LayoutError(f"logical order {order!r} must name each axis of {self.spec!r} once: {''.join(self.axes)}")
         idx = self.index(np.arange(self.size, dtype=np.int64), padding="mark")
@@ -519,17 +571,22 @@ class Layout:
         >>> L.view(np.arange(16)).tolist()
         [[[0, 1, 2], [3, 4, 5]], [[8, 9, 10], [11, 12, 13]]]
         """
-        buffer = np.asarray(buffer)
+        if not isinstance(buffer, np.ndarray):
+            raise LayoutTypeError(f"buffer must be a numpy array, got {type_name(buffer)}")
         if buffer.ndim != 1 or (buffer.size > 1 and buffer.strides[0] != buffer.itemsize):
             raise LayoutError(f"a layout views a flat contiguous buffer; got an array of shape {buffer.shape} and strides {buffer.strides}")
         if buffer.size < self.span:
             raise LayoutError(f"buffer holds {buffer.size} elements, but {self!r} needs at least {self.span} (size {self.size})")
         item = buffer.itemsize
+        if self.size * item > MAX_ELEMENTS or max(self._strides, default=0) * item > MAX_ELEMENTS:
+            raise LayoutError(f"{self!r} spans more than 2**63 - 1 bytes of {buffer.dtype}; numpy cannot view it")
         return np.lib.stride_tricks.as_strided(buffer, shape=self._shape, strides=tuple(s * item for s in self._strides),
                                                writeable=buffer.flags.writeable)
 
     def zeros(self, dtype: Any = np.float32) -> np.ndarray:
         """A zero-filled flat buffer of :attr:`size` elements, viewed with :meth:`view`."""
+        if self.nbytes(dtype) > MAX_ELEMENTS:
+            raise LayoutError(f"{self!r} needs {self.nbytes(dtype)} bytes of {np.dtype(dtype)}, more than numpy can allocate")
         return self.view(np.zeros(self.size, dtype=dtype))
 
     def formula(self, numeric: bool = False) -> str:
@@ -569,39 +626,64 @@ def canonical_order(axes: tuple[str, ...] | str) -> str:
     return axes
 
 
-def _integer_array(value: Any, what: str) -> np.ndarray:
-    """``value`` as int64, refusing non-integers and integers int64 cannot hold (never wrapping)."""
-    arr = np.asarray(value)
-    if arr.dtype == object and arr.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.flat):
-        big = [int(v) for v in arr.flat if not -2**63 <= int(v) < 2**63]
+def _as_array(value: Any, what: str) -> np.ndarray:
+    """``np.asarray(value)`` for integer data: Python ints of any size are checked against int64
+    first (an object array of them is converted exactly or refused), other kinds are a TypeError."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as err:
+        raise LayoutTypeError(f"{what} must be an integer or an array of integers, got {type_name(value)}") from err
+    if arr.dtype == object:
+        flat = list(arr.flat)
+        if not all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in flat):
+            raise LayoutTypeError(f"{what} must be an integer or an array of integers, got {type_name(value)}")
+        big = [int(v) for v in flat if not -2**63 <= int(v) < 2**63]
         if big:
             raise LayoutError(f"{what} {big[0]} is outside the int64 range a layout addresses")
-        arr = arr.astype(np.int64)
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-        raise LayoutError(f"{what} must be an integer or an integer array, got {arr.dtype} {value!r}"[:200])
-    if arr.dtype == np.uint64 and arr.size and arr.max() >= 2**63:
+        arr = np.array([int(v) for v in flat], dtype=np.int64).reshape(arr.shape)
+    if arr.size == 0 and arr.dtype.kind in "fiu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise LayoutTypeError(f"{what} must be integers, got {arr.dtype}")
+    return arr
+
+
+def _integer_array(value: Any, what: str) -> np.ndarray:
+    """``value`` as int64, refusing non-integers and integers int64 cannot hold (never wrapping)."""
+    arr = _as_array(value, what)
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.uint64(MAX_ELEMENTS):
         raise LayoutError(f"{what} {int(arr.max())} is outside the int64 range a layout addresses")
     return arr.astype(np.int64)
 
 
 def _coordinate(value: Any, key: str, axis: str, size: int) -> Any:
-    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)):
+    """A coordinate along ``axis`` checked against ``0 <= value < size`` in its own type (a
+    uint64 2**64 - 1 is reported as that, not as -1); an int, or an int64 array."""
+    if isinstance(value, (bool, np.bool_)):
+        raise LayoutTypeError(f"coordinate {key} must be an integer, got {type_name(value)}")
+    if isinstance(value, (numbers.Integral, np.integer)):
         v = int(value)
         if not 0 <= v < size:
             raise LayoutError(f"coordinate {key}={v} is out of range for axis {axis} of size {size} (expected 0 <= {key} < {size})")
         return v
-    arr = np.asarray(value)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if arr.size == 0 and arr.dtype == np.float64:
-            arr = arr.astype(np.int64)
-        else:
-            raise LayoutError(f"coordinate {key} must be integers, got {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= size)
+    arr = _as_array(value, f"coordinate {key}")
+    limit = np.uint64(size) if arr.dtype.kind == "u" else np.int64(size)
+    bad = (arr >= limit) if arr.dtype.kind == "u" else ((arr < 0) | (arr >= limit))
     if bad.any():
         pos = tuple(int(i) for i in np.argwhere(bad)[0])
         raise LayoutError(
-            f"coordinate {key} has value {arr[pos]} at position {pos}, out of range for axis {axis} of size {size} "
+            f"coordinate {key} has value {int(arr[pos])} at position {pos}, out of range for axis {axis} of size {size} "
             f"(expected 0 <= {key} < {size})"
         )
-    return arr
+    return arr.astype(np.int64)
+
+
+def _shape_tuple(shape: Any) -> tuple[int, ...]:
+    """A physical shape as a tuple of non-negative ints (a LayoutTypeError for other kinds)."""
+    if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        items = tuple(shape)
+    except TypeError as err:
+        raise LayoutTypeError(f"shape must be a tuple of ints, got {type_name(shape)}") from err
+    return tuple(_check_size(f"shape[{i}]", n, "extent") for i, n in enumerate(items))

@@ -30,10 +30,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import LayoutError
+from .errors import LayoutError, LayoutTypeError, type_name
 
 #: Block size of an Ascend ``X0`` dim when the layout does not say (``C0=16``).
 DEFAULT_ASCEND_BLOCK = 16
+#: The most physical dims a spec may have (numpy 2's limit on array dims).
+MAX_DIMS = 64
+#: The most digits a block size may have (a layout addresses fewer than 2**63 elements).
+MAX_BLOCK_DIGITS = 18
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,9 @@ def parse(spec: str | Spec) -> Spec:
     if isinstance(spec, Spec):
         return spec
     if not isinstance(spec, str):
-        raise LayoutError(f"a layout spec must be a string such as 'NCHW', got {type(spec).__name__} {spec!r}")
+        raise LayoutTypeError(f"a layout spec must be a string such as 'NCHW' or a Layout, got {type_name(spec)}")
+    if len(spec) > 4 * MAX_DIMS:
+        raise LayoutError(f"spec {spec[:40]!r}... is {len(spec)} characters long; a spec has at most {MAX_DIMS} dims")
     return _parse(spec)
 
 
@@ -128,9 +134,14 @@ def _parse(text: str) -> Spec:
             continue
         if ch.isascii() and ch.isdigit():
             j = i
-            while j < len(text) and text[j].isdigit():
+            while j < len(text) and text[j].isascii() and text[j].isdigit():
                 j += 1
             number = text[i:j]
+            if len(number.lstrip("0")) > MAX_BLOCK_DIGITS:
+                raise LayoutError(
+                    f"spec {text[:40]!r}: block size at position {i} has {len(number)} digits; "
+                    f"a block holds fewer than 10**{MAX_BLOCK_DIGITS} elements"
+                )
             follower = text[j] if j < len(text) else ""
             if not (follower.isascii() and follower.islower()):
                 raise LayoutError(
@@ -158,6 +169,8 @@ def _parse(text: str) -> Spec:
             f"spec {text!r}: unexpected character {ch!r} at position {i}; expected axis letters, "
             f"blocks such as '16c', or Ascend's 'C1'/'C0'"
         )
+    if len(dims) > MAX_DIMS:
+        raise LayoutError(f"spec {text[:40]!r} has {len(dims)} dims; a spec has at most {MAX_DIMS} (numpy's limit on array dims)")
     for d in dims:
         if d.is_block and d.axis not in outer_at:
             raise LayoutError(f"spec {text!r}: block {d.name!r} has no axis {d.axis}; add {d.axis} where its outer part is stored")
@@ -177,6 +190,6 @@ def _ascend_digit(text: str, i: int) -> str | None:
     """The '1' or '0' of an Ascend pair right after the letter at ``i``, if that is what stands there."""
     if i + 1 < len(text) and text[i + 1] in "01":
         after = text[i + 2] if i + 2 < len(text) else ""
-        if not after.isdigit() and not (after.isascii() and after.islower()):
+        if not (after.isascii() and after.isdigit()) and not (after.isascii() and after.islower()):
             return text[i + 1]
     return None
