@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 
-from .errors import LayoutError
+from .errors import LayoutError, LayoutTypeError, type_name
 
 _threads: int | None = None
 
@@ -23,13 +23,18 @@ def check_threads(threads: object) -> int | None:
     """``threads`` if it is None or an int >= 1; a LayoutError otherwise."""
     if threads is None:
         return None
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise LayoutTypeError(f"threads must be None or an int >= 1, got {type_name(threads)}")
+    if threads < 1:
         raise LayoutError(f"threads must be None or an int >= 1, got {threads!r}")
     return int(threads)
 
 
 def set_threads(threads: int | None) -> None:
-    """Threads for conversions that pass no ``threads=``; ``None``: all cores (numba's count)."""
+    """Threads for conversions that pass no ``threads=``; ``None``: all cores (numba's count).
+
+    A count above the cores this process may use is accepted and clamped when a conversion runs
+    (:func:`layouts.kernels.pool.max_threads`); the kernels share one bounded thread pool."""
     global _threads
     _threads = check_threads(threads)
 

@@ -19,14 +19,17 @@ True
 
 from __future__ import annotations
 
+import math
+import warnings
 from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
 
 from . import config
-from .errors import LayoutError
-from .layout import Layout
+from .arrays import as_numpy
+from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
+from .layout import MAX_ELEMENTS, Layout
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from .spec import parse
 
@@ -34,35 +37,47 @@ from .spec import parse
 _ALIGN = 64
 
 
-def convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | None = None, *,
-            threads: int | None = None, copy: bool | None = True, **dims: int) -> np.ndarray:
+def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
+            threads: int | None = None, copy: bool | None = True, **dims: int) -> Any:
     """Convert ``x``, stored in layout ``src``, to layout ``dst``.
 
     Parameters
     ----------
-    x : array_like
+    x : array_like, torch tensor, or DLPack / array-API array
         The tensor in ``src``'s physical shape (``(N, C, H, W)`` for ``"NCHW"``,
         ``(N, C1, H, W, 16)`` for ``"NCHW16c"``), with any strides (a slice, a transposed
         view, an OpenCV ROI), or, when ``src`` is a :class:`Layout`, the flat buffer holding it.
+        The result is of ``x``'s kind: a torch tensor gives a torch tensor (zero-copy in and out;
+        ``bfloat16`` and other dtypes numpy lacks move as raw bits; a tensor that requires grad,
+        a meta tensor or a non-CPU tensor is refused with what to do): see :mod:`layouts.arrays`.
     src, dst : str or Layout
         Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`.
-    out : ndarray, optional
+    out : ndarray or torch tensor, optional
         Where to write: an array of ``dst.shape`` and ``x``'s dtype, or a flat buffer of
         ``dst.size`` elements. Padding slots are zero-filled (pitch gaps when ``out`` is flat).
+        ``out`` itself is returned. A failing call leaves it untouched.
     threads : int, optional
         Threads for the kernels: ``None`` uses :func:`layouts.set_threads`'s setting (by default
-        all cores numba sees), 1 runs serially.
+        all cores numba sees), 1 runs serially; more than the cores is clamped to them.
     copy : bool or None
-        ``True`` (default) always writes a new array (or ``out``). ``None`` returns a view of
-        ``x`` when ``x`` already stores its elements exactly as ``dst`` would (same memory
-        order once size-1 axes are set aside), and converts otherwise.
+        numpy 2's meaning, with every numpy version: ``True`` (default) always writes a new
+        array (or ``out``). ``None`` returns a view of ``x`` when ``x`` already stores its
+        elements exactly as ``dst`` would (same memory order once size-1 axes are set aside,
+        no padding), and converts otherwise; with ``out=`` it writes into ``out``. ``False``
+        never copies: it returns that view, or raises a :class:`LayoutError` when there is none
+        (and with ``out=``, which is always a copy).
     **dims : int
         Logical sizes the physical shape cannot tell: the true channel count of a blocked
-        source (``C=20`` for a ``(N, 2, H, W, 16)`` array), Ascend's ``C0=``.
+        source (``C=20`` for a ``(N, 2, H, W, 16)`` array), Ascend's ``C0=``. Without it a
+        blocked axis is read from the shape as its **padded** size (``C=32`` for
+        ``(N, 2, H, W, 16)``), so its padding comes out as real zeros. When the destination does
+        not keep that block and the last index of the axis holds only zeros (what padding
+        holds), a :class:`~layouts.errors.LayoutWarning` says so; give the size (or the padded
+        size, to mean it) to be explicit.
 
     Returns
     -------
-    ndarray
+    ndarray (or ``x``'s kind)
         ``out`` when given, else a new array of ``dst.shape`` (C-contiguous; for a pitched
         ``dst`` a strided view of a zero-padded buffer of ``dst.size`` elements).
 
@@ -76,27 +91,46 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | None
     True
     >>> np.shares_memory(ly.convert(x[:, :1], "NCHW", "NHWC", copy=None), x)   # C == 1: same memory order
     True
+    >>> ly.convert(x, "NCHW", "NHWC", copy=False)
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
     try:
-        return _convert(x, src, dst, out, threads, copy, dims)
+        # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
+        # result handed back as that kind below. Another array kind plugs in here.
+        xa, back = as_numpy(x, "x")
+        oa = None if out is None else as_numpy(out, "out", writable=True)[0]
+        result, warning = _convert(xa, src, dst, oa, threads, copy, dims)
     except LayoutError as err:
-        shape = getattr(x, "shape", None)
-        raise LayoutError(f"convert({_name(src)} -> {_name(dst)}, input shape {shape}): {err}") from None
+        shape = tuple(getattr(x, "shape", ())) if hasattr(x, "shape") else None
+        raise type(err)(f"convert({_name(src)} -> {_name(dst)}, input shape {shape}): {err}") from None
+    if warning:
+        warnings.warn(f"convert({_name(src)} -> {_name(dst)}): {warning}", LayoutWarning, stacklevel=2)
+    if out is not None:
+        return out
+    return back(result)
 
 
-def _name(layout: str | Layout) -> str:
-    return layout.spec if isinstance(layout, Layout) else repr(layout)
+def _name(layout: Any) -> str:
+    if isinstance(layout, Layout):
+        return repr(layout.spec)
+    return repr(layout) if isinstance(layout, str) else f"<{type(layout).__name__}>"
 
 
-def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | None, threads: int | None,
-             copy: bool | None, dims: Mapping[str, int]) -> np.ndarray:
-    x = np.asarray(x)
+def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarray | None, threads: int | None,
+             copy: bool | None, dims: Mapping[str, int]) -> tuple[np.ndarray, str | None]:
     if x.dtype.hasobject:
         raise LayoutError(f"dtype {x.dtype} holds Python objects; convert moves numeric and bool data only")
+    if not isinstance(src, (str, Layout)):
+        raise LayoutTypeError(f"src must be a spec string such as 'NCHW' or a Layout, got {type_name(src)}")
+    if not isinstance(dst, (str, Layout)):
+        raise LayoutTypeError(f"dst must be a spec string such as 'NHWC' or a Layout, got {type_name(dst)}")
+    if copy is not None and not isinstance(copy, (bool, np.bool_)):
+        raise LayoutTypeError(f"copy must be True, False or None, got {type_name(copy)}")
+    copy = None if copy is None else bool(copy)
     if isinstance(src, Layout) and x.ndim == 1 and x.shape != src.shape:
-        x = _flat_source(x, src)
-    if copy not in (True, None):
-        raise LayoutError(f"copy must be True or None, got {copy!r}")
+        x = _flat_source(x, src, copy is False)
     threads = config.check_threads(threads) if threads is not None else config.get_threads()
     try:
         key = (src, dst, x.shape, x.dtype.itemsize == 1, tuple(sorted(dims.items())))
@@ -105,12 +139,19 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
         src_layout, dst_layout, steps, pads = _prepare(src, dst, x.shape, x.dtype.itemsize == 1, dims)
     else:
         src_layout, dst_layout, steps, pads = _prepare_cached(*key)
-    if copy is None:
+    warning = _padding_read_as_data(x, src, src_layout, dst_layout, dims)
+    if copy is False:
         if out is not None:
-            raise LayoutError("copy=None returns a view of x and cannot write into out; drop one of them")
+            raise LayoutError("copy=False never copies, but writing into out is a copy; pass copy=True (or None) with out")
+        view = _as_view(x, steps, dst_layout)
+        if view is None:
+            raise LayoutError(f"copy=False, but x's memory is not in the order of {_name(dst)} (it would need a copy); "
+                              f"pass copy=None to copy only when needed")
+        return view, warning
+    if copy is None and out is None:
         view = _as_view(x, steps, dst_layout)
         if view is not None:
-            return view
+            return view, warning
     result, target, flat = _target(out, dst_layout, x)
     from .kernels import copy_into, fill_zero  # numba loads here, on the first conversion
 
@@ -123,7 +164,29 @@ def _convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | Non
         for gap in pitch_gap_views(dst_layout, flat):
             if gap.size:
                 fill_zero(gap, threads=threads)
-    return result
+    return result, warning
+
+
+def _padding_read_as_data(x: np.ndarray, src: str | Layout, src_layout: Layout, dst_layout: Layout,
+                          dims: Mapping[str, int]) -> str | None:
+    """The warning for a blocked source axis whose size was read from the shape (so its padding
+    is taken as data), when the destination does not keep that block and the axis's last index
+    holds only zeros, as padding does. None otherwise."""
+    if isinstance(src, Layout) or x.size == 0:
+        return None
+    for axis in src_layout.axes:
+        blocks = [n for d, n in zip(src_layout.parsed.dims, src_layout.shape) if d.is_block and d.axis == axis]
+        if not blocks or axis in dims:
+            continue
+        if blocks == [n for d, n in zip(dst_layout.parsed.dims, dst_layout.shape) if d.is_block and d.axis == axis]:
+            continue  # the padding stays padding
+        last = tuple(-1 if d.axis == axis else slice(None) for d in src_layout.parsed.dims)
+        if not x[last].any():
+            size = src_layout.dims[axis]
+            return (f"{axis} was not given, so it is read from the shape as the padded size {size}, and its last "
+                    f"index {axis.lower()}={size - 1} holds only zeros, as padding does: the result keeps the padding as "
+                    f"data. Pass {axis}=<true size> to drop it (or {axis}={size} to keep it and silence this warning)")
+    return None
 
 
 def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_sized: bool,
@@ -139,12 +202,16 @@ def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_
 _prepare_cached = lru_cache(maxsize=512)(_prepare)
 
 
-def _flat_source(x: np.ndarray, src: Layout) -> np.ndarray:
+def _flat_source(x: np.ndarray, src: Layout, no_copy: bool = False) -> np.ndarray:
     """The flat buffer ``x`` viewed as the physical array of ``src``."""
     if x.size < src.span:
         raise LayoutError(f"a flat source buffer for {src!r} needs at least {src.span} elements "
                           f"(its last element's offset + 1; {src.size} with trailing padding), got {x.size}")
-    return src.view(x if x.size <= 1 or x.strides[0] == x.itemsize else np.ascontiguousarray(x))
+    if x.size > 1 and x.strides[0] != x.itemsize:
+        if no_copy:
+            raise LayoutError("copy=False, but the flat source buffer is strided and must be copied to be viewed")
+        x = np.ascontiguousarray(x)
+    return src.view(x)
 
 
 def _source(src: str | Layout, shape: tuple[int, ...], dims: Mapping[str, int]) -> Layout:
@@ -196,13 +263,15 @@ def _axes_message(src: Layout, dst_axes: tuple[str, ...]) -> str:
 def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(what to return, the shaped view to write, the flat buffer when there is one)."""
     if out is None:
+        if layout.size * x.dtype.itemsize > MAX_ELEMENTS:
+            raise LayoutError(f"the result needs {layout.size * x.dtype.itemsize} bytes, more than numpy can allocate")
         if layout.pitch or layout.align:
             flat = _aligned(layout.size, x.dtype, zero=True)
             return layout.view(flat), layout.view(flat), None
         shaped = _aligned(layout.size, x.dtype, zero=False).reshape(layout.shape)
         return shaped, shaped, None
     if not isinstance(out, np.ndarray):
-        raise LayoutError(f"out must be a numpy array, got {type(out).__name__}")
+        raise LayoutTypeError(f"out must be a numpy array or a torch tensor, got {type_name(out)}")
     if out.dtype != x.dtype:
         raise LayoutError(f"out has dtype {out.dtype}, expected {x.dtype} (convert does not cast)")
     if not out.flags.writeable:
@@ -223,7 +292,10 @@ def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.n
 def _aligned(count: int, dtype: np.dtype, zero: bool) -> np.ndarray:
     """A flat array of ``count`` elements whose data starts on a cache-line boundary."""
     nbytes = count * dtype.itemsize
-    raw = (np.zeros if zero else np.empty)(nbytes + _ALIGN, dtype=np.uint8)
+    try:
+        raw = (np.zeros if zero else np.empty)(nbytes + _ALIGN, dtype=np.uint8)
+    except MemoryError:
+        raise LayoutError(f"cannot allocate {nbytes} bytes for the result; pass out= (or convert in parts)") from None
     start = (-raw.ctypes.data) % _ALIGN
     return raw[start:start + nbytes].view(dtype)
 
@@ -232,11 +304,48 @@ def _as_view(x: np.ndarray, steps: list, dst: Layout) -> np.ndarray | None:
     """``x`` re-read as ``dst`` without copying, when its memory already is ``dst``'s."""
     if dst.has_padding or len(steps) != 1 or not isinstance(steps[0], CopyStep):
         return None
-    src_view = steps[0].source_view(x)
-    try:
-        view = src_view.reshape(dst.shape, copy=False)
-    except (ValueError, TypeError):
-        return None
-    if view.size > 1 and not view.flags.c_contiguous:
+    view = reshape_view(steps[0].source_view(x), dst.shape)
+    if view is None or (view.size > 1 and not view.flags.c_contiguous):
         return None
     return view
+
+
+def reshape_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``a`` viewed with ``shape`` without copying, or None when no view has that shape.
+
+    numpy's no-copy reshape rule written out, so that it behaves the same with every numpy version
+    (``reshape(copy=False)`` needs numpy 2.1; before it, ``reshape`` copies silently).
+
+    >>> a = np.arange(12).reshape(3, 4)
+    >>> np.shares_memory(reshape_view(a, (2, 6)), a)
+    True
+    >>> reshape_view(a.T, (12,)) is None
+    True
+    """
+    shape = tuple(int(n) for n in shape)
+    if math.prod(shape) != a.size:
+        return None
+    item = a.itemsize
+    if a.size <= 1:
+        return np.lib.stride_tricks.as_strided(a, shape, (item,) * len(shape), writeable=a.flags.writeable)
+    old = [(n, st) for n, st in zip(a.shape, a.strides) if n != 1]
+    strides = [item] * len(shape)
+    oi = ni = 0
+    while ni < len(shape) and oi < len(old):
+        nj, oj = ni + 1, oi + 1
+        np_, op = shape[ni], old[oi][0]
+        while np_ != op:
+            if np_ < op:
+                np_ *= shape[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):  # the old dims of this group must be contiguous among themselves
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        strides[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            strides[k - 1] = strides[k] * shape[k]
+        ni, oi = nj, oj
+    return np.lib.stride_tricks.as_strided(a, shape, tuple(strides), writeable=a.flags.writeable)

@@ -34,8 +34,11 @@ class LayoutWarning(UserWarning):
 
 
 def type_name(value: Any) -> str:
-    """``type(value).__name__`` and a short repr, for messages."""
-    text = repr(value)
+    """A short repr of ``value`` and its type, for messages: ``"[('H', 16)] (a list)"``."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not hide the real message
+        text = "<unprintable>"
     if len(text) > 60:
         text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
+    return f"{text} (a {type(value).__name__})"

@@ -49,7 +49,8 @@ def _check_size(name: str, value: Any, what: str) -> int:
     """A non-negative integer size below 2**63, or a LayoutError naming ``name``
     (a LayoutTypeError when ``value`` is not an integer at all)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise LayoutTypeError(f"{what} {name} must be a non-negative integer, got {type_name(value)}")
+        text = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
+        raise LayoutTypeError(f"{what} {name} must be a non-negative integer, got {type(value).__name__} {text}")
     value = int(value)
     if value < 0:
         raise LayoutError(f"{what} {name} must be a non-negative integer, got {value}")

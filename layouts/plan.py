@@ -9,6 +9,11 @@ few more; the destination's padding slots are listed as views to zero-fill. Layo
 this scheme (an axis blocked twice, blocks that do not divide each other) take the general
 ``gather`` step, which moves every element by its two offsets.
 
+Factors of size 1 are left out of the views, so a view has at most as many dims as the finer
+of the two layouts (any rank numpy accepts converts). A plan that would still need more dims
+than numpy allows, or more than :data:`MAX_STEPS` copies (many axes each with a partial block on
+both sides), takes the gather step instead: its work is linear in the elements.
+
 The plan is pure Python over numpy views; it is cached per pair of layouts.
 
 >>> from layouts import Layout
@@ -22,6 +27,7 @@ The plan is pure Python over numpy views; it is cached per pair of layouts.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
@@ -29,6 +35,22 @@ from typing import Any, Callable
 import numpy as np
 
 from .layout import Layout
+
+
+#: The most copy steps a plan makes before it takes the gather step instead.
+MAX_STEPS = 64
+
+
+@lru_cache(maxsize=1)
+def numpy_max_dims() -> int:
+    """The most dims numpy accepts (64 from numpy 2, 32 before)."""
+    for n in (64, 32):
+        try:
+            np.empty((1,) * n)
+            return n
+        except ValueError:
+            continue
+    return 32  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -83,6 +105,11 @@ class CopyStep:
         self._dst = _side_recipe(dst, splits, dict(regions))
         self._perm = tuple(self._src[2].index(label) for label in self._dst[2])
 
+    @property
+    def ndim(self) -> int:
+        """Dims of the views this step copies."""
+        return max(len(self._src[1]), len(self._dst[1]))
+
     def views(self, x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Same-shape views (source, destination) of this region, dims in destination order."""
         return self.source_view(x), target[self._dst[0]].reshape(self._dst[1])
@@ -132,7 +159,11 @@ def _plan(src: Layout, dst: Layout) -> tuple[list, list]:
         if s.size > s.full:
             options += ["range"] if s.k == 1 else [("at", c) for c in range(s.full, s.size)]
         choices.append([(axis, o) for o in options])
+    if math.prod(len(c) for c in choices) > MAX_STEPS:
+        return [GatherStep(src, dst)], []
     steps = [CopyStep(src, dst, combo) for combo in itertools.product(*choices)]
+    if any(step.ndim > numpy_max_dims() for step in steps):
+        return [GatherStep(src, dst)], []
     return steps, _padding(dst)
 
 
@@ -211,6 +242,7 @@ def _side_recipe(layout: Layout, splits: dict[str, _Split], regions: dict[str, A
         f = s.factors()
         inner = [] if own == 1 else ([1, 2] if own == s.m else [2])
         mine = inner if d.is_block else [j for j in range(3) if j not in inner]
+        mine = [j for j in mine if f[j] != 1]  # a factor of 1 is no dim (the same on both sides)
         index.append(slice(None) if d.is_block else slice(0, s.full // own))
         shape.extend(f[j] for j in mine)
         labels.extend((d.axis, j) for j in mine)

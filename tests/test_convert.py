@@ -92,7 +92,22 @@ def test_issue_examples():
     assert z.shape == (2, 2, 5, 4, 16)
     assert np.all(z[:, 1, :, :, 4:] == 0)
     assert np.array_equal(ly.convert(z, "NCHW16c", "NCHW", C=20), x)
-    assert ly.convert(z, "NCHW16c", "NCHW").shape == (2, 32, 5, 4)
+    with pytest.warns(ly.LayoutWarning, match="C was not given.*padded size 32.*c=31 holds only zeros"):
+        assert ly.convert(z, "NCHW16c", "NCHW").shape == (2, 32, 5, 4)
+
+
+def test_padding_read_as_data_warns_only_when_it_looks_like_padding():
+    import warnings
+    x = np.random.default_rng(2).standard_normal((2, 32, 3, 3)).astype(np.float32) + 10   # no zero anywhere
+    z = ly.convert(x, "NCHW", "NCHW16c")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(ly.convert(z, "NCHW16c", "NCHW"), x)        # last channel real: no warning
+        ly.convert(z, "NCHW16c", "NHWC16c")                               # the block is kept: no warning
+        zp = ly.convert(x[:, :20], "NCHW", "NCHW16c")
+        ly.convert(zp, "NCHW16c", "NCHW", C=32)                           # said outright: no warning
+    with pytest.warns(ly.LayoutWarning, match="C=<true size>"):
+        ly.convert(zp, "NCHW16c", "NCHW8c")
 
 
 def test_padding_is_zeroed_in_a_dirty_out():

@@ -17,9 +17,11 @@ type (uint8/16/32/64) on flat buffers with runtime strides:
   uint32 words, then the 4-byte tiles (:mod:`.grouped`);
 * negative strides, object dtypes: ``np.copyto``.
 
-``threads=None`` uses ``numba.config.NUMBA_NUM_THREADS`` threads, ``threads=n`` uses n.
-The kernels release the GIL and the work is split over a small Python thread pool
-(disjoint output ranges, so results do not depend on the thread count).  Small copies
+``threads=None`` uses ``numba.config.NUMBA_NUM_THREADS`` threads, ``threads=n`` uses n,
+clamped to :func:`.pool.max_threads` (the cores this process may use: more threads would only
+wait). The kernels release the GIL and the work is split over one shared Python thread pool of
+``max_threads() - 1`` workers (disjoint output ranges, so results do not depend on the thread
+count; the number of live threads stays bounded whatever callers pass).  Small copies
 (below ``PAR_MIN_BYTES``) run on the calling thread.
 
 >>> import numpy as np
@@ -39,7 +41,7 @@ import os
 import numpy as np
 
 from .plan import make_fill_plan, make_plan
-from .pool import run_split, thread_count
+from .pool import max_threads, run_split, thread_count
 
 __all__ = ["copy_into", "fill_zero", "USE_SIMD", "NT_MIN_BYTES", "PAR_MIN_BYTES"]
 
@@ -108,7 +110,8 @@ def copy_into(dst, src, threads=None):
     dst : ndarray, writable
     src : ndarray, same shape and dtype as ``dst``
     threads : int or None
-        None: ``numba.config.NUMBA_NUM_THREADS`` threads; 1: the calling thread only.
+        None: ``numba.config.NUMBA_NUM_THREADS`` threads; 1: the calling thread only; more than
+        :func:`.pool.max_threads` is clamped to it.
 
     >>> import numpy as np
     >>> x = np.arange(32 * 2 * 3 * 3, dtype=np.uint8).reshape(2, 32, 3, 3)   # NCHW, C=32

@@ -1,7 +1,12 @@
 """Threads for the kernels: the numba kernels release the GIL, and work is split over a pool.
 
-One pool per worker count, made on first use and never shut down, so callers on several
-threads with different ``threads=`` never submit to a pool another caller has closed.
+Thread counts are **clamped** to :func:`max_threads` (the cores this process may run on, or
+numba's thread count if larger): a kernel thread beyond the cores only waits for one, so
+``threads=10**6`` runs as ``threads=max_threads()``. One pool of ``max_threads() - 1`` workers
+serves every caller and every count, made on first use and never shut down, so the number of
+live threads stays bounded whatever callers pass, and callers on several threads never submit to
+a pool another caller has closed. A part submitted by a worker of the pool runs inline (a nested
+split never waits on the pool it runs in).
 
 >>> parts = []
 >>> run_split(lambda a, b: parts.append((a, b)), lambda w0, w1: (w0, w1), 10, 2)
@@ -11,37 +16,69 @@ threads with different ``threads=`` never submit to a pool another caller has cl
 
 from __future__ import annotations
 
-import functools
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from ..config import check_threads
 
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_local = threading.local()
+
+
+def max_threads() -> int:
+    """The most threads a conversion uses: the CPUs this process may run on (or numba's count if larger)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cpus = os.cpu_count() or 1
+    import numba
+    return max(1, cpus, int(numba.config.NUMBA_NUM_THREADS))
+
 
 def thread_count(threads: Any) -> int:
-    """``threads`` checked (None, or an int >= 1); None means numba's thread count."""
+    """``threads`` checked (None, or an int >= 1) and clamped to :func:`max_threads`; None means numba's thread count."""
     threads = check_threads(threads)
     if threads is None:
         import numba
         return max(1, int(numba.config.NUMBA_NUM_THREADS))
-    return threads
+    return min(threads, max_threads())
 
 
-@functools.lru_cache(maxsize=None)
-def pool(workers: int) -> ThreadPoolExecutor:
-    """The pool of ``workers`` threads (one per distinct count, kept for the process)."""
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="layouts-kernels")
+def pool(workers: int | None = None) -> ThreadPoolExecutor:
+    """The one shared pool (``max_threads() - 1`` workers; ``workers`` is accepted and ignored)."""
+    global _pool
+    if _pool is None:
+        with _lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=max(1, max_threads() - 1), thread_name_prefix="layouts-kernels",
+                                           initializer=_mark_worker)
+    return _pool
+
+
+def _mark_worker() -> None:
+    _local.worker = True
 
 
 def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, nthreads: int) -> None:
-    """Run ``fn(*make_args(w0, w1))`` over ``[0, nwork)`` cut in ``nthreads`` contiguous parts;
-    the calling thread takes the first part."""
-    t = max(1, min(nthreads, nwork))
+    """Run ``fn(*make_args(w0, w1))`` over ``[0, nwork)`` cut in ``nthreads`` contiguous parts
+    (clamped to :func:`max_threads`); the calling thread takes the first part."""
+    t = max(1, min(int(nthreads), nwork))
+    if t > 1:
+        t = min(t, max_threads())
     if t == 1:
         fn(*make_args(0, nwork))
         return
     bounds = [nwork * k // t for k in range(t + 1)]
-    futures = [pool(t - 1).submit(fn, *make_args(bounds[k], bounds[k + 1])) for k in range(1, t)]
-    fn(*make_args(bounds[0], bounds[1]))
-    for f in futures:
-        f.result()
+    if getattr(_local, "worker", False):  # already on a pool thread: do every part here
+        for k in range(t):
+            fn(*make_args(bounds[k], bounds[k + 1]))
+        return
+    futures = [pool().submit(fn, *make_args(bounds[k], bounds[k + 1])) for k in range(1, t)]
+    try:
+        fn(*make_args(bounds[0], bounds[1]))
+    finally:
+        for f in futures:
+            f.result()
