@@ -10,7 +10,7 @@ code and the interop modules load when first used.
 
 from .config import get_threads, set_threads
 from .convert import convert
-from .errors import LayoutError
+from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
 from .index import Index
 from .infer import candidate_layouts, layout_of
@@ -18,7 +18,7 @@ from .layout import Layout, canonical_order
 from .spec import parse
 
 __all__ = [
-    "Layout", "LayoutError", "Index", "parse", "canonical_order",
+    "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
     "layout_of", "candidate_layouts", "convert", "set_threads", "get_threads",
 ]
