@@ -103,7 +103,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         oa = None if out is None else as_numpy(out, "out", writable=True)[0]
         result, warning = _convert(xa, src, dst, oa, threads, copy, dims)
     except LayoutError as err:
-        shape = tuple(getattr(x, "shape", ())) if hasattr(x, "shape") else None
+        shape = _shape_of(x)
         raise type(err)(f"convert({_name(src)} -> {_name(dst)}, input shape {shape}): {err}") from None
     if warning:
         warnings.warn(f"convert({_name(src)} -> {_name(dst)}): {warning}", LayoutWarning, stacklevel=2)
@@ -113,9 +113,22 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
 
 def _name(layout: Any) -> str:
+    """A layout as messages name it: its spec in single quotes."""
     if isinstance(layout, Layout):
         return repr(layout.spec)
-    return repr(layout) if isinstance(layout, str) else f"<{type(layout).__name__}>"
+    if isinstance(layout, str):
+        return repr(layout) if len(layout) <= 40 else repr(layout[:37] + "...")
+    return f"<{type(layout).__name__}>"
+
+
+def _shape_of(x: Any) -> Any:
+    try:
+        return tuple(int(n) for n in x.shape)
+    except Exception:  # noqa: BLE001 - only for the message
+        try:
+            return np.shape(x)
+        except Exception:  # noqa: BLE001
+            return None
 
 
 def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarray | None, threads: int | None,

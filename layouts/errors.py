@@ -33,12 +33,21 @@ class LayoutWarning(UserWarning):
     """A call that works but may not do what was meant (it says how to be explicit)."""
 
 
+def number(value: int) -> str:
+    """An int for a message: in full, or its size when it is too long to print (Python refuses
+    to turn ints of more than 4300 digits into text)."""
+    if abs(value).bit_length() <= 256:
+        return str(value)
+    return f"{'-' if value < 0 else ''}(a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits)"
+
+
 def type_name(value: Any) -> str:
     """A short repr of ``value`` and its type, for messages: ``"[('H', 16)] (a list)"``."""
     try:
-        text = repr(value)
+        text = number(value) if isinstance(value, int) and not isinstance(value, bool) else repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not hide the real message
         text = "<unprintable>"
     if len(text) > 60:
         text = text[:57] + "..."
-    return f"{text} (a {type(value).__name__})"
+    name = type(value).__name__
+    return f"{text} ({'an' if name[:1] in 'aeiou' else 'a'} {name})"

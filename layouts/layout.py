@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import LayoutError, LayoutTypeError, type_name
+from .errors import LayoutError, LayoutTypeError, number, type_name
 from .index import Index
 from .spec import DEFAULT_ASCEND_BLOCK, Dim, Spec, parse
 
@@ -49,13 +49,13 @@ def _check_size(name: str, value: Any, what: str) -> int:
     """A non-negative integer size below 2**63, or a LayoutError naming ``name``
     (a LayoutTypeError when ``value`` is not an integer at all)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        text = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
+        text = type_name(value).rsplit(" (a", 1)[0]
         raise LayoutTypeError(f"{what} {name} must be a non-negative integer, got {type(value).__name__} {text}")
     value = int(value)
     if value < 0:
-        raise LayoutError(f"{what} {name} must be a non-negative integer, got {value}")
+        raise LayoutError(f"{what} {name} must be a non-negative integer, got {number(value)}")
     if value > MAX_ELEMENTS:
-        raise LayoutError(f"{what} {name} is {value}, more than a layout can address (at most 2**63 - 1 elements)")
+        raise LayoutError(f"{what} {name} is {number(value)}, more than a layout can address (at most 2**63 - 1 elements)")
     return value
 
 
@@ -417,6 +417,13 @@ class Layout:
         layouts.errors.LayoutError: coordinate n=2 is out of range for axis N of size 2 (expected 0 <= n < 2)
         """
         values = self._read_coords(coords)
+        shapes = {k: v.shape for k, v in values.items() if isinstance(v, np.ndarray)}
+        if len(shapes) > 1:
+            try:
+                np.broadcast_shapes(*shapes.values())
+            except ValueError:
+                listed = ", ".join(f"{k.lower()} {v}" for k, v in shapes.items())
+                raise LayoutError(f"coordinate arrays do not broadcast together: shapes {listed}") from None
         total: Any = 0
         for d, block, stride in zip(self._spec.dims, self._block_sizes, self._strides):
             total = total + self._dim_index(d, block, values[d.axis]) * stride
@@ -461,6 +468,10 @@ class Layout:
         :class:`LayoutError` that says which padding it is; with ``padding="mark"`` its
         coordinates are -1 and ``Index.padding`` is True there instead.
 
+        One kind of input, one kind of output (either ``padding=`` mode): an integer (Python or
+        numpy scalar) gives Python ints and a bool ``padding``; anything else (a list, an array,
+        a 0-d array) gives int64 arrays of the input's shape and a bool array ``padding``.
+
         >>> L = Layout("CHWN", N=2, C=16, H=5, W=4)
         >>> L.index(43)
         Index(n=1, c=1, h=0, w=1)
@@ -471,7 +482,7 @@ class Layout:
             raise LayoutTypeError(f"padding must be 'raise' or 'mark', got {type_name(padding)}")
         if padding not in ("raise", "mark"):
             raise LayoutError(f"padding must be 'raise' or 'mark', got {padding!r}")
-        scalar = np.ndim(offset) == 0 and isinstance(offset, (numbers.Integral, np.integer)) and not isinstance(offset, bool)
+        scalar = isinstance(offset, (numbers.Integral, np.integer)) and not isinstance(offset, (bool, np.bool_))
         off = _integer_array(offset, "offset")
         if off.size and (off.min() < 0 or off.max() >= self.size):
             bad = off[(off < 0) | (off >= self.size)].flat[0]
@@ -491,7 +502,8 @@ class Layout:
             coords = {a: np.where(is_pad, -1, v) for a, v in coords.items()}
         if scalar:
             return Index(canonical_order(self.axes), {a: int(v) for a, v in coords.items()}, bool(is_pad))
-        return Index(canonical_order(self.axes), coords, is_pad)
+        arrays = {a: np.asarray(v, dtype=np.int64).reshape(off.shape) for a, v in coords.items()}
+        return Index(canonical_order(self.axes), arrays, np.asarray(is_pad, dtype=bool).reshape(off.shape))
 
     def dim_indices(self, offsets: Any) -> list[np.ndarray]:
         """Index along each physical dim of each offset, outermost dim first.
@@ -640,7 +652,7 @@ def _as_array(value: Any, what: str) -> np.ndarray:
             raise LayoutTypeError(f"{what} must be an integer or an array of integers, got {type_name(value)}")
         big = [int(v) for v in flat if not -2**63 <= int(v) < 2**63]
         if big:
-            raise LayoutError(f"{what} {big[0]} is outside the int64 range a layout addresses")
+            raise LayoutError(f"{what} {number(big[0])} is outside the int64 range a layout addresses")
         arr = np.array([int(v) for v in flat], dtype=np.int64).reshape(arr.shape)
     if arr.size == 0 and arr.dtype.kind in "fiu":
         return arr.astype(np.int64)
@@ -665,7 +677,7 @@ def _coordinate(value: Any, key: str, axis: str, size: int) -> Any:
     if isinstance(value, (numbers.Integral, np.integer)):
         v = int(value)
         if not 0 <= v < size:
-            raise LayoutError(f"coordinate {key}={v} is out of range for axis {axis} of size {size} (expected 0 <= {key} < {size})")
+            raise LayoutError(f"coordinate {key}={number(v)} is out of range for axis {axis} of size {size} (expected 0 <= {key} < {size})")
         return v
     arr = _as_array(value, f"coordinate {key}")
     limit = np.uint64(size) if arr.dtype.kind == "u" else np.int64(size)
