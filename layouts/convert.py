@@ -30,7 +30,7 @@ from . import config
 from .arrays import as_numpy
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import MAX_ELEMENTS, Layout
-from .plan import CopyStep, padding_views, pitch_gap_views, plan
+from .plan import CopyStep, numpy_max_dims, padding_views, pitch_gap_views, plan
 from .spec import parse
 
 #: Bytes from which a fresh output is aligned to a cache line (lets kernels use wide stores).
@@ -208,6 +208,9 @@ def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_
     dims = dict(dims)
     src_layout = _source(src, shape, dims)
     dst_layout = _destination(dst, src_layout, byte_sized, dims)
+    if dst_layout.ndim > numpy_max_dims():
+        raise LayoutError(f"the destination {_name(dst_layout)} has {dst_layout.ndim} physical dims, but numpy "
+                          f"{np.__version__} holds at most {numpy_max_dims()}")
     steps, pads = plan(src_layout, dst_layout)
     return src_layout, dst_layout, steps, pads
 
