@@ -152,6 +152,7 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         src_layout, dst_layout, steps, pads = _prepare(src, dst, x.shape, x.dtype.itemsize == 1, dims)
     else:
         src_layout, dst_layout, steps, pads = _prepare_cached(*key)
+    _check_sizes(dst_layout, x.dtype)
     warning = _padding_read_as_data(x, src, src_layout, dst_layout, dims)
     if copy is False:
         if out is not None:
@@ -213,6 +214,14 @@ def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_
                           f"{np.__version__} holds at most {numpy_max_dims()}")
     steps, pads = plan(src_layout, dst_layout)
     return src_layout, dst_layout, steps, pads
+
+
+def _check_sizes(dst: Layout, dtype: np.dtype) -> None:
+    """Every limit before any allocation: numpy must be able to hold the destination."""
+    try:
+        dst.check_numpy(dtype)
+    except LayoutError as err:
+        raise LayoutError(f"the result cannot be allocated: {err}") from None
 
 
 _prepare_cached = lru_cache(maxsize=512)(_prepare)

@@ -591,15 +591,22 @@ class Layout:
         if buffer.size < self.span:
             raise LayoutError(f"buffer holds {buffer.size} elements, but {self!r} needs at least {self.span} (size {self.size})")
         item = buffer.itemsize
-        if self.size * item > MAX_ELEMENTS or max(self._strides, default=0) * item > MAX_ELEMENTS:
-            raise LayoutError(f"{self!r} spans more than 2**63 - 1 bytes of {buffer.dtype}; numpy cannot view it")
+        self.check_numpy(buffer.dtype)
         return np.lib.stride_tricks.as_strided(buffer, shape=self._shape, strides=tuple(s * item for s in self._strides),
                                                writeable=buffer.flags.writeable)
 
+    def check_numpy(self, dtype: Any) -> None:
+        """Refuse (LayoutError) a layout numpy cannot hold for ``dtype``: more than 2**63 - 1 bytes
+        spanned, or extents whose product (zeros aside) times the item size overflows."""
+        item = itemsize(dtype)
+        nonzero = math.prod(max(n, 1) for n in self._shape)
+        if self.size * item > MAX_ELEMENTS or max(self._strides, default=0) * item > MAX_ELEMENTS or nonzero * item > MAX_ELEMENTS:
+            raise LayoutError(f"{self!r} is more than numpy can hold as {np.dtype(dtype)} (over 2**63 - 1 bytes "
+                              f"spanned or in its extents)")
+
     def zeros(self, dtype: Any = np.float32) -> np.ndarray:
         """A zero-filled flat buffer of :attr:`size` elements, viewed with :meth:`view`."""
-        if self.nbytes(dtype) > MAX_ELEMENTS:
-            raise LayoutError(f"{self!r} needs {self.nbytes(dtype)} bytes of {np.dtype(dtype)}, more than numpy can allocate")
+        self.check_numpy(dtype)
         return self.view(np.zeros(self.size, dtype=dtype))
 
     def formula(self, numeric: bool = False) -> str:

@@ -159,7 +159,9 @@ COORDS = [
     _case("view-list", lambda: P.view([1, 2, 3]), T, "numpy array"),
     _case("view-2d", lambda: P.view(np.zeros((4, 6))), E, "flat contiguous"),
     _case("view-short", lambda: P.view(np.zeros(10)), E, "needs at least 21"),
-    _case("zeros-huge", lambda: Layout("NC", N=2**40, C=2**22).zeros(np.float64), E, "more than numpy can allocate"),
+    _case("zeros-huge", lambda: Layout("NC", N=2**40, C=2**22).zeros(np.float64), E, "more than numpy can hold"),
+    _case("zeros-empty-huge-extents", lambda: Layout("NCHW", N=0, C=2**31, H=0, W=2**31).zeros(), E, "numpy can hold"),
+    _case("view-empty-huge-extents", lambda: Layout("NCHW", N=0, C=2**31, H=0, W=2**31).view(np.zeros(1)), E, "numpy"),
     _case("physical-order-huge", lambda: Layout("NC", N=2**40, C=2**22).physical_order(), E, "MAX_ENUMERATED"),
     _case("physical-order-logical-int", lambda: L4.physical_order(5), T, "logical"),
     _case("physical-order-logical-bad", lambda: L4.physical_order("NCH"), E, "must name each axis"),
@@ -242,7 +244,9 @@ CONVERT = [
     _case("layout-src-shape", lambda: ly.convert(np.zeros((2, 3, 4)), P, "HWC"), E, "physical shape"),
     _case("layout-dst-size", lambda: ly.convert(X, "NCHW", Layout("NHWC", N=2, C=4, H=4, W=5)), E, "axis C has size 3"),
     _case("huge-result", lambda: ly.convert(np.zeros((1, 1, 1, 1)), "NCHW",
-                                            Layout("NHWC", N=1, C=1, H=1, W=1, pitch={"N": 2**62})), E, "bytes"),
+                                            Layout("NHWC", N=1, C=1, H=1, W=1, pitch={"N": 2**62})), E, "cannot be allocated"),
+    _case("huge-empty-result", lambda: ly.convert(np.zeros((0, 2, 0, 2)), "NCHW",
+                                                  Layout("NHWC", N=0, C=2**31, H=0, W=2**31)), E, "size 2"),
     _case("int8-out-uint8", lambda: ly.convert(_i8, "NCHW", "NHWC", out=np.zeros((1, 3, 4, 2), np.uint8)), E, "dtype", [_i8]),
 ]
 
