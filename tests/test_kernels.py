@@ -424,3 +424,38 @@ def test_bad_thread_counts(bad):
     from layouts import LayoutError
     with pytest.raises(LayoutError, match="threads must be None or an int >= 1"):
         copy_into(np.empty(4), np.zeros(4), threads=bad)
+
+
+def test_one_bounded_pool_and_clamped_counts(monkeypatch):
+    """Thread counts above the cores are clamped; every count shares one pool; a split started on a
+    pool worker runs inline (it never waits on the pool it runs in)."""
+    import threading
+    from layouts.kernels import pool as pool_mod
+
+    monkeypatch.setattr(pool_mod, "max_threads", lambda: 3)
+    assert pool_mod.thread_count(10**6) == 3 and pool_mod.thread_count(2) == 2
+    seen = []
+    lock = threading.Lock()
+
+    def part(a, b):
+        with lock:
+            seen.append((a, b, threading.current_thread().name))
+
+    pool_mod.run_split(part, lambda a, b: (a, b), 100, 10**6)
+    assert sorted((a, b) for a, b, _ in seen) == [(0, 33), (33, 66), (66, 100)]   # 3 parts, not 10**6
+    assert pool_mod.pool() is pool_mod.pool(7)                                  # one pool for every count
+
+    runs = []
+
+    def outer(a, b):
+        inner = []
+        pool_mod.run_split(lambda c, d: inner.append((c, d, threading.current_thread().name)),
+                           lambda c, d: (c, d), 4, 2)
+        runs.append((threading.current_thread().name, inner))
+
+    pool_mod.run_split(outer, lambda a, b: (a, b), 2, 2)
+    assert len(runs) == 2
+    for name, inner in runs:
+        assert sorted((c, d) for c, d, _ in inner) == [(0, 2), (2, 4)]
+        if name.startswith("layouts-kernels"):                 # started on a pool worker: ran there, inline
+            assert {n for _, _, n in inner} == {name}
