@@ -146,7 +146,8 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         x = _flat_source(x, src, copy is False)
     threads = config.check_threads(threads) if threads is not None else config.get_threads()
     try:
-        key = (src, dst, x.shape, x.dtype.itemsize == 1, tuple(sorted(dims.items())))
+        # the type is part of the key: C=True or C=2.0 equal C=1 / C=2 as dict keys, yet must be refused
+        key = (src, dst, x.shape, x.dtype.itemsize == 1, tuple(sorted((k, type(v), v) for k, v in dims.items())))
         hash(key)
     except TypeError:  # an unhashable size: let validation say what is wrong with it
         src_layout, dst_layout, steps, pads = _prepare(src, dst, x.shape, x.dtype.itemsize == 1, dims)
@@ -204,7 +205,7 @@ def _padding_read_as_data(x: np.ndarray, src: str | Layout, src_layout: Layout, 
 
 
 def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_sized: bool,
-             dims: Mapping[str, int] | tuple) -> tuple[Layout, Layout, list, list]:
+             dims: Mapping[str, int]) -> tuple[Layout, Layout, list, list]:
     """Both layouts and the plan between them, for an input of ``shape``."""
     dims = dict(dims)
     src_layout = _source(src, shape, dims)
@@ -224,7 +225,11 @@ def _check_sizes(dst: Layout, dtype: np.dtype) -> None:
         raise LayoutError(f"the result cannot be allocated: {err}") from None
 
 
-_prepare_cached = lru_cache(maxsize=512)(_prepare)
+@lru_cache(maxsize=512)
+def _prepare_cached(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_sized: bool,
+                    typed_dims: tuple) -> tuple[Layout, Layout, list, list]:
+    """:func:`_prepare`, cached; ``typed_dims`` holds (name, type, value) triples."""
+    return _prepare(src, dst, shape, byte_sized, {k: v for k, _, v in typed_dims})
 
 
 def _flat_source(x: np.ndarray, src: Layout, no_copy: bool = False) -> np.ndarray:

@@ -310,6 +310,14 @@ def test_catalogue_size():
     assert len(CATALOGUE) >= 180, len(CATALOGUE)
 
 
+def test_cached_plans_do_not_hide_wrong_kinds():
+    z = np.zeros((1, 2, 2, 2, 16), np.float32)
+    ly.convert(z, "NCHW16c", "NCHW", C=17)                      # cached with C=17 (an int)
+    check_refused(lambda: ly.convert(z, "NCHW16c", "NCHW", C=17.0), TypeError, "size of axis C", [z])
+    ly.convert(np.zeros((1, 1, 1, 1)), "NCHW", "NHWC", C=1)
+    check_refused(lambda: ly.convert(np.zeros((1, 1, 1, 1)), "NCHW", "NHWC", C=True), TypeError, "size of axis C")
+
+
 def test_failing_calls_leave_inputs_and_out_untouched():
     """The same failures with dirty outputs of every kind: nothing written before the refusal."""
     x = np.random.default_rng(0).standard_normal((2, 20, 3, 3)).astype(np.float32)
