@@ -21,10 +21,11 @@ from .errors import LayoutError
 def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> tuple:
     """Coordinates checked against the sizes (scalars stay Python ints, arrays become int64),
     and the sizes refused when an int64 array offset could wrap."""
-    from .layout import MAX_ELEMENTS, _check_size, _coordinate
+    from .layout import MAX_ELEMENTS, _check_size, _coordinate, check_broadcast
 
     sizes = [_check_size(k, v, "size of axis") for k, v in (("N", N), ("C", C), ("H", H), ("W", W))]
     coords = [_coordinate(v, k, k.upper(), size) for (k, v), size in zip((("n", n), ("c", c), ("h", h), ("w", w)), sizes)]
+    check_broadcast(dict(zip("nchw", coords)))
     total = sizes[0] * sizes[1] * sizes[2] * sizes[3]
     if total > MAX_ELEMENTS:
         raise LayoutError(f"N*C*H*W = {total} elements, more than int64 offsets can address")

@@ -417,13 +417,7 @@ class Layout:
         layouts.errors.LayoutError: coordinate n=2 is out of range for axis N of size 2 (expected 0 <= n < 2)
         """
         values = self._read_coords(coords)
-        shapes = {k: v.shape for k, v in values.items() if isinstance(v, np.ndarray)}
-        if len(shapes) > 1:
-            try:
-                np.broadcast_shapes(*shapes.values())
-            except ValueError:
-                listed = ", ".join(f"{k.lower()} {v}" for k, v in shapes.items())
-                raise LayoutError(f"coordinate arrays do not broadcast together: shapes {listed}") from None
+        check_broadcast({k.lower(): v for k, v in values.items()})
         total: Any = 0
         for d, block, stride in zip(self._spec.dims, self._block_sizes, self._strides):
             total = total + self._dim_index(d, block, values[d.axis]) * stride
@@ -696,6 +690,17 @@ def _coordinate(value: Any, key: str, axis: str, size: int) -> Any:
             f"(expected 0 <= {key} < {size})"
         )
     return arr.astype(np.int64)
+
+
+def check_broadcast(values: Mapping[str, Any]) -> None:
+    """Refuse coordinate arrays that do not broadcast together, naming each one's shape."""
+    shapes = {k: v.shape for k, v in values.items() if isinstance(v, np.ndarray)}
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*shapes.values())
+        except ValueError:
+            listed = ", ".join(f"{k} {v}" for k, v in shapes.items())
+            raise LayoutError(f"coordinate arrays do not broadcast together: shapes {listed}") from None
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:

@@ -150,6 +150,8 @@ COORDS = [
     _case("byte-offset-dtype-empty", lambda: L4.byte_offset("V0", n=0, c=0, h=0, w=0), E, "item size 0"),
     _case("byte-strides-dtype", lambda: L4.byte_strides(object()), T, "dtype"),
     _case("nbytes-dtype", lambda: L4.nbytes("nope"), T, "dtype"),
+    _case("formula-no-broadcast", lambda: ly.offset_nchw(np.zeros(0, int), np.zeros((0, 2), int), 0, 0, N=1, C=1, H=1, W=1),
+          E, "broadcast"),
     _case("formula-float", lambda: ly.offset_nchw(0.5, 0, 0, 0, N=1, C=1, H=1, W=1), T, "integer"),
     _case("formula-range", lambda: ly.offset_nhwc(0, 1, 0, 0, N=1, C=1, H=1, W=1), E, "out of range"),
     _case("formula-size-str", lambda: ly.offset_chwn(0, 0, 0, 0, N="1", C=1, H=1, W=1), T, "size of axis N"),
