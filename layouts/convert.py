@@ -135,6 +135,8 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
              copy: bool | None, dims: Mapping[str, int]) -> tuple[np.ndarray, str | None]:
     if x.dtype.hasobject:
         raise LayoutError(f"dtype {x.dtype} holds Python objects; convert moves numeric and bool data only")
+    if x.dtype.itemsize == 0:
+        raise LayoutError(f"x has dtype {x.dtype} of item size 0: there are no bytes to move")
     if not isinstance(src, (str, Layout)):
         raise LayoutTypeError(f"src must be a spec string such as 'NCHW' or a Layout, got {type_name(src)}")
     if not isinstance(dst, (str, Layout)):

@@ -44,6 +44,8 @@ def _shape_and_strides(array: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return shape, tuple(int(s) for s in stride())
     byte_strides = getattr(array, "strides", None)
     item = getattr(getattr(array, "dtype", None), "itemsize", None)
+    if isinstance(item, numbers.Integral) and item == 0 and byte_strides is not None:
+        raise LayoutError(f"the array's dtype {array.dtype} has item size 0: it has no element strides to read")
     if byte_strides is None or not isinstance(item, numbers.Integral) or not item:
         raise LayoutTypeError(f"cannot read strides from {type(array).__name__}: expected a numpy array or a torch tensor")
     bad = [(i, s) for i, s in enumerate(byte_strides) if s % item]
