@@ -168,3 +168,17 @@ def test_numpy_in_numpy_out_and_no_torch_import():
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_failing_dlpack_exporter_is_a_layout_error():
+    class Broken:
+        shape = (2, 3)
+
+        def __dlpack__(self, **kwargs):
+            raise KeyError("exporter bug")
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    check_refused(lambda: ly.convert(Broken(), "HW", "WH"), LayoutError, ["broken", "dlpack"])
+    check_refused(lambda: ly.convert(np.zeros((2, 3)), "HW", "WH", out=Broken()), LayoutError, "dlpack")
