@@ -149,14 +149,13 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
     threads = config.check_threads(threads) if threads is not None else config.get_threads()
     try:
         # the type is part of the key: C=True or C=2.0 equal C=1 / C=2 as dict keys, yet must be refused
-        key = (src, dst, x.shape, x.dtype.itemsize == 1, tuple(sorted((k, type(v), v) for k, v in dims.items())))
+        key = (src, dst, x.shape, x.dtype, tuple(sorted((k, type(v), v) for k, v in dims.items())))
         hash(key)
     except TypeError:  # an unhashable size: let validation say what is wrong with it
-        src_layout, dst_layout, steps, pads = _prepare(src, dst, x.shape, x.dtype.itemsize == 1, dims)
+        src_layout, dst_layout, steps, pads, suspects = _prepare(src, dst, x.shape, x.dtype, dims)
     else:
-        src_layout, dst_layout, steps, pads = _prepare_cached(*key)
-    _check_sizes(dst_layout, x.dtype)
-    warning = _padding_read_as_data(x, src, src_layout, dst_layout, dims)
+        src_layout, dst_layout, steps, pads, suspects = _prepare_cached(*key)
+    warning = _padding_read_as_data(x, src_layout, suspects) if suspects and x.size else None
     if copy is False:
         if out is not None:
             raise LayoutError("copy=False never copies, but writing into out is a copy; pass copy=True (or None) with out")
@@ -184,20 +183,26 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
     return result, warning
 
 
-def _padding_read_as_data(x: np.ndarray, src: str | Layout, src_layout: Layout, dst_layout: Layout,
-                          dims: Mapping[str, int]) -> str | None:
-    """The warning for a blocked source axis whose size was read from the shape (so its padding
-    is taken as data), when the destination does not keep that block and the axis's last index
-    holds only zeros, as padding does. None otherwise."""
-    if isinstance(src, Layout) or x.size == 0:
-        return None
+def _suspects(src: str | Layout, src_layout: Layout, dst_layout: Layout, dims: Mapping[str, int]) -> tuple:
+    """(axis, index of its last slot) for each blocked source axis whose size was read from the
+    shape (so its padding would be taken as data) and whose block the destination does not keep."""
+    if isinstance(src, Layout):
+        return ()
+    found = []
     for axis in src_layout.axes:
         blocks = [n for d, n in zip(src_layout.parsed.dims, src_layout.shape) if d.is_block and d.axis == axis]
         if not blocks or axis in dims:
             continue
         if blocks == [n for d, n in zip(dst_layout.parsed.dims, dst_layout.shape) if d.is_block and d.axis == axis]:
             continue  # the padding stays padding
-        last = tuple(-1 if d.axis == axis else slice(None) for d in src_layout.parsed.dims)
+        found.append((axis, tuple(-1 if d.axis == axis else slice(None) for d in src_layout.parsed.dims)))
+    return tuple(found)
+
+
+def _padding_read_as_data(x: np.ndarray, src_layout: Layout, suspects: tuple) -> str | None:
+    """The warning for a suspect axis (:func:`_suspects`) whose last index holds only zeros, as
+    padding does. None otherwise."""
+    for axis, last in suspects:
         if not x[last].any():
             size = src_layout.dims[axis]
             return (f"{axis} was not given, so it is read from the shape as the padded size {size}, and its last "
@@ -206,32 +211,29 @@ def _padding_read_as_data(x: np.ndarray, src: str | Layout, src_layout: Layout, 
     return None
 
 
-def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_sized: bool,
-             dims: Mapping[str, int]) -> tuple[Layout, Layout, list, list]:
-    """Both layouts and the plan between them, for an input of ``shape``."""
+def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: np.dtype,
+             dims: Mapping[str, int]) -> tuple[Layout, Layout, list, list, tuple]:
+    """Both layouts, the plan between them and the padding suspects, for an input of ``shape``
+    and ``dtype``; every size limit is checked here, before anything is allocated."""
     dims = dict(dims)
     src_layout = _source(src, shape, dims)
-    dst_layout = _destination(dst, src_layout, byte_sized, dims)
+    dst_layout = _destination(dst, src_layout, dtype.itemsize == 1, dims)
     if dst_layout.ndim > numpy_max_dims():
         raise LayoutError(f"the destination {_name(dst_layout)} has {dst_layout.ndim} physical dims, but numpy "
                           f"{np.__version__} holds at most {numpy_max_dims()}")
-    steps, pads = plan(src_layout, dst_layout)
-    return src_layout, dst_layout, steps, pads
-
-
-def _check_sizes(dst: Layout, dtype: np.dtype) -> None:
-    """Every limit before any allocation: numpy must be able to hold the destination."""
     try:
-        dst.check_numpy(dtype)
+        dst_layout.check_numpy(dtype)
     except LayoutError as err:
         raise LayoutError(f"the result cannot be allocated: {err}") from None
+    steps, pads = plan(src_layout, dst_layout)
+    return src_layout, dst_layout, steps, pads, _suspects(src, src_layout, dst_layout, dims)
 
 
 @lru_cache(maxsize=512)
-def _prepare_cached(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], byte_sized: bool,
-                    typed_dims: tuple) -> tuple[Layout, Layout, list, list]:
+def _prepare_cached(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: np.dtype,
+                    typed_dims: tuple) -> tuple[Layout, Layout, list, list, tuple]:
     """:func:`_prepare`, cached; ``typed_dims`` holds (name, type, value) triples."""
-    return _prepare(src, dst, shape, byte_sized, {k: v for k, _, v in typed_dims})
+    return _prepare(src, dst, shape, dtype, {k: v for k, _, v in typed_dims})
 
 
 def _flat_source(x: np.ndarray, src: Layout, no_copy: bool = False) -> np.ndarray:

@@ -595,8 +595,8 @@ class Layout:
         item = itemsize(dtype)
         nonzero = math.prod(max(n, 1) for n in self._shape)
         if self.size * item > MAX_ELEMENTS or max(self._strides, default=0) * item > MAX_ELEMENTS or nonzero * item > MAX_ELEMENTS:
-            raise LayoutError(f"{self!r} is more than numpy can hold as {np.dtype(dtype)} (over 2**63 - 1 bytes "
-                              f"spanned or in its extents)")
+            raise LayoutError(f"{self!r} is more than numpy can hold as {np.dtype(dtype)} ({item}-byte items: over "
+                              f"2**63 - 1 bytes spanned or in its extents)")
 
     def zeros(self, dtype: Any = np.float32) -> np.ndarray:
         """A zero-filled flat buffer of :attr:`size` elements, viewed with :meth:`view`."""
