@@ -16,6 +16,7 @@ split never waits on the pool it runs in).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -28,8 +29,10 @@ _pool: ThreadPoolExecutor | None = None
 _local = threading.local()
 
 
+@functools.lru_cache(maxsize=1)
 def max_threads() -> int:
-    """The most threads a conversion uses: the CPUs this process may run on (or numba's count if larger)."""
+    """The most threads a conversion uses: the CPUs this process may run on (or numba's count if
+    larger), read once per process."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
