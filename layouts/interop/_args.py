@@ -97,5 +97,5 @@ def numeric_array(name: str, v: Any, kinds: str = "biuf") -> np.ndarray:
         raise TypeError(f"{name} must be an array, got {type(v).__name__} that numpy cannot read "
                         f"as one ({exc})") from None
     if a.dtype.kind not in kinds:
-        raise TypeError(f"{name} must hold numbers, got dtype {a.dtype}")
+        raise TypeError(f"{name} must hold real numbers (bool, int or float), got dtype {a.dtype}")
     return a
