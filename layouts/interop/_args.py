@@ -24,8 +24,21 @@ import numpy as np
 from ..errors import LayoutError
 
 
+def show_int(v: int) -> str:
+    """An int for a message; one of thousands of digits is described, not printed (printing it
+    would hit Python's int-to-string limit)."""
+    if -10**20 < v < 10**20:
+        return str(int(v))
+    return f"an integer of about {int(abs(int(v)).bit_length() * 0.30103) + 1} digits"
+
+
 def _show(v: Any) -> str:
-    text = repr(v)
+    if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
+        return show_int(v)
+    try:
+        text = repr(v)
+    except Exception:  # noqa: BLE001 - a repr that fails must not hide the real message
+        text = f"<{type(v).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -58,9 +71,12 @@ def str_arg(name: str, v: Any) -> str:
 
 
 def bool_arg(name: str, v: Any) -> bool:
-    if not isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {kind(v)}")
-    return bool(v)
+    """True or False (numpy's too; the ints 0 and 1 as OpenCV's Python binding takes them)."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, numbers.Integral) and v in (0, 1):
+        return bool(v)
+    raise TypeError(f"{name} must be True or False, got {kind(v)}")
 
 
 def number_arg(name: str, v: Any, finite: bool = True) -> float:

@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import LayoutError
 from ..layout import canonical_order
 from ..spec import parse
-from ._args import bool_arg, int_arg, kind, number_arg, numeric_array, str_arg
+from ._args import bool_arg, int_arg, kind, number_arg, numeric_array, show_int, str_arg
 
 MAX_BLOB_AXES = 32  # Caffe's kMaxBlobAxes
 INT_MAX = 2**31 - 1
@@ -60,9 +60,9 @@ def _checked_shape(shape) -> tuple:
     for axis, d in enumerate(dims):
         d = int_arg(f"blob shape axis {axis}", d)
         if d < 0:
-            raise LayoutError(f"blob shape axis {axis} is {d}; expected a non-negative int")
+            raise LayoutError(f"blob shape axis {axis} is {show_int(d)}; expected a non-negative int")
         if count != 0 and d > INT_MAX // count:
-            shown = d if d < 10**20 else f"a {len(str(d))}-digit number"
+            shown = show_int(d)
             raise LayoutError(
                 f"blob size exceeds INT_MAX: axis {axis} = {shown} > {INT_MAX} // {count}"
                 f" (shape of {len(dims)} axes)")
@@ -218,7 +218,7 @@ class Blob:
                 if axis < len(idx):
                     if not 0 <= idx[axis] < d:
                         raise LayoutError(
-                            f"offset index {idx[axis]} on axis {axis} out of range: expected "
+                            f"offset index {show_int(idx[axis])} on axis {axis} out of range: expected "
                             f"0 <= index < {d} (shape {self.shape_string})")
                     off += idx[axis]
             return off
@@ -228,7 +228,7 @@ class Blob:
         num, ch, hh, ww = self.num, self.channels, self.height, self.width
         for name, v, lim in (("n", n, num), ("c", c, ch), ("h", h, hh), ("w", w, ww)):
             if v > lim or (name == "n" and v < 0):
-                raise LayoutError(f"offset {name}={v} out of range: expected {name} <= {lim} "
+                raise LayoutError(f"offset {name}={show_int(v)} out of range: expected {name} <= {lim} "
                                   f"(shape {self.shape_string})")
         return ((n * ch + c) * hh + h) * ww + w
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError
-from ._args import int_arg, numeric_array, threads_arg
+from ._args import int_arg, numeric_array, show_int, threads_arg
 
 #: Paddle-Lite FPGA's ``IMAGE_ALIGNMENT``: elements per aligned row.
 IMAGE_ALIGNMENT = 16
@@ -29,7 +29,7 @@ __all__ = ["IMAGE_ALIGNMENT", "align_to_x", "fpga_image_layout", "fpga_image_siz
 def _nonneg(name, v) -> int:
     v = int_arg(name, v)
     if v < 0:
-        raise LayoutError(f"{name} must be a non-negative int, got {v}")
+        raise LayoutError(f"{name} must be a non-negative int, got {show_int(v)}")
     return v
 
 

@@ -26,13 +26,14 @@ Numbers below are the 5.x encoding unless ``version=4`` is given.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from typing import Optional, Sequence
 
 import numpy as np
 
 from ..errors import LayoutError
-from ._args import bool_arg, int_arg, kind, ndarray_arg, number_arg, str_arg, threads_arg
+from ._args import bool_arg, int_arg, kind, ndarray_arg, number_arg, show_int, str_arg, threads_arg
 
 __all__ = [
     "TypeEncoding", "CV4", "CV5", "encoding", "make_type", "depth_of", "channels_of", "elem_size",
@@ -87,7 +88,7 @@ class TypeEncoding:
             raise TypeError(f"depth must be a depth code (int) or a name such as 'CV_32F', got "
                             f"{kind(depth)}")
         if not 0 <= depth < len(self.depths):
-            raise LayoutError(f"depth code {int(depth)} is not an OpenCV {self.version}.x depth; "
+            raise LayoutError(f"depth code {show_int(depth)} is not an OpenCV {self.version}.x depth; "
                               f"expected 0..{len(self.depths) - 1}")
         return int(depth)
 
@@ -97,7 +98,7 @@ class TypeEncoding:
         if isinstance(cn, (bool, np.bool_)) or not isinstance(cn, (int, np.integer)):
             raise TypeError(f"cn (channel count) must be an int, got {kind(cn)}")
         if not 1 <= cn <= self.cn_max:
-            raise LayoutError(f"channel count {int(cn)} out of range: OpenCV {self.version}.x "
+            raise LayoutError(f"channel count {show_int(cn)} out of range: OpenCV {self.version}.x "
                               f"allows 1..{self.cn_max}")
         return d + ((int(cn) - 1) << self.cn_shift)
 
@@ -108,8 +109,7 @@ class TypeEncoding:
             raise TypeError(f"type must be an OpenCV type code (int) or a name such as 'CV_8UC3', "
                             f"got {kind(type_code)}")
         if not 0 <= type_code <= self.type_mask:
-            shown = int(type_code) if abs(int(type_code)) < 10**12 else "a huge number"
-            raise LayoutError(f"type code {shown} out of range for OpenCV {self.version}.x:"
+            raise LayoutError(f"type code {show_int(type_code)} out of range for OpenCV {self.version}.x:"
                               f" expected 0..{self.type_mask}")
         t = int(type_code)
         if (t & (self.depth_max - 1)) >= len(self.depths):
@@ -183,7 +183,8 @@ def encoding(version: int = 5) -> TypeEncoding:
         return CV4
     if version in (5, "5", "5.x"):
         return CV5
-    raise LayoutError(f"OpenCV type encoding version {version if not isinstance(version, str) else version[:20]!r} not known; expected 4 or 5")
+    shown = repr(version[:20]) if isinstance(version, str) else show_int(version)
+    raise LayoutError(f"OpenCV type encoding version {shown} not known; expected 4 or 5")
 
 
 def make_type(depth, cn: int = 1, version: int = 5) -> int:
@@ -236,6 +237,7 @@ def elem_size_of(dtype, cn: int = 1) -> tuple:
 
 # --- Mat ----------------------------------------------------------------------------------------
 _INT_MAX = 2**31 - 1
+_SIZE_MAX = 2**63 - 1  # what a byte offset can be on a 64-bit machine (numpy's intp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -269,10 +271,14 @@ class MatLayout:
     def __post_init__(self):
         enc = encoding(self.version)
         object.__setattr__(self, "type", enc._check(self.type))
-        for name in ("rows", "cols", "step", "offset"):
-            object.__setattr__(self, name, int_arg(f"Mat {name}", getattr(self, name), lo=0))
+        for name in ("rows", "cols"):  # int in OpenCV
+            object.__setattr__(self, name, int_arg(f"Mat {name}", getattr(self, name), lo=0,
+                                                   hi=_INT_MAX))
+        for name in ("step", "offset"):  # size_t, bytes
+            object.__setattr__(self, name, int_arg(f"Mat {name}", getattr(self, name), lo=0,
+                                                   hi=_SIZE_MAX))
         if self.end is not None:
-            object.__setattr__(self, "end", int_arg("Mat end", self.end, lo=0))
+            object.__setattr__(self, "end", int_arg("Mat end", self.end, lo=0, hi=_SIZE_MAX))
         object.__setattr__(self, "submatrix", bool_arg("submatrix", self.submatrix))
         minstep = self.cols * self.elem_size
         if self.step < minstep:
@@ -299,7 +305,8 @@ class MatLayout:
         (OpenCV 4/5 ``matrix.cpp``; 3.x replaced it by the row size when ``rows == 1``)."""
         enc = encoding(version)
         t = enc._check(type)
-        rows, cols = int_arg("rows", rows, lo=0), int_arg("cols", cols, lo=0)
+        rows = int_arg("rows", rows, lo=0, hi=_INT_MAX)
+        cols = int_arg("cols", cols, lo=0, hi=_INT_MAX)
         if step is None:
             step = cols * enc.elem_size(t)
         return cls(rows, cols, t, step, version=version)
@@ -410,8 +417,9 @@ class MatLayout:
     # ROIs -----------------------------------------------------------------------------------
     def roi(self, x: int, y: int, width: int, height: int) -> "MatLayout":
         """``Mat(m, Rect(x, y, width, height))``: same step, data moved to (x, y)."""
-        x, y = int_arg("x", x), int_arg("y", y)
-        width, height = int_arg("width", width), int_arg("height", height)
+        x, y = int_arg("x", x, -_INT_MAX, _INT_MAX), int_arg("y", y, -_INT_MAX, _INT_MAX)
+        width = int_arg("width", width, -_INT_MAX, _INT_MAX)
+        height = int_arg("height", height, -_INT_MAX, _INT_MAX)
         if not (0 <= x and 0 <= width and x + width <= self.cols and 0 <= y and 0 <= height
                 and y + height <= self.rows):
             raise LayoutError(f"ROI x={x} y={y} width={width} height={height} is outside the "
@@ -435,8 +443,10 @@ class MatLayout:
 
     def adjust_roi(self, dtop: int, dbottom: int, dleft: int, dright: int) -> "MatLayout":
         """``adjustROI``: move each edge outwards (positive) or inwards, clipped to the parent."""
-        dtop, dbottom = int_arg("dtop", dtop), int_arg("dbottom", dbottom)
-        dleft, dright = int_arg("dleft", dleft), int_arg("dright", dright)
+        dtop, dbottom = (int_arg(k, v, -_INT_MAX, _INT_MAX) for k, v in
+                         (("dtop", dtop), ("dbottom", dbottom)))
+        dleft, dright = (int_arg(k, v, -_INT_MAX, _INT_MAX) for k, v in
+                         (("dleft", dleft), ("dright", dright)))
         (ww, wh), (ox, oy) = self.locate_roi()
         row1 = min(max(oy - dtop, 0), wh)
         row2 = max(0, min(oy + self.rows + dbottom, wh))
@@ -551,6 +561,14 @@ _SUPPORTED = {np.dtype(t) for t in ("uint8", "int8", "uint16", "int16", "int32",
 _RESIZABLE = {np.dtype(t) for t in ("uint8", "uint16", "int16", "float32", "float64")}
 
 
+def _memory_bytes() -> int:
+    """Physical memory of this machine (a bound for what one call may allocate)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 2**40
+
+
 def _check_size(size):
     """``(width, height)``: two ints, both > 0 (resize) or both 0 (no resize), within int."""
     if isinstance(size, (str, bytes)) or not isinstance(size, (tuple, list, np.ndarray)):
@@ -650,6 +668,12 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
                 raise LayoutError(f"size={size}: OpenCV's linear resize takes "
                                   f"{', '.join(sorted(str(d) for d in _RESIZABLE))} images, not "
                                   f"{dt}; resize them yourself or drop size=")
+            C0, itemsize = first.shape[-1], dt.itemsize
+            need = n * C0 * size[0] * size[1] * (4 + itemsize)  # the blob and the resized images
+            if need > _memory_bytes():
+                raise LayoutError(f"size={size}: {n} resized images and their blob need {need} "
+                                  f"bytes, more than this machine's {_memory_bytes()} bytes of "
+                                  "memory")
             for i, b in enumerate(batches if not images_is_batch else [batches[0][0]]):
                 if b.shape[0] == 0 or b.shape[1] == 0:
                     raise LayoutError(f"image {i} is empty ({b.shape}); it cannot be resized "
