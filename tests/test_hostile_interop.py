@@ -62,7 +62,8 @@ CAFFE = [
     ("offset-n-past-num", lambda: Blob((2, 3)).offset(5, 0, 0, 0), L, "n=5"),
     ("offset-str", lambda: Blob((2, 3)).offset("1"), T, "n must be an int"),
     ("offset-list-range", lambda: Blob((2, 3)).offset([0, 7]), L, "out of range"),
-    ("offset-list-2d", lambda: Blob((2, 3)).offset([[0]]), L, "flat"),
+    ("offset-list-nested", lambda: Blob((2, 3)).offset([[0]]), T, "offset index 0"),
+    ("offset-array-2d", lambda: Blob((2, 3)).offset(np.zeros((1, 2), int)), L, "flat"),
     ("offset-list-float", lambda: Blob((2, 3)).offset([0, 1.5]), T, "offset index 1"),
     ("offset-too-many", lambda: Blob((2, 3)).offset(0, 0, 0, 0, 0), L, "got 5 values"),
     ("count-range", lambda: Blob((2, 3)).count(0, 9), L, "count(0, 9)"),
@@ -206,7 +207,8 @@ OPENCV = [
     ("blob-scale-str", lambda: blob_from_images([IMG], scalefactor="2"), T, "scalefactor"),
     ("blob-mean-5", lambda: blob_from_images([IMG], mean=(1, 2, 3, 4, 5)), L, "at most 4"),
     ("blob-mean-str", lambda: blob_from_images([IMG], mean="abc"), T, "mean"),
-    ("blob-mean-2d", lambda: blob_from_images([IMG], mean=[[1, 2]]), L, "flat"),
+    ("blob-mean-2d", lambda: blob_from_images([IMG], mean=np.ones((1, 2))), L, "flat"),
+    ("blob-mean-nested", lambda: blob_from_images([IMG], mean=[[1, 2]]), T, "mean[0]"),
     ("blob-swap-str", lambda: blob_from_images([IMG], swap_rb="yes"), T, "swap_rb"),
     ("blob-crop-2", lambda: blob_from_images([IMG], crop=2), T, "crop"),
     ("blob-layout-blocked", lambda: blob_from_images([IMG], layout="NCHW16c"), L, "layout"),
@@ -306,6 +308,7 @@ TORCH_IDS = ["formats-ndarray", "formats-2d", "layout-axes-short", "layout-axes-
              "from-list", "from-blocked", "from-layout-int", "from-object", "from-dtype-size"]
 
 
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor:UserWarning")  # torch's deprecation
 @pytest.mark.parametrize("name", TORCH_IDS)
 def test_torch_refused(name):
     torch, lt, t, a, cases = _torch_cases()
@@ -344,7 +347,12 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
                     st.binary(max_size=40), st.sampled_from(["NCHW", "NHWC", "HWC", "CV_8UC3",
                     "NCHW16c", "8U", "", "nchw", "OIHW", "HWIO", "CHW"]))
-values = st.one_of(scalars, arrays(), st.lists(st.integers(-3, 2**33), max_size=6).map(tuple),
+small = st.integers(-2, 20)
+images = st.builds(lambda h, w, c, d: np.zeros((h, w, c), d), st.integers(0, 6), st.integers(0, 6),
+                   st.sampled_from([1, 2, 3, 4, 600]), st.sampled_from(["uint8", "float32", "int32", ">u2"]))
+buffers = st.builds(lambda n, d: np.zeros(n, d), st.integers(0, 200), st.sampled_from(["uint8", "float16", "float32"]))
+values = st.one_of(small, small, small, scalars, arrays(), images, images.map(lambda a: [a, a]),
+                   buffers, st.lists(st.integers(-3, 2**33), max_size=6).map(tuple),
                    st.lists(arrays(), min_size=0, max_size=3), st.dictionaries(st.text(max_size=2),
                    st.integers(), max_size=2))
 if WITH_TORCH:
@@ -423,7 +431,7 @@ def test_fuzz_interop_entry_points_only_refuse_cleanly(with_torch):
     pytest.importorskip("cv2")
     if with_torch:
         pytest.importorskip("torch")
-    proc = run_bounded(FUZZ.format(with_torch=with_torch, examples=600), timeout=240,
+    proc = run_bounded(FUZZ.format(with_torch=with_torch, examples=1500), timeout=240,
                        memory_mb=6144 if with_torch else 3072)
     assert proc.stdout.startswith("OK"), proc.stdout
     assert "LayoutError" in proc.stdout and "TypeError" in proc.stdout

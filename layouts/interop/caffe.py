@@ -51,7 +51,10 @@ def _checked_shape(shape) -> tuple:
     """Caffe's ``Reshape`` checks: <= 32 axes, every dim >= 0, the product within INT_MAX."""
     if isinstance(shape, (str, bytes, dict, set)) or not hasattr(shape, "__iter__"):
         raise TypeError(f"blob shape must be a sequence of ints, got {kind(shape)}")
-    dims = tuple(shape)
+    try:
+        dims = tuple(shape)
+    except TypeError:  # a 0-d array or tensor
+        raise TypeError(f"blob shape must be a sequence of ints, got {kind(shape)}") from None
     if len(dims) > MAX_BLOB_AXES:
         raise LayoutError(
             f"blob shape has {len(dims)} axes; Caffe allows at most {MAX_BLOB_AXES} (kMaxBlobAxes)")
@@ -204,9 +207,9 @@ class Blob:
         340
         """
         if len(indices) == 1 and isinstance(indices[0], (list, tuple, np.ndarray)):
-            if np.ndim(indices[0]) != 1:
+            if isinstance(indices[0], np.ndarray) and indices[0].ndim != 1:
                 raise LayoutError(f"offset takes one flat list of indices, got shape "
-                                  f"{np.shape(indices[0])}")
+                                  f"{indices[0].shape}")
             idx = [int_arg(f"offset index {k}", i) for k, i in enumerate(indices[0])]
             if len(idx) > self.num_axes:
                 raise LayoutError(

@@ -508,19 +508,17 @@ def _scalar4(value, what: str) -> np.ndarray:
     up to 4 values, the rest 0."""
     if value is None:
         return np.zeros(4)
-    if isinstance(value, (str, bytes)) or not (np.ndim(value) == 0 or isinstance(
-            value, (list, tuple, np.ndarray))):
-        raise TypeError(f"{what} must be a number or a sequence of up to 4 numbers, got "
-                        f"{kind(value)}")
-    if np.ndim(value) == 0:
-        return np.array([number_arg(what, value, finite=False), 0.0, 0.0, 0.0])
-    if np.ndim(value) != 1:
-        raise LayoutError(f"{what} must be a number or a flat sequence of up to 4 numbers, got "
-                          f"shape {np.shape(value)}")
-    if len(value) > 4:
-        raise LayoutError(f"{what} has {len(value)} values; an OpenCV Scalar holds at most 4")
-    v = [number_arg(f"{what}[{i}]", x, finite=False) for i, x in enumerate(value)]
-    return np.array(v + [0.0] * (4 - len(v)))
+    if isinstance(value, np.ndarray):
+        if value.ndim > 1:
+            raise LayoutError(f"{what} must be a number or a flat sequence of up to 4 numbers, "
+                              f"got shape {value.shape}")
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        if len(value) > 4:
+            raise LayoutError(f"{what} has {len(value)} values; an OpenCV Scalar holds at most 4")
+        v = [number_arg(f"{what}[{i}]", x, finite=False) for i, x in enumerate(value)]
+        return np.array(v + [0.0] * (4 - len(v)))
+    return np.array([number_arg(what, value, finite=False), 0.0, 0.0, 0.0])
 
 
 def _images_array(images):
@@ -638,9 +636,11 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
         raise LayoutError(f"layout={layout[:20]!r}; expected 'NCHW', 'NHWC' or another order of "
                           "N, C, H, W")
     mean4 = _scalar4(mean, "mean")
-    scale4 = np.full(4, number_arg("scalefactor", scalefactor, finite=False)) \
-        if np.ndim(scalefactor) == 0 and not isinstance(scalefactor, (str, bytes)) \
-        else _scalar4(scalefactor, "scalefactor")
+    if isinstance(scalefactor, (list, tuple)) or (isinstance(scalefactor, np.ndarray)
+                                                  and scalefactor.ndim):
+        scale4 = _scalar4(scalefactor, "scalefactor")  # per channel, unset ones 0 as in Scalar
+    else:  # one number scales every channel
+        scale4 = np.full(4, number_arg("scalefactor", scalefactor, finite=False))
     if out is not None:
         ndarray_arg("out", out)
     # every image's dtype and channels before OpenCV's resize sees any of them
