@@ -58,6 +58,9 @@ CAFFE = [
     ("blob-5000-digit-dim", lambda: Blob((10**4999,)), L, "about 5000 digits"),
     ("blob-int-dtype", lambda: Blob((2, 3), dtype=np.int32), L, "float32 or float64"),
     ("blob-garbage-dtype", lambda: Blob((2, 3), dtype="nonsense"), T, "dtype"),
+    ("blob-comma-dtype", lambda: Blob((2, 3), dtype=","), T, "dtype"),      # numpy: SyntaxError
+    ("blob-bytes-dtype", lambda: Blob((2, 3), dtype=b","), T, "dtype"),
+    ("blob-0d-shape", lambda: Blob(np.array(5)), T, "blob shape"),
     ("blob-legacy-float", lambda: Blob.legacy(1, 2.0, 3, 4), T, "channels"),
     ("offset-n-past-num", lambda: Blob((2, 3)).offset(5, 0, 0, 0), L, "n=5"),
     ("offset-str", lambda: Blob((2, 3)).offset("1"), T, "n must be an int"),
@@ -205,6 +208,8 @@ OPENCV = [
     ("blob-images-empty", lambda: blob_from_images([]), L, "empty"),
     ("blob-one-array", lambda: blob_from_images(IMG), L, "list of images"),
     ("blob-scale-str", lambda: blob_from_images([IMG], scalefactor="2"), T, "scalefactor"),
+    ("blob-scale-ragged", lambda: blob_from_images([IMG], scalefactor=[np.zeros(0), np.zeros(1)]), T,
+     "scalefactor[0]"),
     ("blob-mean-5", lambda: blob_from_images([IMG], mean=(1, 2, 3, 4, 5)), L, "at most 4"),
     ("blob-mean-str", lambda: blob_from_images([IMG], mean="abc"), T, "mean"),
     ("blob-mean-2d", lambda: blob_from_images([IMG], mean=np.ones((1, 2))), L, "flat"),
@@ -279,6 +284,7 @@ def _torch_cases():
         ("layout-axes-short", lambda: lt.layout_of_tensor(t, axes="NCH"), L, "axes='NCH'"),
         ("layout-axes-int", lambda: lt.layout_of_tensor(t, axes=5), T, "axes must be a str"),
         ("layout-axes-repeat", lambda: lt.layout_of_tensor(t, axes="NCCW"), L, "once"),
+        ("layout-prefer-array", lambda: lt.layout_of_tensor(t, prefer=np.zeros(1)), T, "prefer"),
         ("layout-ambiguous", lambda: lt.layout_of_tensor(torch.zeros(2, 3, 1, 1)), L, "ambiguous"),
         ("numpy-bfloat16", lambda: lt.to_numpy(t.to(torch.bfloat16)), L, "no numpy dtype"),
         ("numpy-grad", lambda: lt.to_numpy(t.clone().requires_grad_()), L, "requires grad"),
@@ -302,7 +308,7 @@ def _torch_cases():
 
 
 TORCH_IDS = ["formats-ndarray", "formats-2d", "layout-axes-short", "layout-axes-int",
-             "layout-axes-repeat", "layout-ambiguous", "numpy-bfloat16", "numpy-grad", "numpy-meta",
+             "layout-axes-repeat", "layout-prefer-array", "layout-ambiguous", "numpy-bfloat16", "numpy-grad", "numpy-meta",
              "convert-dst-none", "convert-threads-0", "convert-src-int", "convert-sparse",
              "convert-quantized", "convert-grad", "convert-meta", "convert-unknown-axis",
              "from-list", "from-blocked", "from-layout-int", "from-object", "from-dtype-size"]

@@ -115,3 +115,17 @@ def numeric_array(name: str, v: Any, kinds: str = "biuf") -> np.ndarray:
     if a.dtype.kind not in kinds:
         raise TypeError(f"{name} must hold real numbers (bool, int or float), got dtype {a.dtype}")
     return a
+
+
+def dtype_arg(name: str, v: Any) -> np.dtype:
+    """``np.dtype(v)``, with numpy's own failures for strings it cannot read (which include a
+    SyntaxError for ``","``) turned into one TypeError naming the argument."""
+    if isinstance(v, np.dtype):
+        return v
+    if not isinstance(v, (str, type)):
+        raise TypeError(f"{name} must be a numpy dtype (np.float32, 'float32', ...), got {kind(v)}")
+    try:
+        return np.dtype(v)
+    except Exception:  # noqa: BLE001 - TypeError, ValueError, SyntaxError from numpy's parser
+        raise TypeError(f"{name} must be a numpy dtype (np.float32, 'float32', ...), got "
+                        f"{kind(v)}") from None

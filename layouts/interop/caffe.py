@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import LayoutError
 from ..layout import canonical_order
 from ..spec import parse
-from ._args import bool_arg, int_arg, kind, number_arg, numeric_array, show_int, str_arg
+from ._args import bool_arg, dtype_arg, int_arg, kind, number_arg, numeric_array, show_int, str_arg
 
 MAX_BLOB_AXES = 32  # Caffe's kMaxBlobAxes
 INT_MAX = 2**31 - 1
@@ -93,10 +93,7 @@ class Blob:
     """
 
     def __init__(self, shape: Optional[Sequence[int]] = None, dtype=np.float32):
-        try:
-            self.dtype = np.dtype(dtype)
-        except (TypeError, ValueError):
-            raise TypeError(f"dtype must be np.float32 or np.float64, got {kind(dtype)}") from None
+        self.dtype = dtype_arg("dtype", dtype)
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise LayoutError(f"Blob dtype is {self.dtype}; Caffe blobs are float32 or float64")
         self._shape: tuple = ()

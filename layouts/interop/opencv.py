@@ -33,7 +33,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import LayoutError
-from ._args import bool_arg, int_arg, kind, ndarray_arg, number_arg, show_int, str_arg, threads_arg
+from ._args import bool_arg, dtype_arg, int_arg, kind, ndarray_arg, number_arg, show_int, str_arg, threads_arg
 
 __all__ = [
     "TypeEncoding", "CV4", "CV5", "encoding", "make_type", "depth_of", "channels_of", "elem_size",
@@ -153,11 +153,7 @@ class TypeEncoding:
 
     def from_dtype(self, dtype, cn: int = 1) -> int:
         """The type code of numpy ``dtype`` with ``cn`` channels."""
-        try:
-            dt = np.dtype(dtype)
-        except (TypeError, ValueError):
-            raise TypeError(f"dtype must be a numpy dtype (np.uint8, 'float32', ...), got "
-                            f"{kind(dtype)}") from None
+        dt = dtype_arg("dtype", dtype)
         for code, (_, _, npname) in enumerate(self.depths):
             if npname is not None and np.dtype(npname) == dt:
                 return self.make_type(code, cn)

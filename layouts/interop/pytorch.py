@@ -133,7 +133,17 @@ def layout_of_tensor(t, axes=None, prefer=None):
     every candidate when size-1 axes make it ambiguous, unless ``prefer`` picks one."""
     from layouts import layout_of
 
-    return layout_of(t, _axes_for(t, axes), prefer=prefer)
+    axes = _axes_for(t, axes)
+    return layout_of(t, axes, prefer=_prefer_arg(prefer))
+
+
+def _prefer_arg(prefer):
+    """None, a spec, or a list of specs (checked here, before the core reads them)."""
+    if prefer is None or isinstance(prefer, str):
+        return prefer
+    if isinstance(prefer, (list, tuple)) and all(isinstance(p, str) for p in prefer):
+        return list(prefer)
+    raise TypeError(f"prefer must be a layout spec or a list of specs, got {kind(prefer)}")
 
 
 def _bits_dtype(torch, itemsize: int):
@@ -263,6 +273,7 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
     raw_dtype = None if str(t.dtype).replace("torch.", "") in _NUMPY_DTYPES else t.dtype
     if src is None:
         axes = _axes_for(t, axes)
+        prefer = _prefer_arg(prefer)
         phys, L = _to_numpy(t, axes, prefer if prefer is not None else [axes, *_preferred(axes)],
                             raw_bits=True)
         out = convert(phys, L, dst, threads=threads, **{**L.dims, **dims})
