@@ -325,6 +325,7 @@ class Blob:
     # --- protobuf -----------------------------------------------------------------------------
     def to_proto(self, write_diff: bool = False) -> "BlobProtoData":
         """``ToProto``: shape, data (float32 -> ``data``, float64 -> ``double_data``), diff."""
+        write_diff = bool_arg("write_diff", write_diff)
         return BlobProtoData(
             shape=self._shape, data=self.data.copy(),
             diff=self.diff.copy() if write_diff else None,

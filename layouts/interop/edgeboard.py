@@ -85,6 +85,7 @@ def _nchw(x, what):
 def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndarray:
     """Float NCHW -> the FPGA's flat FP16 buffer (aligned NHWC rows, padding zero), as the
     runtime's feed does. ``out``: a float16 buffer of :func:`fpga_image_size` elements.
+    Values beyond float16's range become +-inf; NaN stays NaN.
 
     >>> x = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
     >>> feed(x, alignment=8).reshape(2, 8)[0].tolist()
@@ -107,8 +108,12 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndar
         raise LayoutError("out is read-only; pass a writable float16 buffer")
     elif np.may_share_memory(out, a):
         raise LayoutError("out overlaps the input; feed needs a separate buffer")
-    # FP16 first (numpy's correctly rounded cast), then one strided move into the aligned rows
-    convert(a.astype(np.float16, copy=False), "NCHW", L, out=out, threads=threads)
+    # FP16 first (numpy's correctly rounded cast; beyond +-65504 a value becomes +-inf, as the
+    # runtime's fp32 -> fp16 cast makes it, without numpy's overflow warning), then one strided
+    # move into the aligned rows
+    with np.errstate(over="ignore"):
+        half = a.astype(np.float16, copy=False)
+    convert(half, "NCHW", L, out=out, threads=threads)
     return out
 
 
