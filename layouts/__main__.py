@@ -1,38 +1,111 @@
-"""Command line: ``python -m layouts tour`` and ``python -m layouts explain SPEC N=.. C=..``."""
+"""Command line: ``layouts tour`` and ``layouts explain SPEC N=.. C=..`` (also ``python -m layouts``).
+
+Every user mistake -- an unknown subcommand or option, a malformed ``AXIS=SIZE``, a layout the
+core refuses, a folder that cannot be written -- prints one ``<prog>: error: ...`` line on stderr
+and exits with status 2, never a traceback. ``--help`` works for the program and each subcommand.
+
+(pytest does not collect doctests from ``__main__.py``: the examples live in tests/test_cli.py.)
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+from pathlib import Path
 
 from .errors import LayoutError
 
+#: A size word's digits: plain ASCII, and few enough that int() is instant and exact.
+_SIZE = re.compile(r"[0-9]{1,18}")
+_EPILOG_EXPLAIN = """examples:
+  {prog} explain NCHW16c N=1 C=20 H=5 W=4
+  {prog} explain NHWC N=1 C=3 H=5 W=4 align:H=16 --ascii
+  {prog} explain HWC H=4 W=6 C=3 pitch:H=24"""
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m layouts", description="Tensor memory layouts.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    tour = sub.add_parser("tour", help="walk through the EdgeBoard article's example; write its figures")
-    tour.add_argument("--out", default="layouts-tour", help="folder for the PNG figures (default: %(default)s)")
+
+def _prog() -> str:
+    """``layouts`` when run as the console script, ``python -m layouts`` when run as a module."""
+    argv0 = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if argv0 in ("", "-c", "__main__.py", "-m") or argv0.endswith(".py"):
+        return "python -m layouts"
+    return argv0
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Tensor memory layouts: where element (n, c, h, w) lives, and how "
+                               "layouts convert.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain}")
+    tour = sub.add_parser(
+        "tour", help="walk through the EdgeBoard article's example; write its figures",
+        description="Print the article's formulas, physical orders, a blocked and a pitched "
+                    "layout and a conversion; write the figures as PNG files.")
+    tour.add_argument("--out", default="layouts-tour", metavar="FOLDER",
+                      help="folder for the PNG figures, created if missing (default: %(default)s)")
     tour.add_argument("--no-figures", action="store_true", help="print only, draw nothing")
-    explain = sub.add_parser("explain", help="describe one layout: python -m layouts explain NCHW16c N=1 C=20 H=5 W=4")
-    explain.add_argument("spec")
-    explain.add_argument("dims", nargs="*", metavar="AXIS=SIZE", help="sizes, and align:DIM=K / pitch:DIM=STRIDE")
+    explain = sub.add_parser(
+        "explain", help=f"describe one layout: {prog} explain NCHW16c N=1 C=20 H=5 W=4",
+        description="Print a layout's physical shape, strides, offset formula and padding.",
+        epilog=_EPILOG_EXPLAIN.format(prog=prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    explain.add_argument("spec", help="a layout spec: NCHW, NHWC, NCHW16c, nChw8c, NC1HWC0, ...")
+    explain.add_argument("dims", nargs="*", metavar="AXIS=SIZE",
+                         help="sizes such as C=16, and align:DIM=K / pitch:DIM=STRIDE")
     explain.add_argument("--ascii", action="store_true", help="also print the memory order as text")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    prog = prog or _prog()
+    parser = _parser(prog)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, already printed by argparse)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         if args.command == "tour":
+            out = None if args.no_figures else _writable_folder(args.out)
             from .tour import run
-            run(None if args.no_figures else args.out, figures=not args.no_figures)
+            run(out, figures=not args.no_figures)
         else:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())
             if args.ascii:
                 from .viz import ascii
                 print(ascii(layout))
-    except LayoutError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (LayoutError, ValueError, TypeError, OSError, MemoryError) as err:
+        print(f"{prog}: error: {_message(err)}", file=sys.stderr)
         return 2
+    except ImportError as err:
+        print(f"{prog}: error: {err} (an optional dependency is missing)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
     return 0
+
+
+def _message(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.filename is not None:
+        return f"cannot write {err.filename}: {err.strerror or err}"
+    if isinstance(err, MemoryError):
+        return "not enough memory for this layout"
+    text = str(err) or type(err).__name__
+    return text if len(text) <= 2000 else text[:2000] + "..."
+
+
+def _writable_folder(folder: str) -> Path:
+    """``folder``, created if missing, checked to be a writable directory before the tour prints."""
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    if not path.is_dir():
+        raise NotADirectoryError(20, "not a folder", str(path))
+    probe = path / ".layouts-write-test"
+    probe.write_bytes(b"")
+    probe.unlink()
+    return path
 
 
 def _layout_from_words(spec: str, words: list[str]):
@@ -42,16 +115,28 @@ def _layout_from_words(spec: str, words: list[str]):
     pitch: dict = {}
     for word in words:
         key, sep, value = word.partition("=")
-        if not sep or not value.isdigit():
-            raise LayoutError(f"expected AXIS=SIZE such as C=16, got {word!r}")
+        if not sep or not value:
+            raise LayoutError(f"expected AXIS=SIZE such as C=16, got {word[:40]!r}")
+        if not _SIZE.fullmatch(value):
+            if value.isascii() and value.isdigit():
+                raise LayoutError(f"size {key}={value[:12]}... has {len(value)} digits; expected "
+                                  f"a size below 10**18")
+            raise LayoutError(f"expected AXIS=SIZE with a whole number such as C=16, got "
+                              f"{word[:40]!r}")
         target = dims
         if key.startswith("align:"):
             target, key = align, key[len("align:"):]
         elif key.startswith("pitch:"):
             target, key = pitch, key[len("pitch:"):]
+        if key in target:
+            raise LayoutError(f"{word[:40]!r} gives {key} a second time")
         target[key] = int(value)
+    long = re.search(r"[0-9]{19,}", spec)
+    if long:
+        raise LayoutError(f"spec {spec[:20]!r}... has a block size of {len(long.group())} digits; "
+                          "expected a size below 10**18")
     return Layout(spec, align=align or None, pitch=pitch or None, **dims)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m layouts"))

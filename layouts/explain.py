@@ -72,8 +72,26 @@ def _stride_atoms(layout: "Layout") -> list[list[str]]:
     return atoms
 
 
+def _check(layout: "Layout") -> None:
+    from .layout import Layout
+    if not isinstance(layout, Layout):
+        raise TypeError(f"expected a layouts.Layout, got {type(layout).__name__} "
+                        "(build one with Layout('NCHW', N=..., C=..., H=..., W=...))")
+
+
 def formula(layout: "Layout", numeric: bool = False) -> str:
-    """``"n*HWC + h*WC + w*C + c"`` for NHWC; with ``numeric=True`` the strides as numbers."""
+    """``"n*HWC + h*WC + w*C + c"`` for NHWC; with ``numeric=True`` the strides as numbers.
+
+    >>> from layouts import Layout
+    >>> formula(Layout("CHWN", N=2, C=3, H=4, W=5), numeric=True)
+    'c*40 + h*10 + w*2 + n'
+    >>> formula("NCHW")
+    Traceback (most recent call last):
+    TypeError: expected a layouts.Layout, got str (build one with Layout('NCHW', N=..., C=..., H=..., W=...))
+    """
+    _check(layout)
+    if not isinstance(numeric, bool):
+        raise TypeError(f"numeric must be True or False, got {type(numeric).__name__}")
     terms = []
     coords = _coordinate_names(layout)
     for coord, atoms, stride in zip(coords, _stride_atoms(layout), layout.stride_tuple):
@@ -86,6 +104,7 @@ def formula(layout: "Layout", numeric: bool = False) -> str:
 
 def explain(layout: "Layout") -> str:
     """A few lines: the layout, its physical shape, strides, formula and padding."""
+    _check(layout)
     names = layout.dim_names
     args = ",".join(a.lower() for a in _logical_order(layout))
     lines = [

@@ -41,3 +41,51 @@ def test_explain_and_its_errors():
     assert out.returncode == 0 and "C 20 -> 32" in out.stdout
     bad = _run("explain", "NCHW", "N=1")
     assert bad.returncode == 2 and "needs the size of axis C, H, W" in bad.stderr
+
+
+def _run_as_script(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """Run the CLI the way the ``layouts`` console script does: a launcher file named
+    ``layouts`` that calls ``layouts.__main__:main`` (what pip writes for [project.scripts])."""
+    launcher = tmp_path / "layouts"
+    launcher.write_text("import sys\nfrom layouts.__main__ import main\nsys.exit(main())\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, str(launcher), *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_usage_names_the_program_as_it_was_run(tmp_path):
+    as_module = _run("--help")
+    assert as_module.returncode == 0 and as_module.stdout.startswith("usage: python -m layouts ")
+    as_script = _run_as_script(tmp_path, "--help")
+    assert as_script.returncode == 0 and as_script.stdout.startswith("usage: layouts "), as_script.stdout
+    assert "python -m" not in as_script.stdout
+    bad = _run_as_script(tmp_path, "explain", "NCHW", "N=x")
+    assert bad.returncode == 2 and bad.stderr.startswith("layouts: error: ")
+
+
+def test_every_subcommand_has_help():
+    for sub, words in (("tour", ["--out", "--no-figures"]), ("explain", ["AXIS=SIZE", "--ascii", "examples:"])):
+        out = _run(sub, "--help")
+        assert out.returncode == 0 and out.stdout.startswith(f"usage: python -m layouts {sub}")
+        for w in words:
+            assert w in out.stdout
+        assert out.stderr == ""
+
+
+def test_tour_to_an_unwritable_folder_is_an_error_line_not_a_traceback(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = _run("tour", "--out", str(blocker / "figures"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("python -m layouts: error: cannot write ")
+    assert out.stdout == ""                       # refused before the tour starts printing
+
+
+def test_main_returns_the_status_in_process(capsys):
+    from layouts.__main__ import main
+    assert main(["explain", "NCHW", "N=1", "C=2", "H=1", "W=1"], prog="layouts") == 0
+    assert "n*CHW" in capsys.readouterr().out
+    assert main(["explain", "NCHW", "N=1"], prog="layouts") == 2
+    assert capsys.readouterr().err.startswith("layouts: error: layout 'NCHW' needs")
+    assert main(["nonsense"], prog="layouts") == 2
+    assert main(["--help"], prog="layouts") == 0

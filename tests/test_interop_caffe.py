@@ -268,7 +268,7 @@ def test_malformed_bytes_and_count_mismatch(pb):
         parse_blobproto(_msg(shape=[2, 2], data=[1.0, 2, 3]).SerializeToString())
     with pytest.raises(LayoutError, match="axis 0 is -1"):
         parse_blobproto(_msg(shape=[-1], data=[]).SerializeToString())
-    with pytest.raises(LayoutError, match="expected bytes"):
+    with pytest.raises(TypeError, match="source must be bytes, a path or a binary file, got int"):
         parse_blobproto(12)
 
 
@@ -313,8 +313,9 @@ def test_mean_file_loads_in_any_layout_and_saves(tmp_path, pb):
     # saving: HWC image -> a 1xCxHxW legacy blob, byte-identical to what Caffe's tool wrote
     assert caffe.save_binaryproto(hwc, layout="HWC", legacy=True) == raw
     out = tmp_path / "again.binaryproto"
-    saved = caffe.save_binaryproto(mean.transpose(0, 2, 3, 1), out, layout="NHWC")
-    assert out.read_bytes() == saved
+    assert caffe.save_binaryproto(mean.transpose(0, 2, 3, 1), out, layout="NHWC") is None
+    saved = out.read_bytes()                     # writing a file returns None, not the bytes
+    assert saved == caffe.save_binaryproto(mean.transpose(0, 2, 3, 1), layout="NHWC")
     p = parse_blobproto(saved)
     assert p.shape == (1, 3, 4, 5) and p.legacy is None
     np.testing.assert_array_equal(p.data, mean)
@@ -325,10 +326,11 @@ def test_load_binaryproto_errors(pb):
     with pytest.raises(LayoutError, match="axis N of the blob has size 2"):
         caffe.load_binaryproto(raw, "HWC")
     raw3 = _msg(shape=[2, 3, 4], data=[0.0] * 24).SerializeToString()
-    with pytest.raises(LayoutError, match="pass src="):
+    with pytest.raises(LayoutError, match="pass blob_axes="):
         caffe.load_binaryproto(raw3, "HWC")
-    got = caffe.load_binaryproto(raw3, "WHC", src="CHW")
+    got = caffe.load_binaryproto(raw3, "WHC", blob_axes="CHW")
     assert got.shape == (4, 3, 2)
+    np.testing.assert_array_equal(caffe.load_binaryproto(raw3, "WHC", src="CHW"), got)  # old name
 
 
 def test_input_arrays_are_not_mutated(pb):
@@ -375,3 +377,46 @@ def test_unshaped_blob_has_no_data():
     with pytest.raises(LayoutError, match="never shaped"):
         Blob().data
     assert Blob(()).data.shape == () and Blob((0,)).data.shape == (0,)
+
+
+# --- one vocabulary for the load/save pair -------------------------------------------------------
+@pytest.mark.parametrize("layout,blob_axes,want_axes", [
+    ("HWC", None, "NCHW"), ("NHWC", None, "NCHW"), ("HWC", "CHW", "CHW"), ("WHC", "NCHW", "NCHW"),
+    ("CHW", "CHWN", "CHWN"), ("OIHW", None, "OIHW"), ("HWIO", None, "OIHW")])
+def test_save_and_load_keywords_mean_the_same_thing(layout, blob_axes, want_axes, tmp_path, pb):
+    """layout= is the numpy array's layout and blob_axes= the stored blob's axes, on both sides:
+    the blob on the wire is numpy's transpose of the array (size-1 axes added), and loading
+    with the same keywords gives the array back."""
+    rng = np.random.default_rng(len(layout))
+    sizes = dict(zip("NCHWOI", (1, 3, 4, 5, 2, 3)))
+    x = rng.standard_normal([sizes[a] for a in layout]).astype(np.float32)
+    raw = caffe.save_binaryproto(x, layout=layout, blob_axes=blob_axes)
+    m = _msg()
+    m.ParseFromString(raw)
+    present = "".join(a for a in want_axes if a in layout)
+    want = x.transpose([layout.index(a) for a in present]).reshape(
+        [sizes[a] if a in layout else 1 for a in want_axes])
+    assert list(m.shape.dim) == list(want.shape)
+    np.testing.assert_array_equal(np.array(m.data, np.float32).reshape(want.shape), want)
+    back = caffe.load_binaryproto(raw, layout, blob_axes=want_axes)
+    np.testing.assert_array_equal(back, x)
+    # the same keywords, through a file given by name and by an open binary file
+    path = tmp_path / "blob.binaryproto"
+    assert caffe.save_binaryproto(x, path, layout=layout, blob_axes=blob_axes) is None
+    assert path.read_bytes() == raw
+    with open(tmp_path / "f.binaryproto", "wb") as f:
+        assert caffe.save_binaryproto(x, f, layout=layout, blob_axes=blob_axes) is None
+    with open(tmp_path / "f.binaryproto", "rb") as f:
+        np.testing.assert_array_equal(caffe.load_binaryproto(f, layout, want_axes), x)
+
+
+def test_blob_axes_errors(pb):
+    x = np.zeros((2, 3, 4), np.float32)
+    with pytest.raises(LayoutError, match="must name every axis of layout 'HWC'"):
+        caffe.save_binaryproto(x, layout="HWC", blob_axes="NCH")
+    with pytest.raises(LayoutError, match="upper-case letter"):
+        caffe.save_binaryproto(x, layout="HWC", blob_axes="nchw")
+    with pytest.raises(TypeError, match="not both"):
+        caffe.load_binaryproto(caffe.save_binaryproto(x, layout="HWC"), "HWC", "NCHW", src="NCHW")
+    with pytest.raises(TypeError, match="path must be a file name"):
+        caffe.save_binaryproto(x, 12, layout="HWC")

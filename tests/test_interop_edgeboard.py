@@ -1,5 +1,7 @@
 """EdgeBoard FPGA image layout: hand vectors and a numpy pad/transpose oracle."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,12 @@ def test_errors():
         eb.feed(np.zeros((1, 3, 5, 4)), out=np.zeros(79, np.float16))
     with pytest.raises(LayoutError, match="80 float16 values"):
         eb.fetch(np.zeros(79, np.float16), 1, 3, 5, 4)
+
+
+def test_feed_saturates_to_inf_quietly_and_keeps_nan():
+    x = np.array([1e6, -1e6, np.nan, 65504.0], np.float32).reshape(1, 4, 1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                         # no numpy overflow warning leaks
+        buf = eb.feed(x)
+    assert np.isposinf(buf[0]) and np.isneginf(buf[1]) and np.isnan(buf[2]) and buf[3] == 65504
+    assert (buf[4:] == 0).all()

@@ -25,7 +25,7 @@ def test_hand_vectors_both_encodings():
     assert ocv.depth_of(21, version=4) == 5 and ocv.channels_of(21, version=4) == 3
     # the same number means different things in the two encodings
     assert ocv.type_name(16, version=4) == "CV_8UC3"
-    assert ocv.type_name(64, version=4) == "CV_8UC(9)" and ocv.type_name(64) == "CV_8UC3"
+    assert ocv.type_name(64, version=4) == "CV_8UC9" and ocv.type_name(64) == "CV_8UC3"
     with pytest.raises(LayoutError, match="type code 16 has depth 16"):
         ocv.type_name(16)
 
@@ -39,7 +39,8 @@ def test_names_parse_and_round_trip():
                 assert enc.depth(t) == code and enc.channels(t) == cn
     assert ocv.parse_type("CV_8UC3") == 64 and ocv.parse_type("8UC3", version=4) == 16
     assert ocv.parse_type("CV_32F") == 5 and ocv.parse_type("CV_16UC(7)") == 2 + 6 * 32
-    assert ocv.type_name(ocv.make_type("8U", 9)) == "CV_8UC(9)"
+    assert ocv.type_name(ocv.make_type("8U", 9)) == "CV_8UC9"
+    assert ocv.parse_type("CV_8UC(9)") == ocv.parse_type("CV_8UC9")   # the CV_8UC(n) macro's form
     assert ocv.type_name(ocv.make_type("Bool", 1)) == "CV_BoolC1"
 
 
@@ -79,10 +80,59 @@ def test_elem_sizes_match_numpy_itemsize():
     assert ocv.elem_size_of(np.uint16, 4) == (8, 2)
 
 
+def _cv2_major(cv2):
+    major = int(cv2.__version__.split(".")[0])
+    assert major in (4, 5), f"cv2 {cv2.__version__}: layouts knows the 4.x and 5.x encodings only"
+    return major
+
+
+def _cv2_type_to_string(cv2, t):
+    """OpenCV's own typeToString of type code ``t``: cv2.typeToString where the binding has it,
+    else what cv::utils::dumpInputArray prints (it calls typeToString) for a 1x1 UMat of type t."""
+    if hasattr(cv2, "typeToString"):
+        return cv2.typeToString(t)
+    text = cv2.utils.dumpInputArray(cv2.UMat(1, 1, t))
+    return text.split("type(-1)=")[1].split()[0]
+
+
+def test_type_name_spells_as_the_installed_opencv_for_every_depth_and_channel_count():
+    """Every depth x channels 1..CV_CN_MAX of the installed cv2's own encoding (4.x: 8 depths x
+    512, 5.x: 13 x 128), spelled by OpenCV itself: CV_8UC5, never CV_8UC(5)."""
+    cv2 = pytest.importorskip("cv2")
+    major = _cv2_major(cv2)
+    enc = ocv.encoding(major)
+    checked = 0
+    for code in range(len(enc.depths)):
+        for cn in range(1, enc.cn_max + 1):
+            t = enc.make_type(code, cn)
+            assert t == cv2.CV_MAKETYPE(code, cn)
+            assert enc.name(t) == _cv2_type_to_string(cv2, t), (code, cn)
+            checked += 1
+    assert checked == {4: 8 * 512, 5: 13 * 128}[major]
+
+
+@pytest.mark.parametrize("version", [4, 5])
+def test_type_name_round_trips_every_code_up_to_512_channels(version):
+    """The other encoding (not installed): names parse back to the same code for every depth and
+    channel count, and counts beyond the encoding's CV_CN_MAX are refused, up to 512."""
+    enc = ocv.encoding(version)
+    for code, (depth, _, _) in enumerate(enc.depths):
+        for cn in range(1, 513):
+            if cn > enc.cn_max:
+                with pytest.raises(LayoutError, match=f"channel count {cn}"):
+                    enc.make_type(code, cn)
+                continue
+            t = enc.make_type(code, cn)
+            name = enc.name(t)
+            assert name.startswith("CV_" + depth + "C") and "(" not in name
+            assert int(name[len("CV_" + depth + "C"):]) == cn
+            assert enc.parse(name) == t == enc.parse(f"CV_{depth}C({cn})")
+
+
 def test_5x_codes_equal_cv2_constants():
     cv2 = pytest.importorskip("cv2")
-    if int(cv2.__version__.split(".")[0]) < 5:
-        pytest.skip(f"cv2 {cv2.__version__} uses the 4.x encoding")
+    if _cv2_major(cv2) != 5:
+        pytest.skip(f"cv2 {cv2.__version__} uses the 4.x encoding (checked by the 4.x test)")
     for name in DEPTHS5:
         for cn in (1, 2, 3, 4):
             attr = f"CV_{name}C{cn}"
@@ -97,11 +147,30 @@ def test_5x_codes_equal_cv2_constants():
 
 def test_4x_codes_equal_cv2_constants_when_cv2_is_4x():
     cv2 = pytest.importorskip("cv2")
-    if int(cv2.__version__.split(".")[0]) != 4:
-        pytest.skip(f"cv2 {cv2.__version__} is not 4.x")
+    if _cv2_major(cv2) != 4:
+        pytest.skip(f"cv2 {cv2.__version__} uses the 5.x encoding (checked by the 5.x test)")
     for name in DEPTHS5[:8]:
         for cn in (1, 2, 3, 4):
             assert ocv.parse_type(f"CV_{name}C{cn}", version=4) == getattr(cv2, f"CV_{name}C{cn}")
+        assert CV4.depth_code(name) == getattr(cv2, f"CV_{name}")
+        for cn in (1, 5, 77, 512):
+            assert ocv.make_type(name, cn, version=4) == cv2.CV_MAKETYPE(CV4.depth_code(name), cn)
+    assert cv2.CV_8UC3 == 16 == ocv.make_type("8U", 3, version=4)
+    for name in DEPTHS5[8:]:        # 16BF, Bool, 64U, 64S, 32U are 5.x only
+        assert not hasattr(cv2, f"CV_{name}C1")
+
+
+def test_from_array_type_equals_what_cv2_makes_of_the_image():
+    """The type code MatLayout.from_array gives a numpy image is the one cv2 itself reads from it
+    (in the installed cv2's encoding)."""
+    cv2 = pytest.importorskip("cv2")
+    major = _cv2_major(cv2)
+    for dt in ("uint8", "int8", "uint16", "int16", "int32", "float32", "float64", "float16"):
+        for cn in (1, 3, 4, 7):
+            img = np.zeros((2, 3, cn), dt)
+            m = MatLayout.from_array(img, version=major)
+            assert ocv.type_name(m.type, version=major) == \
+                cv2.utils.dumpInputArray(img).split("type(-1)=")[1].split()[0]
 
 
 # --- Mat -----------------------------------------------------------------------------------------
@@ -258,7 +327,8 @@ def test_nhwc_equals_cv2_image2blobparams(c, swap):
         pytest.skip("cv2 without Image2BlobParams")
     imgs = _images(np.uint8, 3, 6, 9, c, seed=2 * c)
     p = cv2.dnn.Image2BlobParams()
-    p.datalayout = cv2.DNN_LAYOUT_NHWC
+    # cv2 5.x exports the enum at the top level, 4.x inside cv2.dnn
+    p.datalayout = cv2.DNN_LAYOUT_NHWC if hasattr(cv2, "DNN_LAYOUT_NHWC") else cv2.dnn.DNN_LAYOUT_NHWC
     p.scalefactor = (0.5, 0.25, 2.0, 1.0)
     p.mean = (3, 5, 7, 9)
     p.swapRB = swap

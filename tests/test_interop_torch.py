@@ -6,7 +6,7 @@ import pytest
 from layouts.errors import LayoutError
 
 torch = pytest.importorskip("torch")
-from layouts.interop import torch as lt  # noqa: E402
+from layouts.interop import pytorch as lt  # noqa: E402
 
 
 def _torch_says(t):
@@ -95,7 +95,7 @@ def test_input_tensor_not_mutated_and_bad_input():
     before = t.clone()
     lt.convert_tensor(t, "NHWC")
     assert torch.equal(t, before)
-    with pytest.raises(LayoutError, match="expected a torch.Tensor"):
+    with pytest.raises(TypeError, match="t must be a torch.Tensor, got ndarray"):
         lt.to_numpy(np.zeros((1, 2, 3, 4)))
     with pytest.raises(LayoutError, match="pass axes="):
         lt.memory_formats(torch.zeros(3, 4))
@@ -112,3 +112,84 @@ def test_from_numpy_takes_negative_strides():
     a = np.arange(24.0).reshape(1, 2, 3, 4)[:, :, ::-1]
     t = lt.from_numpy(a, "NCHW")
     assert np.array_equal(t.numpy(), a)
+
+
+# --- what numpy cannot hold: dtypes, autograd, meta ------------------------------------------------
+def _bits(t):
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32}[t.element_size()])
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2])
+def test_dtypes_numpy_lacks_move_as_raw_bits(dtype):
+    t = torch.randn(2, 3, 4, 5).to(dtype)
+    cl = lt.convert_tensor(t, "NHWC")
+    want = t.contiguous(memory_format=torch.channels_last)
+    assert cl.dtype == dtype and cl.stride() == want.stride()
+    assert torch.equal(_bits(cl), _bits(want))                          # bit for bit
+    back = lt.convert_tensor(cl, "NCHW")
+    assert back.dtype == dtype and back.is_contiguous()
+    assert torch.equal(_bits(back), _bits(t))
+    with pytest.raises(LayoutError, match="has no numpy dtype"):
+        lt.to_numpy(t)
+
+
+def test_bfloat16_blocked_round_trip_with_the_same_keywords():
+    t = torch.randn(2, 20, 3, 3).to(torch.bfloat16)
+    b = lt.convert_tensor(t, "NCHW16c")
+    ref = torch.nn.functional.pad(t, (0, 0, 0, 0, 0, 12)).reshape(2, 2, 16, 3, 3).permute(0, 1, 3, 4, 2)
+    assert b.dtype == torch.bfloat16 and tuple(b.shape) == (2, 2, 3, 3, 16)
+    assert torch.equal(b.view(torch.int16), ref.contiguous().view(torch.int16))
+    back = lt.convert_tensor(b, "NCHW", src="NCHW16c", C=20)
+    assert back.shape == t.shape and torch.equal(back.view(torch.int16), t.view(torch.int16))
+    nhwc = lt.convert_tensor(b, "NHWC", src="NCHW16c", C=20)          # blocked -> channels_last
+    assert nhwc.shape == t.shape and nhwc.is_contiguous(memory_format=torch.channels_last)
+    assert torch.equal(nhwc.view(torch.int16), t.view(torch.int16))
+
+
+def test_from_numpy_reads_bits_as_a_torch_dtype():
+    t = torch.randn(1, 3, 2, 2).to(torch.bfloat16)
+    bits = t.view(torch.int16).numpy().transpose(0, 2, 3, 1).copy()    # NHWC int16 bits
+    back = lt.from_numpy(bits, "NHWC", dtype=torch.bfloat16)
+    assert back.dtype == torch.bfloat16 and torch.equal(back, t)
+    with pytest.raises(LayoutError, match="2-byte items"):
+        lt.from_numpy(bits.astype(np.int32), "NHWC", dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="torch.dtype"):
+        lt.from_numpy(bits, "NHWC", dtype="bfloat16")
+
+
+def test_requires_grad_is_refused_with_the_rule():
+    t = torch.randn(2, 3, 4, 5, requires_grad=True)
+    for call in (lambda: lt.convert_tensor(t, "NHWC"), lambda: lt.to_numpy(t)):
+        with pytest.raises(LayoutError, match=r"requires grad.*t\.detach\(\)"):
+            call()
+    out = lt.convert_tensor(t.detach(), "NHWC")
+    assert not out.requires_grad and torch.equal(out, t.detach())
+    assert lt.memory_formats(t) == ["contiguous_format"]                # strides only: fine
+
+
+def test_meta_tensors_have_strides_but_no_data():
+    m = torch.empty(2, 3, 4, 5, device="meta").to(memory_format=torch.channels_last)
+    assert lt.memory_formats(m) == ["channels_last"] and lt.layout_of_tensor(m).spec == "NHWC"
+    for call in (lambda: lt.convert_tensor(m, "NCHW"), lambda: lt.to_numpy(m)):
+        with pytest.raises(LayoutError, match="meta tensor"):
+            call()
+
+
+def test_sparse_and_wrong_kinds_are_refused():
+    with pytest.raises(LayoutError, match="strided"):
+        lt.convert_tensor(torch.zeros(2, 3, 4, 5).to_sparse(), "NHWC")
+    with pytest.raises(TypeError, match="dst must be"):
+        lt.convert_tensor(torch.zeros(2, 3, 4, 5), 3)
+    with pytest.raises(TypeError, match="axes must be a str"):
+        lt.layout_of_tensor(torch.zeros(2, 3, 4, 5), axes=4)
+    with pytest.raises(LayoutError, match="axes='NCH'"):
+        lt.layout_of_tensor(torch.zeros(2, 3, 4, 5), axes="NCH")
+
+
+def test_old_module_name_still_imports_and_does_not_shadow_torch():
+    import importlib
+    old = importlib.import_module("layouts.interop.torch")
+    assert old.convert_tensor is lt.convert_tensor and old.FORMATS is lt.FORMATS
+    ns = {}
+    exec("import torch\nfrom layouts.interop import pytorch", ns)
+    assert ns["torch"] is torch                                         # the README's example

@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import LayoutError
 from ..layout import canonical_order
 from ..spec import parse
+from ._args import bool_arg, dtype_arg, int_arg, kind, number_arg, numeric_array, show_int, str_arg
 
 MAX_BLOB_AXES = 32  # Caffe's kMaxBlobAxes
 INT_MAX = 2**31 - 1
@@ -48,24 +49,26 @@ def _shape_string(shape, count) -> str:
 
 def _checked_shape(shape) -> tuple:
     """Caffe's ``Reshape`` checks: <= 32 axes, every dim >= 0, the product within INT_MAX."""
-    if isinstance(shape, (int, np.integer)):
-        raise LayoutError(f"blob shape must be a sequence of ints, got the int {shape!r}")
-    dims = tuple(shape)
+    if isinstance(shape, (str, bytes, dict, set)) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"blob shape must be a sequence of ints, got {kind(shape)}")
+    try:
+        dims = tuple(shape)
+    except TypeError:  # a 0-d array or tensor
+        raise TypeError(f"blob shape must be a sequence of ints, got {kind(shape)}") from None
     if len(dims) > MAX_BLOB_AXES:
         raise LayoutError(
             f"blob shape has {len(dims)} axes; Caffe allows at most {MAX_BLOB_AXES} (kMaxBlobAxes)")
     count = 1
     out = []
     for axis, d in enumerate(dims):
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise LayoutError(f"blob shape axis {axis} is {d!r}; expected a non-negative int")
-        d = int(d)
+        d = int_arg(f"blob shape axis {axis}", d)
         if d < 0:
-            raise LayoutError(f"blob shape axis {axis} is {d}; expected a non-negative int")
+            raise LayoutError(f"blob shape axis {axis} is {show_int(d)}; expected a non-negative int")
         if count != 0 and d > INT_MAX // count:
+            shown = show_int(d)
             raise LayoutError(
-                f"blob size exceeds INT_MAX: shape {' '.join(map(str, dims))} "
-                f"(axis {axis} = {d} > {INT_MAX} // {count})")
+                f"blob size exceeds INT_MAX: axis {axis} = {shown} > {INT_MAX} // {count}"
+                f" (shape of {len(dims)} axes)")
         count *= d
         out.append(d)
     return tuple(out)
@@ -90,7 +93,7 @@ class Blob:
     """
 
     def __init__(self, shape: Optional[Sequence[int]] = None, dtype=np.float32):
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype_arg("dtype", dtype)
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise LayoutError(f"Blob dtype is {self.dtype}; Caffe blobs are float32 or float64")
         self._shape: tuple = ()
@@ -106,7 +109,8 @@ class Blob:
     @classmethod
     def legacy(cls, num: int, channels: int, height: int, width: int, dtype=np.float32) -> "Blob":
         """The deprecated ``Blob(num, channels, height, width)`` constructor."""
-        return cls((num, channels, height, width), dtype)
+        return cls(tuple(int_arg(name, v) for name, v in (
+            ("num", num), ("channels", channels), ("height", height), ("width", width))), dtype)
 
     # --- shape arithmetic -------------------------------------------------------------------
     def reshape(self, shape: Sequence[int]) -> None:
@@ -122,7 +126,7 @@ class Blob:
             self._data_size = self._diff_size = count
 
     def reshape_like(self, other: "Blob") -> None:
-        self.reshape(other.shape)
+        self.reshape(_blob_arg("other", other).shape)
 
     @property
     def shape(self) -> tuple:
@@ -141,6 +145,7 @@ class Blob:
     def canonical_axis_index(self, axis_index: int) -> int:
         """``CanonicalAxisIndex``: ``-num_axes <= axis < num_axes``, negatives count from the end."""
         n = self.num_axes
+        axis_index = int_arg("axis_index", axis_index)
         if not -n <= axis_index < n:
             raise LayoutError(
                 f"axis {axis_index} out of range for {n}-D Blob with shape {self.shape_string}")
@@ -157,8 +162,8 @@ class Blob:
         """
         if start_axis is None:
             return self._count
-        if end_axis is None:
-            end_axis = self.num_axes
+        start_axis = int_arg("start_axis", start_axis)
+        end_axis = self.num_axes if end_axis is None else int_arg("end_axis", end_axis)
         n = self.num_axes
         if not (0 <= start_axis <= end_axis <= n):
             raise LayoutError(
@@ -174,6 +179,7 @@ class Blob:
         if self.num_axes > 4:
             raise LayoutError(
                 f"Cannot use legacy accessors on Blobs with > 4 axes (shape {self.shape_string})")
+        index = int_arg("index", index)
         if not -4 <= index < 4:
             raise LayoutError(f"legacy axis {index} out of range: expected -4 <= index < 4")
         if index >= self.num_axes or index < -self.num_axes:
@@ -198,7 +204,10 @@ class Blob:
         340
         """
         if len(indices) == 1 and isinstance(indices[0], (list, tuple, np.ndarray)):
-            idx = [int(i) for i in indices[0]]
+            if isinstance(indices[0], np.ndarray) and indices[0].ndim != 1:
+                raise LayoutError(f"offset takes one flat list of indices, got shape "
+                                  f"{indices[0].shape}")
+            idx = [int_arg(f"offset index {k}", i) for k, i in enumerate(indices[0])]
             if len(idx) > self.num_axes:
                 raise LayoutError(
                     f"offset got {len(idx)} indices for a {self.num_axes}-D Blob with shape "
@@ -209,17 +218,17 @@ class Blob:
                 if axis < len(idx):
                     if not 0 <= idx[axis] < d:
                         raise LayoutError(
-                            f"offset index {idx[axis]} on axis {axis} out of range: expected "
+                            f"offset index {show_int(idx[axis])} on axis {axis} out of range: expected "
                             f"0 <= index < {d} (shape {self.shape_string})")
                     off += idx[axis]
             return off
         if not 1 <= len(indices) <= 4:
             raise LayoutError(f"offset takes n, c=0, h=0, w=0 or one list; got {len(indices)} values")
-        n, c, h, w = (list(indices) + [0, 0, 0])[:4]
+        n, c, h, w = (int_arg(name, v) for name, v in zip("nchw", (list(indices) + [0, 0, 0])[:4]))
         num, ch, hh, ww = self.num, self.channels, self.height, self.width
         for name, v, lim in (("n", n, num), ("c", c, ch), ("h", h, hh), ("w", w, ww)):
             if v > lim or (name == "n" and v < 0):
-                raise LayoutError(f"offset {name}={v} out of range: expected {name} <= {lim} "
+                raise LayoutError(f"offset {name}={show_int(v)} out of range: expected {name} <= {lim} "
                                   f"(shape {self.shape_string})")
         return ((n * ch + c) * hh + h) * ww + w
 
@@ -273,15 +282,17 @@ class Blob:
 
     def scale_data(self, factor) -> None:
         d = self._buffer("data")[: self._count]
-        d *= self.dtype.type(factor)
+        d *= self.dtype.type(number_arg("factor", factor, finite=False))
 
     def scale_diff(self, factor) -> None:
         d = self._buffer("diff")[: self._count]
-        d *= self.dtype.type(factor)
+        d *= self.dtype.type(number_arg("factor", factor, finite=False))
 
     def copy_from(self, source: "Blob", copy_diff: bool = False, reshape: bool = False) -> None:
         """``CopyFrom``: copy source's data (or its diff into this diff); sizes must agree unless
         ``reshape``."""
+        _blob_arg("source", source)
+        copy_diff, reshape = bool_arg("copy_diff", copy_diff), bool_arg("reshape", reshape)
         if source.count() != self._count or source.shape != self._shape:
             if reshape:
                 self.reshape_like(source)
@@ -293,6 +304,7 @@ class Blob:
         self._buffer(which)[: self._count] = source._buffer(which)[: self._count]
 
     def _share(self, other: "Blob", which: str) -> None:
+        _blob_arg("other", other)
         if other.count() != self._count:
             raise LayoutError(
                 f"share_{which} needs equal counts: this blob {self.shape_string}, "
@@ -313,6 +325,7 @@ class Blob:
     # --- protobuf -----------------------------------------------------------------------------
     def to_proto(self, write_diff: bool = False) -> "BlobProtoData":
         """``ToProto``: shape, data (float32 -> ``data``, float64 -> ``double_data``), diff."""
+        write_diff = bool_arg("write_diff", write_diff)
         return BlobProtoData(
             shape=self._shape, data=self.data.copy(),
             diff=self.diff.copy() if write_diff else None,
@@ -322,7 +335,10 @@ class Blob:
         """``FromProto``: take shape (when ``reshape``; else it must match) and data/diff."""
         if isinstance(proto, (bytes, bytearray, memoryview)):
             proto = parse_blobproto(proto)
-        if reshape:
+        elif not isinstance(proto, BlobProtoData):
+            raise TypeError(f"proto must be a BlobProtoData or serialized bytes, got "
+                            f"{type(proto).__name__}")
+        if bool_arg("reshape", reshape):
             self.reshape(proto.shape)
         elif not self._shape_equals(proto):
             raise LayoutError(f"shape mismatch (reshape not set): proto "
@@ -341,6 +357,12 @@ class Blob:
 
     def __repr__(self) -> str:
         return f"Blob({self.shape_string}, dtype={self.dtype}, capacity={self.capacity})"
+
+
+def _blob_arg(name: str, v) -> "Blob":
+    if not isinstance(v, Blob):
+        raise TypeError(f"{name} must be a caffe.Blob, got {type(v).__name__}")
+    return v
 
 
 # --- BlobProto --------------------------------------------------------------------------------
@@ -369,14 +391,22 @@ class BlobProtoData:
 
     def __post_init__(self):
         self.shape = _checked_shape(self.shape)
+        self.double = bool_arg("double", self.double)
         dt = np.float64 if self.double else np.float32
-        if self.legacy is not None and len(self.shape) != 4:
-            raise LayoutError(f"legacy BlobProto shape must have 4 axes, got {self.shape}")
+        if self.legacy is not None:
+            if not (isinstance(self.legacy, tuple) and len(self.legacy) == 4):
+                raise TypeError(f"legacy must be None or a 4-tuple of bools, got {kind(self.legacy)}")
+            self.legacy = tuple(bool_arg("legacy field", v) for v in self.legacy)
+            if len(self.shape) != 4:
+                raise LayoutError(f"legacy BlobProto shape must have 4 axes, got {self.shape}")
+            big = [d for d in self.shape if d > INT_MAX]
+            if big:
+                raise LayoutError(f"legacy BlobProto dims are int32; {big[0]} does not fit")
         for name in ("data", "diff"):
             a = getattr(self, name)
             if a is None:
                 continue
-            a = np.asarray(a)
+            a = numeric_array(f"BlobProto {name}", a)
             if a.size != self.count:
                 raise LayoutError(
                     f"BlobProto {name} has {a.size} values but shape "
@@ -418,9 +448,13 @@ def _read_source(source) -> bytes:
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             return f.read()
-    if isinstance(source, io.IOBase) or hasattr(source, "read"):
-        return source.read()
-    raise LayoutError(f"expected bytes, a path or a binary file, got {type(source).__name__}")
+    if hasattr(source, "read"):
+        raw = source.read()
+        if not isinstance(raw, (bytes, bytearray)):
+            raise TypeError(f"source file gave {type(raw).__name__}, not bytes; open it in "
+                            "binary mode ('rb')")
+        return bytes(raw)
+    raise TypeError(f"source must be bytes, a path or a binary file, got {type(source).__name__}")
 
 
 def parse_blobproto(source) -> BlobProtoData:
@@ -430,9 +464,13 @@ def parse_blobproto(source) -> BlobProtoData:
     Malformed or truncated bytes, dims out of range, or a data count that does not match the shape
     raise :class:`~layouts.LayoutError`.
 
-    >>> parse_blobproto(b"\\x0a\\x01")  # doctest: +SKIP
+    >>> p = parse_blobproto(b"\\x3a\\x04\\x0a\\x02\\x01\\x02"   # shape { dim: [1, 2] }
+    ...                     b"\\x2a\\x08\\x00\\x00\\xc0\\x3f\\x00\\x00\\x00\\xc0")  # data: [1.5, -2.0]
+    >>> p.shape, p.data.tolist(), p.legacy
+    ((1, 2), [[1.5, -2.0]], None)
+    >>> parse_blobproto(b"\\x3a\\x04\\x0a\\x02\\x01")        # cut off inside the shape
     Traceback (most recent call last):
-    LayoutError: not a valid caffe.BlobProto (2 bytes): ...
+    layouts.errors.LayoutError: not a valid caffe.BlobProto (5 bytes): ...
     """
     from .caffe_schema import messages
 
@@ -490,22 +528,57 @@ def _squeeze_to(x: np.ndarray, src: str, dst_logical: set) -> tuple:
     return x.reshape([x.shape[i] for i in keep]), "".join(src[i] for i in keep)
 
 
-def load_binaryproto(source, layout: str = "NCHW", src: Optional[str] = None) -> np.ndarray:
+def _letters(name: str, spec, ndim: Optional[int] = None) -> str:
+    """A plain order of distinct upper-case axis letters (``"NCHW"``, ``"HWC"``)."""
+    str_arg(name, spec)
+    if not (spec.isascii() and spec.isalpha() and spec.isupper()) or len(set(spec)) != len(spec):
+        raise LayoutError(f"{name}={spec[:40]!r} must name each axis once with an upper-case "
+                          "letter, e.g. 'NCHW' or 'HWC'")
+    if ndim is not None and len(spec) != ndim:
+        raise LayoutError(f"{name}={spec!r} names {len(spec)} axes but the array has {ndim}")
+    return spec
+
+
+def _default_blob_axes(layout: str) -> str:
+    """Caffe's row-major order for ``layout``'s letters (NCHW-like), with ``N`` put first when
+    an image layout lacks it (a mean image is a 1 x C x H x W blob)."""
+    order = canonical_order(layout)
+    if "N" not in layout and set("CHW") <= set(layout):
+        order = "N" + order
+    return order
+
+
+def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = None, *,
+                     src: Optional[str] = None) -> np.ndarray:
     """A ``.binaryproto`` file (e.g. a mean image) as a numpy array in ``layout``, in one call.
 
-    The blob is read in Caffe's order, ``src`` (default ``"NCHW"`` for 4 axes; give it for other
-    ranks), and converted by :func:`layouts.convert` to ``layout`` -- any spec the core reads
-    (``"NHWC"``, ``"HWC"``, ``"CHW"``, ``"NCHW16c"``, ...). Axes of ``src`` missing from
-    ``layout`` must have size 1 and are dropped (a mean file's N). float32 (or float64 for
-    ``double_data`` blobs).
+    The two keywords mean the same here as in :func:`save_binaryproto`:
+
+    ``layout``
+        the layout of the numpy array (here: the one returned) -- any spec the core reads
+        (``"NCHW"``, ``"NHWC"``, ``"HWC"``, ``"CHW"``, ``"NCHW16c"``, ...).
+    ``blob_axes``
+        the letters naming the stored blob's axes, in Caffe's row-major order (default
+        ``"NCHW"`` for a 4-axis blob; give it for other ranks). Blob axes that ``layout`` does
+        not name must have size 1 and are dropped (a mean file's N).
+
+    ``source`` is the bytes, a path or a binary file. float32 (float64 for ``double_data``
+    blobs). ``src=`` is the old name of ``blob_axes=``.
 
     >>> mean = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
-    >>> blob = save_binaryproto(mean)
+    >>> blob = save_binaryproto(mean)            # no path: the serialized bytes
     >>> load_binaryproto(blob, "HWC")[0, 1]
     array([1., 5., 9.], dtype=float32)
     """
+    if src is not None:
+        if blob_axes is not None:
+            raise TypeError("pass blob_axes= or its old name src=, not both")
+        blob_axes = src
+    str_arg("layout", layout)
+    if blob_axes is not None:
+        _letters("blob_axes", blob_axes)
     p = parse_blobproto(source)
-    return _to_layout(p.data, src, layout)
+    return _to_layout(p.data, blob_axes, layout)
 
 
 def _to_layout(x: np.ndarray, src: Optional[str], layout: str) -> np.ndarray:
@@ -514,11 +587,11 @@ def _to_layout(x: np.ndarray, src: Optional[str], layout: str) -> np.ndarray:
     if src is None:
         if x.ndim != 4:
             raise LayoutError(
-                f"blob has {x.ndim} axes (shape {x.shape}); pass src= with {x.ndim} letters "
-                "(Caffe's default NCHW needs 4)")
+                f"blob has {x.ndim} axes (shape {x.shape}); pass blob_axes= with {x.ndim} "
+                "letters (Caffe's default NCHW needs 4)")
         src = "NCHW"
-    if len(src) != x.ndim or not src.isalpha() or not src.isupper() or len(set(src)) != len(src):
-        raise LayoutError(f"src={src!r} must name each of the blob's {x.ndim} axes once "
+    if len(src) != x.ndim:
+        raise LayoutError(f"blob_axes={src!r} must name each of the blob's {x.ndim} axes once "
                           f"(upper-case letters), shape {x.shape}")
     x, src = _squeeze_to(x, src, set(parse(layout).axes))
     if src == layout:
@@ -526,46 +599,77 @@ def _to_layout(x: np.ndarray, src: Optional[str], layout: str) -> np.ndarray:
     return convert(x, src, layout)
 
 
-def save_binaryproto(array, path=None, layout: str = "NCHW", *, legacy: bool = False,
-                     double: Optional[bool] = None, diff=None) -> bytes:
-    """Write ``array`` (in ``layout``) as a ``BlobProto``; returns the bytes, also written to ``path``.
+def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional[str] = None, *,
+                     legacy: bool = False, double: Optional[bool] = None, diff=None):
+    """Write ``array`` (stored in ``layout``) as a ``BlobProto``: to ``path`` (a file name or a
+    binary file), returning ``None``; or, with no ``path``, return the serialized ``bytes``.
 
-    The array is converted to Caffe's order (NCHW for image-like layouts; a layout without N gets
-    N=1, as a mean file has). ``legacy=True`` writes num/channels/height/width instead of ``shape``
-    (what ``compute_image_mean`` writes). ``double`` defaults to ``array.dtype == float64``.
+    ``layout`` and ``blob_axes`` mean what they mean in :func:`load_binaryproto`: the array's
+    layout (plain: ``"NCHW"``, ``"NHWC"``, ``"HWC"``, ``"OIHW"``...) and the letters of the
+    blob's axes in Caffe's row-major order. ``blob_axes`` defaults to the NCHW-like order of
+    ``layout``'s letters, with ``N`` first when an image layout lacks it (a mean file is a
+    1 x C x H x W blob); letters of ``blob_axes`` missing from ``layout`` get size 1.
+    ``legacy=True`` writes num/channels/height/width instead of ``shape`` (what
+    ``compute_image_mean`` writes). ``double`` defaults to ``array.dtype == float64``; ``diff``
+    (an array of ``array``'s shape, in ``layout``) is converted like the data.
+
+    >>> hwc = np.zeros((2, 2, 3), np.float32)
+    >>> raw = save_binaryproto(hwc, layout="HWC")
+    >>> parse_blobproto(raw).shape
+    (1, 3, 2, 2)
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     f = pathlib.Path(d, "mean.binaryproto")
+    ...     print(save_binaryproto(hwc, f, layout="HWC"), f.read_bytes() == raw)
+    None True
     """
-    x = np.asarray(array)
-    if double is None:
-        double = x.dtype == np.float64
+    x = numeric_array("array", array)
+    str_arg("layout", layout)
+    legacy = bool_arg("legacy", legacy)
+    double = x.dtype == np.float64 if double is None else bool_arg("double", double)
+    if path is not None and not isinstance(path, (str, os.PathLike)) and not hasattr(path, "write"):
+        raise TypeError(f"path must be a file name or a binary file (or None for bytes), got "
+                        f"{type(path).__name__}")
     if not _is_plain(layout):
-        raise LayoutError(f"layout {layout!r}: only plain (unblocked) layouts can be saved; "
+        raise LayoutError(f"layout {layout[:40]!r}: only plain (unblocked) layouts can be saved; "
                           "convert to NCHW first")
     if len(layout) != x.ndim:
         raise LayoutError(f"layout {layout!r} has {len(layout)} axes but the array has shape {x.shape}")
-    caffe_order = canonical_order(layout)  # Caffe's row-major order: NCHW-like for image letters
-    d = None if diff is None else np.asarray(diff)
+    if blob_axes is None:
+        blob_axes = _default_blob_axes(layout)
+    _letters("blob_axes", blob_axes)
+    if not set(layout) <= set(blob_axes):
+        raise LayoutError(f"blob_axes={blob_axes!r} must name every axis of layout {layout!r} "
+                          f"(it may add size-1 axes)")
+    d = None if diff is None else numeric_array("diff", diff)
     if d is not None and d.shape != x.shape:
         raise LayoutError(f"diff has shape {d.shape}, expected the array's shape {x.shape} (layout {layout!r})")
-    if layout != caffe_order:
+    order = "".join(a for a in blob_axes if a in layout)  # the blob's order of the array's axes
+    if layout != order:
         from layouts import convert
 
-        x = convert(x, layout, caffe_order)
-        d = None if d is None else convert(d, layout, caffe_order)
-    shape = x.shape
-    if "N" not in layout and set("CHW") <= set(layout):
-        shape = (1,) + shape  # a mean image is a 1 x C x H x W blob
+        x = convert(x, layout, order)
+        d = None if d is None else convert(d, layout, order)
+    sizes = dict(zip(order, x.shape))
+    shape = tuple(sizes.get(a, 1) for a in blob_axes)
     d = None if d is None else d.reshape(shape)
-    p = BlobProtoData(shape=shape, data=x.reshape(shape), diff=d, double=bool(double),
+    p = BlobProtoData(shape=shape, data=x.reshape(shape), diff=d, double=double,
                       legacy=(True,) * 4 if legacy else None)
     out = p.to_bytes()
-    if path is not None:
+    if path is None:
+        return out
+    if hasattr(path, "write"):
+        path.write(out)
+    else:
         with open(path, "wb") as f:
             f.write(out)
-    return out
+    return None
 
 
 def _is_plain(spec: str) -> bool:
     """Upper-case axes only: no blocks, no Ascend pairs."""
+    if not isinstance(spec, str):
+        return False
     try:
         parsed = parse(spec)
     except LayoutError:
@@ -587,10 +691,11 @@ def convert_weights(w, src: str = "OIHW", dst: str = "HWIO", out=None) -> np.nda
     """
     from layouts import convert
 
-    x = np.asarray(w)
+    x = numeric_array("w", w)
     for name, spec in (("src", src), ("dst", dst)):
+        str_arg(name, spec)
         if not _is_plain(spec) or not set(spec) <= _WEIGHT_LETTERS:
-            raise LayoutError(f"{name}={spec!r}: expected a weight layout over the letters "
+            raise LayoutError(f"{name}={spec[:40]!r}: expected a weight layout over the letters "
                               "O, I, H, W (and D), e.g. 'OIHW', 'HWIO', 'OHWI', 'IHWO'")
     if set(src) != set(dst):
         raise LayoutError(f"src={src!r} and dst={dst!r} name different axes")

@@ -25,8 +25,13 @@ The classes are built once, in a private descriptor pool (so they never collide 
 ``caffe.proto`` registered in the process), the first time :func:`messages` is called.
 ``protobuf`` is imported only then.
 
->>> import pytest; _ = pytest.importorskip("google.protobuf")  # doctest: +SKIP
->>> BlobProto = messages()["BlobProto"]  # doctest: +SKIP
+>>> BlobProto = messages()["BlobProto"]
+>>> m = BlobProto(data=[1.5, -2.0])
+>>> m.shape.dim.extend([1, 2])
+>>> m.SerializeToString()              # by field number: packed data (5), then shape (7)
+b'*\\x08\\x00\\x00\\xc0?\\x00\\x00\\x00\\xc0:\\x04\\n\\x02\\x01\\x02'
+>>> [f.name for f in BlobProto.DESCRIPTOR.fields if f.number in (1, 2, 3, 4)]
+['num', 'channels', 'height', 'width']
 """
 
 from __future__ import annotations

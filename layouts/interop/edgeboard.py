@@ -14,11 +14,10 @@ that; its fetch drops the padding and returns float32 NCHW. Here both are a
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..errors import LayoutError
+from ._args import int_arg, numeric_array, show_int, threads_arg
 
 #: Paddle-Lite FPGA's ``IMAGE_ALIGNMENT``: elements per aligned row.
 IMAGE_ALIGNMENT = 16
@@ -28,9 +27,16 @@ __all__ = ["IMAGE_ALIGNMENT", "align_to_x", "fpga_image_layout", "fpga_image_siz
 
 
 def _nonneg(name, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
-        raise LayoutError(f"{name} must be a non-negative int, got {v!r}")
-    return int(v)
+    v = int_arg(name, v)
+    if v < 0:
+        raise LayoutError(f"{name} must be a non-negative int, got {show_int(v)}")
+    return v
+
+
+def _dims(N, C, H, W, alignment):
+    """The four sizes and the alignment, checked (ints; sizes >= 0, alignment >= 1)."""
+    N, C, H, W = (_nonneg(k, v) for k, v in (("N", N), ("C", C), ("H", H), ("W", W)))
+    return N, C, H, W, int_arg("alignment", alignment, lo=1)
 
 
 def align_to_x(num: int, x: int) -> int:
@@ -50,6 +56,7 @@ def fpga_image_layout(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALI
     """The FPGA image layout as a :class:`layouts.Layout`: NHWC, rows of W*C aligned."""
     from layouts import Layout
 
+    N, C, H, W, alignment = _dims(N, C, H, W, alignment)
     return Layout("NHWC", N=N, C=C, H=H, W=W, align={"H": alignment})
 
 
@@ -59,8 +66,7 @@ def fpga_image_size(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGN
     >>> fpga_image_size(N=1, C=255, H=13, W=13)
     43264
     """
-    for k, v in (("N", N), ("C", C), ("H", H), ("W", W)):
-        _nonneg(k, v)
+    N, C, H, W, alignment = _dims(N, C, H, W, alignment)
     return N * H * align_to_x(W * C, alignment)
 
 
@@ -70,7 +76,7 @@ def fpga_image_nbytes(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALI
 
 
 def _nchw(x, what):
-    a = np.asarray(x)
+    a = numeric_array(what, x)
     if a.ndim != 4:
         raise LayoutError(f"{what} must be 4-D NCHW, got shape {a.shape}")
     return a
@@ -79,6 +85,7 @@ def _nchw(x, what):
 def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndarray:
     """Float NCHW -> the FPGA's flat FP16 buffer (aligned NHWC rows, padding zero), as the
     runtime's feed does. ``out``: a float16 buffer of :func:`fpga_image_size` elements.
+    Values beyond float16's range become +-inf; NaN stays NaN.
 
     >>> x = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
     >>> feed(x, alignment=8).reshape(2, 8)[0].tolist()
@@ -87,17 +94,26 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndar
     from layouts import convert
 
     a = _nchw(x, "feed input")
+    threads = threads_arg(threads)
     N, C, H, W = a.shape
     L = fpga_image_layout(N, C, H, W, alignment)
     if out is None:
         out = np.empty(L.size, np.float16)
-    elif not (isinstance(out, np.ndarray) and out.dtype == np.float16 and out.ndim == 1
-              and out.size == L.size):
+    elif not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy float16 array, got {type(out).__name__}")
+    elif not (out.dtype == np.float16 and out.ndim == 1 and out.size == L.size):
         raise LayoutError(f"out must be a flat float16 buffer of {L.size} elements, got "
-                          f"{getattr(out, 'dtype', type(out).__name__)} "
-                          f"{getattr(out, 'shape', '')}")
-    # FP16 first (numpy's correctly rounded cast), then one strided move into the aligned rows
-    convert(a.astype(np.float16, copy=False), "NCHW", L, out=out, threads=threads)
+                          f"{out.dtype} {out.shape}")
+    elif not out.flags.writeable:
+        raise LayoutError("out is read-only; pass a writable float16 buffer")
+    elif np.may_share_memory(out, a):
+        raise LayoutError("out overlaps the input; feed needs a separate buffer")
+    # FP16 first (numpy's correctly rounded cast; beyond +-65504 a value becomes +-inf, as the
+    # runtime's fp32 -> fp16 cast makes it, without numpy's overflow warning), then one strided
+    # move into the aligned rows
+    with np.errstate(over="ignore"):
+        half = a.astype(np.float16, copy=False)
+    convert(half, "NCHW", L, out=out, threads=threads)
     return out
 
 
@@ -111,13 +127,22 @@ def fetch(buffer, N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNME
     """
     from layouts import convert
 
+    threads = threads_arg(threads)
     L = fpga_image_layout(N, C, H, W, alignment)
-    buf = np.asarray(buffer)
-    if buf.dtype == np.uint8:
-        buf = buf.view(np.float16)  # raw bytes from the device
+    N, C, H, W, alignment = _dims(N, C, H, W, alignment)
+    want = (f"{L.size} float16 values = {2 * L.size} bytes (N*H*align(W*C, {alignment}) for "
+            f"N={N} C={C} H={H} W={W})")
+    if isinstance(buffer, (bytes, bytearray, memoryview)):
+        buffer = np.frombuffer(buffer, np.uint8)
+    elif not isinstance(buffer, np.ndarray):
+        raise TypeError(f"buffer must be a numpy float16/uint8 array or bytes, got "
+                        f"{type(buffer).__name__}")
+    buf = buffer
+    if buf.dtype == np.uint8:  # raw bytes from the device: the size is checked before the view
+        if buf.ndim != 1 or buf.size != 2 * L.size:
+            raise LayoutError(f"buffer must be {want}; got {buf.size} bytes (uint8 {buf.shape})")
+        buf = np.ascontiguousarray(buf).view(np.float16)
     if buf.ndim != 1 or buf.dtype != np.float16 or buf.size != L.size:
-        raise LayoutError(f"buffer must be {L.size} float16 values (N*H*align(W*C, "
-                          f"{alignment}) for N={N} C={C} H={H} W={W}); got {buf.dtype} "
-                          f"{buf.shape}")
+        raise LayoutError(f"buffer must be {want}; got {buf.dtype} {buf.shape}")
     nchw16 = convert(L.view(buf), L, "NCHW", threads=threads, N=N, C=C, H=H, W=W)
     return nchw16.astype(np.float32)

@@ -26,12 +26,14 @@ Numbers below are the 5.x encoding unless ``version=4`` is given.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from typing import Optional, Sequence
 
 import numpy as np
 
 from ..errors import LayoutError
+from ._args import bool_arg, dtype_arg, int_arg, kind, ndarray_arg, number_arg, show_int, str_arg, threads_arg
 
 __all__ = [
     "TypeEncoding", "CV4", "CV5", "encoding", "make_type", "depth_of", "channels_of", "elem_size",
@@ -47,7 +49,7 @@ _DEPTHS_5 = _DEPTHS_4 + (("16BF", 2, None), ("Bool", 1, "bool"), ("64U", 8, "uin
                          ("64S", 8, "int64"), ("32U", 4, "uint32"))
 
 _NAME = re.compile(r"^(?:CV_)?(8U|8S|16U|16S|32S|32F|64F|16F|16BF|Bool|64U|64S|32U)"
-                   r"(?:C(?:(\d+)|\((\d+)\)))?$")
+                   r"(?:C(?:([0-9]{1,6})|\(([0-9]{1,6})\)))?$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,29 +82,34 @@ class TypeEncoding:
             for code, (n, _, _) in enumerate(self.depths):
                 if n == name:
                     return code
-            raise LayoutError(f"depth {depth!r} is not an OpenCV {self.version}.x depth; expected "
-                              f"one of {', '.join('CV_' + d[0] for d in self.depths)}")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
-                or not 0 <= depth < len(self.depths):
-            raise LayoutError(f"depth code {depth!r} is not an OpenCV {self.version}.x depth; "
+            raise LayoutError(f"depth {depth[:40]!r} is not an OpenCV {self.version}.x depth; "
+                              f"expected one of {', '.join('CV_' + d[0] for d in self.depths)}")
+        if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
+            raise TypeError(f"depth must be a depth code (int) or a name such as 'CV_32F', got "
+                            f"{kind(depth)}")
+        if not 0 <= depth < len(self.depths):
+            raise LayoutError(f"depth code {show_int(depth)} is not an OpenCV {self.version}.x depth; "
                               f"expected 0..{len(self.depths) - 1}")
         return int(depth)
 
     def make_type(self, depth, cn: int) -> int:
         """``CV_MAKETYPE(depth, cn)``; ``cn`` in 1..cn_max (512 in 4.x, 128 in 5.x)."""
         d = self.depth_code(depth)
-        if isinstance(cn, bool) or not isinstance(cn, (int, np.integer)) \
-                or not 1 <= cn <= self.cn_max:
-            raise LayoutError(f"channel count {cn!r} out of range: OpenCV {self.version}.x "
+        if isinstance(cn, (bool, np.bool_)) or not isinstance(cn, (int, np.integer)):
+            raise TypeError(f"cn (channel count) must be an int, got {kind(cn)}")
+        if not 1 <= cn <= self.cn_max:
+            raise LayoutError(f"channel count {show_int(cn)} out of range: OpenCV {self.version}.x "
                               f"allows 1..{self.cn_max}")
         return d + ((int(cn) - 1) << self.cn_shift)
 
     def _check(self, type_code) -> int:
         if isinstance(type_code, str):
             return self.parse(type_code)
-        if isinstance(type_code, bool) or not isinstance(type_code, (int, np.integer)) \
-                or not 0 <= type_code <= self.type_mask:
-            raise LayoutError(f"type code {type_code!r} out of range for OpenCV {self.version}.x:"
+        if isinstance(type_code, (bool, np.bool_)) or not isinstance(type_code, (int, np.integer)):
+            raise TypeError(f"type must be an OpenCV type code (int) or a name such as 'CV_8UC3', "
+                            f"got {kind(type_code)}")
+        if not 0 <= type_code <= self.type_mask:
+            raise LayoutError(f"type code {show_int(type_code)} out of range for OpenCV {self.version}.x:"
                               f" expected 0..{self.type_mask}")
         t = int(type_code)
         if (t & (self.depth_max - 1)) >= len(self.depths):
@@ -127,23 +134,26 @@ class TypeEncoding:
         return self.channels(type_code) * self.elem_size1(type_code)
 
     def name(self, type_code) -> str:
-        """``"CV_8UC3"`` (``"CV_8UC(9)"`` beyond 4 channels, as ``typeToString`` writes)."""
+        """``"CV_8UC3"``, ``"CV_8UC5"``: spelled as OpenCV's ``typeToString`` writes it
+        (``"%sC%d"`` of the depth name and the channel count, for every count)."""
         d, cn = self.depth(type_code), self.channels(type_code)
-        suffix = f"C{cn}" if cn <= 4 else f"C({cn})"
-        return f"CV_{self.depths[d][0]}{suffix}"
+        return f"CV_{self.depths[d][0]}C{cn}"
 
     def parse(self, name: str) -> int:
-        """``"CV_8UC3"``, ``"8UC3"``, ``"CV_8UC(5)"``, ``"CV_32F"`` (one channel) -> type code."""
-        m = _NAME.match(name.strip()) if isinstance(name, str) else None
+        """``"CV_8UC3"``, ``"8UC3"``, ``"CV_8UC(5)"`` (the ``CV_8UC(n)`` macro's spelling),
+        ``"CV_32F"`` (one channel) -> type code."""
+        if not isinstance(name, str):
+            raise TypeError(f"type name must be a str such as 'CV_8UC3', got {kind(name)}")
+        m = _NAME.match(name.strip())
         if m is None:
-            raise LayoutError(f"type name {name!r} not understood; expected e.g. 'CV_8UC3', "
-                              "'CV_32FC1', 'CV_16UC(5)'")
+            raise LayoutError(f"type name {name[:40]!r} not understood; expected e.g. 'CV_8UC3', "
+                              "'CV_32FC1', 'CV_16UC5'")
         cn = int(m.group(2) or m.group(3) or 1)
         return self.make_type(m.group(1), cn)
 
     def from_dtype(self, dtype, cn: int = 1) -> int:
         """The type code of numpy ``dtype`` with ``cn`` channels."""
-        dt = np.dtype(dtype)
+        dt = dtype_arg("dtype", dtype)
         for code, (_, _, npname) in enumerate(self.depths):
             if npname is not None and np.dtype(npname) == dt:
                 return self.make_type(code, cn)
@@ -163,11 +173,14 @@ CV5 = TypeEncoding(5, 5, 128, _DEPTHS_5)
 
 def encoding(version: int = 5) -> TypeEncoding:
     """:data:`CV4` or :data:`CV5`."""
+    if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer, str)):
+        raise TypeError(f"version must be 4 or 5, got {kind(version)}")
     if version in (4, "4", "4.x"):
         return CV4
     if version in (5, "5", "5.x"):
         return CV5
-    raise LayoutError(f"OpenCV type encoding version {version!r} not known; expected 4 or 5")
+    shown = repr(version[:20]) if isinstance(version, str) else show_int(version)
+    raise LayoutError(f"OpenCV type encoding version {shown} not known; expected 4 or 5")
 
 
 def make_type(depth, cn: int = 1, version: int = 5) -> int:
@@ -220,6 +233,7 @@ def elem_size_of(dtype, cn: int = 1) -> tuple:
 
 # --- Mat ----------------------------------------------------------------------------------------
 _INT_MAX = 2**31 - 1
+_SIZE_MAX = 2**63 - 1  # what a byte offset can be on a 64-bit machine (numpy's intp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,11 +267,15 @@ class MatLayout:
     def __post_init__(self):
         enc = encoding(self.version)
         object.__setattr__(self, "type", enc._check(self.type))
-        for name in ("rows", "cols", "step", "offset"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise LayoutError(f"Mat {name} is {v!r}; expected a non-negative int")
-            object.__setattr__(self, name, int(v))
+        for name in ("rows", "cols"):  # int in OpenCV
+            object.__setattr__(self, name, int_arg(f"Mat {name}", getattr(self, name), lo=0,
+                                                   hi=_INT_MAX))
+        for name in ("step", "offset"):  # size_t, bytes
+            object.__setattr__(self, name, int_arg(f"Mat {name}", getattr(self, name), lo=0,
+                                                   hi=_SIZE_MAX))
+        if self.end is not None:
+            object.__setattr__(self, "end", int_arg("Mat end", self.end, lo=0, hi=_SIZE_MAX))
+        object.__setattr__(self, "submatrix", bool_arg("submatrix", self.submatrix))
         minstep = self.cols * self.elem_size
         if self.step < minstep:
             raise LayoutError(f"Mat step {self.step} bytes is less than a row of {self.cols} x "
@@ -283,9 +301,10 @@ class MatLayout:
         (OpenCV 4/5 ``matrix.cpp``; 3.x replaced it by the row size when ``rows == 1``)."""
         enc = encoding(version)
         t = enc._check(type)
-        minstep = cols * enc.elem_size(t) if isinstance(cols, (int, np.integer)) else 0
+        rows = int_arg("rows", rows, lo=0, hi=_INT_MAX)
+        cols = int_arg("cols", cols, lo=0, hi=_INT_MAX)
         if step is None:
-            step = minstep
+            step = cols * enc.elem_size(t)
         return cls(rows, cols, t, step, version=version)
 
     @classmethod
@@ -294,7 +313,7 @@ class MatLayout:
         """The Mat that ``cv2`` makes of a numpy image: (rows, cols) or (rows, cols, channels),
         pixels contiguous, rows ``image.strides[0]`` bytes apart. With ``parent`` (the array an
         ROI was sliced from) the result is an ROI of it, so ``locate_roi`` finds the offset."""
-        img = np.asarray(image)
+        img = ndarray_arg("image", image)
         if img.ndim not in (2, 3):
             raise LayoutError(f"an OpenCV image is 2-D or 3-D (rows, cols[, channels]); got shape "
                               f"{img.shape}")
@@ -312,16 +331,24 @@ class MatLayout:
             raise LayoutError(f"rows have a negative step ({step} bytes); a Mat cannot")
         if parent is None:
             return cls(img.shape[0], img.shape[1], t, step, version=version)
-        whole = cls.from_array(parent, version=version)
+        whole = cls.from_array(ndarray_arg("parent", parent), version=version)
         if whole.type != t or (img.shape[0] > 1 and whole.step != step):
-            raise LayoutError(f"image is not an ROI of parent: type {type_name(t, version)} step "
-                              f"{step} vs parent {type_name(whole.type, version)} step {whole.step}")
+            raise LayoutError(f"image is not an ROI of this parent: type {type_name(t, version)} "
+                              f"step {step} vs parent {type_name(whole.type, version)} step "
+                              f"{whole.step}")
+        # where the image starts inside the parent, checked before any Mat is built from it
         off = img.__array_interface__["data"][0] - parent.__array_interface__["data"][0]
-        m = cls(img.shape[0], img.shape[1], t, whole.step, offset=off, end=whole.end,
-                submatrix=img.shape[0] < whole.rows or img.shape[1] < whole.cols, version=version)
-        if not 0 <= off or off + m._dataend_rel() > whole.end:
-            raise LayoutError(f"image lies outside parent (byte offset {off})")
-        return m
+        rows, cols, esz = img.shape[0], img.shape[1], whole.elem_size
+        y, x_bytes = divmod(off, whole.step) if whole.step else (0, off)
+        x, rem = divmod(x_bytes, esz)
+        if off < 0 or rem or y + rows > whole.rows or x + cols > whole.cols:
+            raise LayoutError(
+                f"image is not an ROI of this parent: it starts {off} bytes from the parent's "
+                f"first element, and a {rows}x{cols} ROI of a {whole.rows}x{whole.cols} parent "
+                f"(step {whole.step}, {esz} bytes per pixel) must start at y*step + x*{esz} with "
+                f"y + rows <= {whole.rows} and x + cols <= {whole.cols}")
+        return cls(rows, cols, t, whole.step, offset=off, end=whole.end,
+                   submatrix=rows < whole.rows or cols < whole.cols, version=version)
 
     # the header's numbers --------------------------------------------------------------------
     @property
@@ -386,6 +413,9 @@ class MatLayout:
     # ROIs -----------------------------------------------------------------------------------
     def roi(self, x: int, y: int, width: int, height: int) -> "MatLayout":
         """``Mat(m, Rect(x, y, width, height))``: same step, data moved to (x, y)."""
+        x, y = int_arg("x", x, -_INT_MAX, _INT_MAX), int_arg("y", y, -_INT_MAX, _INT_MAX)
+        width = int_arg("width", width, -_INT_MAX, _INT_MAX)
+        height = int_arg("height", height, -_INT_MAX, _INT_MAX)
         if not (0 <= x and 0 <= width and x + width <= self.cols and 0 <= y and 0 <= height
                 and y + height <= self.rows):
             raise LayoutError(f"ROI x={x} y={y} width={width} height={height} is outside the "
@@ -409,6 +439,10 @@ class MatLayout:
 
     def adjust_roi(self, dtop: int, dbottom: int, dleft: int, dright: int) -> "MatLayout":
         """``adjustROI``: move each edge outwards (positive) or inwards, clipped to the parent."""
+        dtop, dbottom = (int_arg(k, v, -_INT_MAX, _INT_MAX) for k, v in
+                         (("dtop", dtop), ("dbottom", dbottom)))
+        dleft, dright = (int_arg(k, v, -_INT_MAX, _INT_MAX) for k, v in
+                         (("dleft", dleft), ("dright", dright)))
         (ww, wh), (ox, oy) = self.locate_roi()
         row1 = min(max(oy - dtop, 0), wh)
         row2 = max(0, min(oy + self.rows + dbottom, wh))
@@ -440,15 +474,26 @@ class MatLayout:
         """A numpy (rows, cols, channels) view onto ``buffer``, the memory from ``datastart``
         (bytes or an array of this Mat's depth)."""
         dt = encoding(self.version).dtype(self.type)
-        buf = np.frombuffer(buffer, dtype=dt) if isinstance(buffer, (bytes, bytearray, memoryview)) \
-            else np.asarray(buffer).reshape(-1)
-        if buf.dtype != dt:
-            buf = buf.view(dt) if buf.dtype == np.uint8 else buf
+        if isinstance(buffer, (bytes, bytearray, memoryview)):
+            buf = np.frombuffer(buffer, dtype=np.uint8)
+        elif isinstance(buffer, np.ndarray):
+            if not buffer.flags.c_contiguous:
+                raise LayoutError("buffer must be contiguous memory (the Mat's bytes from "
+                                  f"datastart on), got an array with strides {buffer.strides}")
+            buf = buffer.reshape(-1)
+        else:
+            raise TypeError(f"buffer must be bytes or a numpy array, got {type(buffer).__name__}")
+        if buf.dtype == np.uint8 and dt != np.uint8:
+            if buf.size % dt.itemsize:
+                raise LayoutError(f"buffer has {buf.size} bytes, not a whole number of "
+                                  f"{dt.itemsize}-byte {dt} channels")
+            buf = buf.view(dt)
         if buf.dtype != dt:
             raise LayoutError(f"buffer dtype {buf.dtype} does not match {type_name(self.type, self.version)}")
-        need = self.end // dt.itemsize
+        need = -(-self.end // dt.itemsize)
         if buf.size < need:
-            raise LayoutError(f"buffer holds {buf.size} elements; the Mat reaches {need}")
+            raise LayoutError(f"buffer holds {buf.size} elements; the Mat reaches {need} "
+                              f"({self.end} bytes from datastart)")
         start = self.offset // dt.itemsize
         return self.layout.view(buf[start: start + self.layout.span])
 
@@ -459,12 +504,17 @@ def _scalar4(value, what: str) -> np.ndarray:
     up to 4 values, the rest 0."""
     if value is None:
         return np.zeros(4)
-    if np.ndim(value) == 0:
-        return np.array([float(value), 0.0, 0.0, 0.0])
-    v = [float(x) for x in value]
-    if len(v) > 4:
-        raise LayoutError(f"{what} has {len(v)} values; an OpenCV Scalar holds at most 4")
-    return np.array(v + [0.0] * (4 - len(v)))
+    if isinstance(value, np.ndarray):
+        if value.ndim > 1:
+            raise LayoutError(f"{what} must be a number or a flat sequence of up to 4 numbers, "
+                              f"got shape {value.shape}")
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        if len(value) > 4:
+            raise LayoutError(f"{what} has {len(value)} values; an OpenCV Scalar holds at most 4")
+        v = [number_arg(f"{what}[{i}]", x, finite=False) for i, x in enumerate(value)]
+        return np.array(v + [0.0] * (4 - len(v)))
+    return np.array([number_arg(what, value, finite=False), 0.0, 0.0, 0.0])
 
 
 def _images_array(images):
@@ -477,7 +527,14 @@ def _images_array(images):
                               "images (or a 4-D N,H,W,C batch)")
         raise LayoutError(f"images: expected a list of HWC images or an NHWC array, got shape "
                           f"{images.shape}")
-    imgs = [np.asarray(im) for im in images]
+    if not isinstance(images, (list, tuple)):
+        raise TypeError(f"images must be a list of images or a 4-D numpy array, got "
+                        f"{type(images).__name__}")
+    imgs = []
+    for i, im in enumerate(images):
+        if not isinstance(im, np.ndarray):
+            raise TypeError(f"image {i} must be a numpy array, got {type(im).__name__}")
+        imgs.append(im)
     if not imgs:
         raise LayoutError("images is empty; expected at least one image")
     if all(im.ndim == 3 for im in imgs):
@@ -494,6 +551,30 @@ def _images_array(images):
 
 _SUPPORTED = {np.dtype(t) for t in ("uint8", "int8", "uint16", "int16", "int32", "float32",
                                     "float64")}
+#: what OpenCV's resize takes with INTER_LINEAR (it has no int8 or int32 linear resize)
+_RESIZABLE = {np.dtype(t) for t in ("uint8", "uint16", "int16", "float32", "float64")}
+
+
+def _memory_bytes() -> int:
+    """Physical memory of this machine (a bound for what one call may allocate)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 2**40
+
+
+def _check_size(size):
+    """``(width, height)``: two ints, both > 0 (resize) or both 0 (no resize), within int."""
+    if isinstance(size, (str, bytes)) or not isinstance(size, (tuple, list, np.ndarray)):
+        raise TypeError(f"size must be (width, height), got {kind(size)}")
+    if len(size) != 2:
+        raise LayoutError(f"size has {len(size)} values; expected (width, height)")
+    w, h = (int_arg(f"size {name}", v, lo=0, hi=_INT_MAX) for name, v in
+            zip(("width", "height"), size))
+    if (w == 0) != (h == 0):
+        raise LayoutError(f"size=({w}, {h}): width and height must both be > 0 (resize to them) "
+                          "or both 0 (no resize)")
+    return w, h
 
 
 def _resize(img, size, crop):
@@ -542,44 +623,80 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     >>> blob_from_images([img], 0.5, mean=(1, 2, 3), swap_rb=True)[0, :, 0, 0].tolist()
     [14.5, 9.0, 3.5]
     """
-    from layouts.kernels.preprocess import normalize_into
-
     images_is_batch = isinstance(images, np.ndarray)
     batches, n = _images_array(images)
+    swap_rb, crop = bool_arg("swap_rb", swap_rb), bool_arg("crop", crop)
+    threads = threads_arg(threads)
+    str_arg("layout", layout)
+    if not (len(layout) == 4 and set(layout) == set("NCHW")):
+        raise LayoutError(f"layout={layout[:20]!r}; expected 'NCHW', 'NHWC' or another order of "
+                          "N, C, H, W")
+    mean4 = _scalar4(mean, "mean")
+    if isinstance(scalefactor, (list, tuple)) or (isinstance(scalefactor, np.ndarray)
+                                                  and scalefactor.ndim):
+        scale4 = _scalar4(scalefactor, "scalefactor")  # per channel, unset ones 0 as in Scalar
+    else:  # one number scales every channel
+        scale4 = np.full(4, number_arg("scalefactor", scalefactor, finite=False))
+    if out is not None:
+        ndarray_arg("out", out)
+    # every image's dtype and channels before OpenCV's resize sees any of them
+    first = batches[0]
+    dt = first.dtype
+    if dt.newbyteorder("=") not in _SUPPORTED:
+        raise LayoutError(f"image dtype {dt} not supported; expected one of "
+                          f"{', '.join(sorted(str(d) for d in _SUPPORTED))}")
+    if first.shape[-1] not in (1, 3, 4):
+        raise LayoutError(f"images have {first.shape[-1]} channels; blobFromImages takes 1, 3 or 4")
+    if not images_is_batch:
+        for i, b in enumerate(batches):
+            if b.shape[2] != first.shape[2] or b.dtype != dt:
+                raise LayoutError(f"image {i} is {b.shape} {b.dtype}; image 0 is {first.shape} "
+                                  f"{dt}: all images must have the same channels and dtype")
+    originals = list(batches)  # what out must not overlap
+    if not dt.isnative:  # numba and OpenCV read native byte order: one copy, values kept
+        batches = [b.astype(dt.newbyteorder("=")) for b in batches]
+        if images_is_batch:
+            images = batches[0]
     if size is not None:
-        size = tuple(int(s) for s in size)
-        if len(size) != 2 or min(size) < 0:
-            raise LayoutError(f"size={size!r}; expected (width, height)")
+        size = _check_size(size)
         if size != (0, 0):
+            if dt.newbyteorder("=") not in _RESIZABLE:
+                raise LayoutError(f"size={size}: OpenCV's linear resize takes "
+                                  f"{', '.join(sorted(str(d) for d in _RESIZABLE))} images, not "
+                                  f"{dt}; resize them yourself or drop size=")
+            C0, itemsize = first.shape[-1], dt.itemsize
+            need = n * C0 * size[0] * size[1] * (4 + itemsize)  # the blob and the resized images
+            if need > _memory_bytes():
+                raise LayoutError(f"size={size}: {n} resized images and their blob need {need} "
+                                  f"bytes, more than this machine's {_memory_bytes()} bytes of "
+                                  "memory")
+            for i, b in enumerate(batches if not images_is_batch else [batches[0][0]]):
+                if b.shape[0] == 0 or b.shape[1] == 0:
+                    raise LayoutError(f"image {i} is empty ({b.shape}); it cannot be resized "
+                                      f"to {size}")
             batches = [_resize(im, size, crop) for im in
                        (batches[0] if images_is_batch else batches)]
             images_is_batch = False
+    from layouts.kernels.preprocess import normalize_into
+
     first = batches[0]  # the 4-D batch, or image 0
     H, W, C = first.shape[-3:]
-    dt = first.dtype
     if not images_is_batch:
         for i, b in enumerate(batches):
-            if b.shape != (H, W, C) or b.dtype != dt:
+            if b.shape != (H, W, C) or b.dtype != first.dtype:
                 raise LayoutError(f"image {i} is {b.shape} {b.dtype}; image 0 is {(H, W, C)} "
-                                  f"{dt}: all images must match (resize them, or pass size=)")
-    if C not in (1, 3, 4):
-        raise LayoutError(f"images have {C} channels; blobFromImages takes 1, 3 or 4")
-    if first.dtype not in _SUPPORTED:
-        raise LayoutError(f"image dtype {first.dtype} not supported; expected one of "
-                          f"{', '.join(sorted(str(d) for d in _SUPPORTED))}")
-    if not (isinstance(layout, str) and len(layout) == 4 and set(layout) == set("NCHW")):
-        raise LayoutError(f"layout={layout!r}; expected 'NCHW', 'NHWC' or another order of "
-                          "N, C, H, W")
-    mean4 = _scalar4(mean, "mean")
-    scale4 = np.full(4, float(scalefactor)) if np.ndim(scalefactor) == 0 \
-        else _scalar4(scalefactor, "scalefactor")
+                                  f"{first.dtype}: all images must match (resize them, or pass size=)")
     perm = np.arange(C)
     if swap_rb and C >= 3:
         perm[[0, 2]] = [2, 0]
     dims = {"N": n, "C": C, "H": H, "W": W}
     shape = tuple(dims[a] for a in layout)  # what Layout(layout, ...).shape gives, ~25 us less
     if out is None:
-        blob = np.empty(shape, np.float32)  # every element is written: no zero fill
+        try:
+            blob = np.empty(shape, np.float32)  # every element is written: no zero fill
+        except MemoryError:
+            raise LayoutError(f"the blob {shape} ({layout}) needs {4 * n * C * H * W} bytes, "
+                              "more than this machine can allocate") from None
     else:
         blob = out
         if not isinstance(blob, np.ndarray) or blob.shape != shape or blob.dtype != np.float32:
@@ -588,8 +705,7 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
                               f"{getattr(blob, 'shape', '')}")
         if not blob.flags.writeable:
             raise LayoutError("out is read-only; pass a writable float32 array")
-        sources = [images] if images_is_batch else batches
-        if any(np.may_share_memory(blob, im) for im in sources):
+        if any(np.may_share_memory(blob, im) for im in originals):
             raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
     nchw = blob.transpose([layout.index(a) for a in "NCHW"])  # logical N, C, H, W view
     # one kernel call for the whole batch: the 4-D array itself, or the images as they are
