@@ -57,17 +57,31 @@ def pitched_buffer(physical: np.ndarray, strides: tuple[int, ...], size: int) ->
 
 def expected_strides(shape: tuple[int, ...], pitch_at: dict[int, int] | None = None,
                      align_at: dict[int, int] | None = None) -> tuple[tuple[int, ...], int]:
-    """Element strides and allocated size of a physical shape, worked out here from the rule:
-    each dim packs the ones inside it, rounded up to ``align_at[i]`` or set to ``pitch_at[i]``."""
-    strides = [0] * len(shape)
-    packed = 1
+    """Element strides and allocated size of a physical shape, as numpy lays it out.
+
+    The rule (each dim's stride is the size of the block of the dims inside it, rounded up to a
+    multiple of ``align_at[i]`` or set to ``pitch_at[i]``) is handed to numpy as a nested dtype:
+    the block inside dim ``i`` becomes a record of that padded item size, dim ``i`` an array of
+    such records. numpy then places every element itself; the strides are read back from the
+    view of a real array of one-byte elements (so byte strides are element strides), and the
+    size from the array's byte count. No stride is multiplied out here.
+    """
+    assert all(n >= 1 for n in shape), "the oracle lays out non-empty shapes only"
+    pitch_at, align_at = pitch_at or {}, align_at or {}
+    block = np.dtype(np.uint8)  # one element, one byte
     for i in reversed(range(len(shape))):
-        stride = packed
-        if align_at and i in align_at:
-            stride = -(-stride // align_at[i]) * align_at[i]
-        if pitch_at and i in pitch_at:
-            assert pitch_at[i] >= stride, "the test asked for a pitch below the packed stride"
-            stride = pitch_at[i]
-        strides[i] = stride
-        packed = stride * shape[i]
-    return tuple(strides), (shape[0] * strides[0] if shape else 1)
+        width = block.itemsize
+        if i in align_at:
+            width = len(range(0, width, align_at[i])) * align_at[i]  # the next multiple, by counting
+        if i in pitch_at:
+            assert pitch_at[i] >= width, "the test asked for a pitch below the packed stride"
+            width = pitch_at[i]
+        if width != block.itemsize:
+            block = np.dtype({"names": ["v"], "formats": [block], "itemsize": width})
+        block = np.dtype((block, (shape[i],)))
+    arr = np.zeros((), block)  # numpy expands the outermost subarray: shape (shape[0],)
+    size = arr.nbytes if shape else 1
+    while arr.dtype.names:  # step through the padding records down to the bytes
+        arr = arr["v"]
+    assert arr.shape == tuple(shape) and arr.dtype == np.uint8
+    return tuple(arr.strides), size

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-kernels = pytest.importorskip("layouts.kernels")
+import layouts.kernels as kernels  # noqa: E402  numba is a core dependency: a broken one fails here, loudly, never skips
 from layouts.kernels import copy_into, fill_zero  # noqa: E402
 from layouts.kernels.plan import coalesce, make_plan  # noqa: E402
 
