@@ -274,12 +274,20 @@ def test_conversion_links_join_the_same_element():
     a, b = strip_axes(fig, "NCHW"), strip_axes(fig, "NHWC")
     wa, wb = int(round(a.get_xlim()[1])), int(round(b.get_xlim()[1]))
     assert len(fig.links) == 3
-    for link, number in zip(fig.links, [0, 1, src.offset(n=1, c=2, h=1, w=0)]):
-        (xa, ya), (xb, yb) = link.xy1, link.xy2
-        ka, kb = int(ya) * wa + int(xa), int(yb) * wb + int(xb)
+    rings_a = {(int(p.get_x() + 0.5), int(p.get_y() + 0.5)) for p in a.patches if p.get_gid() == "chosen"}
+    rings_b = {(int(p.get_x() + 0.5), int(p.get_y() + 0.5)) for p in b.patches if p.get_gid() == "chosen"}
+    rows_a = -(-src.size // wa)
+    for link, (ka, kb), number in zip(fig.links, fig.link_cells, [0, 1, src.offset(n=1, c=2, h=1, w=0)]):
         assert src.physical_order()[ka] == number
         assert dst.physical_order()[kb] == number
         assert labels_by_slot(a)[ka] == labels_by_slot(b)[kb]
+        assert (ka % wa, ka // wa) in rings_a and (kb % wb, kb // wb) in rings_b
+        # the link leaves the source strip's bottom edge in the boxed cell's column and lands on
+        # the destination strip's top edge in its column
+        (xa, ya), (xb, yb) = link.xy1, link.xy2
+        assert (int(xa), ya) == (ka % wa, rows_a)
+        assert (int(xb), yb) == (kb % wb, 0)
+    assert fig.element_names == ["origin", "w+1", "n,c,h,w = 1,2,1,0"]
     with pytest.raises(ly.LayoutError, match="keeps the tensor"):
         viz.draw_conversion(src, ly.Layout("NHWC", N=2, C=4, H=2, W=2))
 
