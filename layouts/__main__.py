@@ -14,6 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     tour = sub.add_parser("tour", help="walk through the EdgeBoard article's example; write its figures")
     tour.add_argument("--out", default="layouts-tour", help="folder for the PNG figures (default: %(default)s)")
     tour.add_argument("--no-figures", action="store_true", help="print only, draw nothing")
+    gallery = sub.add_parser("gallery", help="write every kind of figure as PNG and SVG: python -m layouts gallery DIR")
+    gallery.add_argument("dir", help="folder for the figures (created if needed)")
     explain = sub.add_parser("explain", help="describe one layout: python -m layouts explain NCHW16c N=1 C=20 H=5 W=4")
     explain.add_argument("spec")
     explain.add_argument("dims", nargs="*", metavar="AXIS=SIZE", help="sizes, and align:DIM=K / pitch:DIM=STRIDE")
@@ -23,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "tour":
             from .tour import run
             run(None if args.no_figures else args.out, figures=not args.no_figures)
+        elif args.command == "gallery":
+            from .viz.gallery import write_gallery
+            for path in write_gallery(args.dir):
+                print(f"wrote {path}")
         else:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())

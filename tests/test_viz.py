@@ -242,7 +242,12 @@ def test_rich_display_svg_small_png_large_text_always(monkeypatch):
     assert set(bundle) == {"text/plain", "image/svg+xml"}
     assert bundle["text/plain"].startswith("Layout('NHWC'")
     assert set(small._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
-    assert set(small._repr_mimebundle_(exclude=["image/svg+xml"])) == {"text/plain"}
+    assert set(small._repr_mimebundle_(exclude=["image/svg+xml"])) == {"text/plain", "image/png"}
+    assert set(small._repr_mimebundle_(exclude=["image/svg+xml", "image/png"])) == {"text/plain"}
+    # the SVG is chosen by its size in bytes: past SVG_MAX_BYTES the same figure comes as PNG
+    monkeypatch.setattr(rich, "SVG_MAX_BYTES", 1000)
+    assert set(small._repr_mimebundle_()) == {"text/plain", "image/png"}
+    monkeypatch.setattr(rich, "SVG_MAX_BYTES", 150_000)
     monkeypatch.setattr(rich, "SVG_MAX_SLOTS", 4)
     png = small._repr_mimebundle_()["image/png"]
     assert base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"
