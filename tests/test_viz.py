@@ -527,3 +527,14 @@ def test_show_says_how_to_see_a_figure_outside_jupyter():
     fig = viz.draw_layout(ly.Layout("NHWC", N=1, C=3, H=2, W=2))
     with pytest.raises(RuntimeError, match=r"layouts\.viz\.save\(fig"):
         fig.show()
+
+
+def test_article_figure_rings_element_341_in_every_panel(article):
+    for spec, offset in (("NCHW", 341), ("NHWC", 337), ("CHWN", 43)):
+        ax = strip_axes(article, spec)
+        wrap = int(round(ax.get_xlim()[1]))
+        ring = collection(ax, "highlight")
+        assert cell_slots(ring, wrap).tolist() == [offset] == [ly.Layout(spec, **ARTICLE).offset(n=1, c=1, h=0, w=1)]
+        assert labels_by_slot(ax)[offset] == "341"
+    _, _, title = color_key(article)
+    assert "green ring: element 341 = (n=1, c=1, h=0, w=1)" in title

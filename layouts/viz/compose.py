@@ -240,10 +240,10 @@ def rows_by_width(panels, max_width: float, cell_in: float) -> list:
     return grid
 
 
-def _with_key(grid, axis, extent, cell_in, max_width):
+def _with_key(grid, axis, extent, cell_in, max_width, note: str = ""):
     if axis is None:
         return grid
-    key = color_key_panel(axis, extent, cell_in=cell_in, note="  (the same colour in every panel)")
+    key = color_key_panel(axis, extent, cell_in=cell_in, note="  (the same colour in every panel)" + note)
     return grid + [[key]]
 
 
@@ -347,12 +347,13 @@ def _as_layouts(layouts) -> list:
 
 def compare(layouts: Sequence[Layout], *, label: str = "logical", color_by="auto", wrap=None, logical: bool = True,
             columns: int | None = None, markers: str = LETTERS, titles: Sequence[str] | None = None,
-            cell: float | None = None):
+            cell: float | None = None, element=None):
     """Several layouts of the same tensor, drawn with one shared colouring and one colour key. Returns the Figure.
 
     The logical panel (when ``logical``) comes first; each layout's memory strip follows, as many
     panels per row as fit 9 inches (or ``columns``). ``wrap`` is one int for all strips or one per
-    layout. Layouts whose axes differ may be compared with ``logical=False``.
+    layout. Layouts whose axes differ may be compared with ``logical=False``. ``element`` (a
+    logical number or a dict of coordinates) is ringed in green in every panel.
     """
     _model.check_label(label)
     layouts = _as_layouts(layouts)
@@ -380,11 +381,25 @@ def compare(layouts: Sequence[Layout], *, label: str = "logical", color_by="auto
             raise LayoutError(f"titles gives {len(titles)} titles for {len(layouts)} layouts")
         titles = [_checks.check_str(t, f"titles[{i}]") for i, t in enumerate(titles)]
     check_budget(layouts, bool(logical))
+    ring = {}
+    if element is not None:
+        from .conversion import _element_numbers
+        from .strips import HIGHLIGHT_COLOR
+        if isinstance(element, (list, tuple)):
+            raise TypeError("element is one logical number or one dict of coordinates")
+        number = int(_element_numbers(first, [element])[0])
+        order = canonical_order(first.axes)
+        coords = dict(zip((a.lower() for a in order), np.unravel_index(number, [first.dims[a] for a in order])))
+        coords = {k: int(v) for k, v in coords.items()}
+        if any(L.dims != first.dims for L in layouts):
+            raise LayoutError("element= needs layouts of one tensor (the same dims)")
+        ring = {"number": number, "offsets": [int(L.offset(**coords)) for L in layouts], "color": HIGHLIGHT_COLOR}
     cell_in = choose_cell(layouts, label, cell)
     panels = []
     if logical:
+        extra = dict(highlight=[ring["number"]], highlight_color=ring["color"]) if ring else {}
         panels.append(logical_panel(first, label="logical" if label == "offset" else label, axis=axis, extent=extent,
-                                    cell_in=cell_in))
+                                    cell_in=cell_in, **extra))
     for i, (L, w) in enumerate(zip(layouts, wraps)):
         m = markers[i % len(markers)] if markers else None
         t = None
@@ -392,13 +407,20 @@ def compare(layouts: Sequence[Layout], *, label: str = "logical", color_by="auto
             t = titles[i]
         elif m:
             t = f"({m}) {describe(L)}"
-        panels.append(strip_panel(L, label=label, axis=axis, extent=extent, wrap=w, marker=m, title=t, cell_in=cell_in))
+        extra = dict(highlight=[ring["offsets"][i]], highlight_color=ring["color"]) if ring else {}
+        panels.append(strip_panel(L, label=label, axis=axis, extent=extent, wrap=w, marker=m, title=t, cell_in=cell_in,
+                                  **extra))
     if columns is None:
         grid = rows_by_width(panels, _style.FIGURE_WIDTH, cell_in)
     else:
         grid = [panels[i:i + columns] for i in range(0, len(panels), columns)]
     _check_total(grid)
-    return pack(_with_key(grid, axis, extent, cell_in, _style.FIGURE_WIDTH), cell_in=cell_in)
+    note = ""
+    if ring:
+        where = ", ".join(f"{a.lower()}={v}" for a, v in zip(canonical_order(first.axes),
+                                                              np.unravel_index(ring["number"], [first.dims[a] for a in canonical_order(first.axes)])))
+        note = f";  green ring: element {ring['number']} = ({where})"
+    return pack(_with_key(grid, axis, extent, cell_in, _style.FIGURE_WIDTH, note), cell_in=cell_in)
 
 
 #: The article the default figure reproduces, and the page its example follows.
@@ -408,16 +430,20 @@ ARTICLE_CREDIT = ("N=2, C=16, H=5, W=4 as in Baidu's EdgeBoard article on the NH
 
 
 def draw_article_figure(*, N: int = 2, C: int = 16, H: int = 5, W: int = 4, label: str = "logical", color_by="c",
-                        cell: float | None = None):
+                        cell: float | None = None, element=341):
     """The EdgeBoard article's figure: logical NCHW numbering above the memory of NCHW, NHWC and CHWN.
 
     The article is Baidu's "EdgeBoard嵌入式AI解决方案中NHWC数据格式的性能分析" (a performance analysis of
     the NHWC format on the EdgeBoard FPGA board); its N=2, C=16, H=5, W=4 example and figure follow
     oneDNN's "Understanding Memory Formats". Stride-level tags read ``[a:k]`` for NCHW, ``[b:k]`` for
-    NHWC and ``[c:k]`` for CHWN, as in the article. Every strip shows all of 000..639.
+    NHWC and ``[c:k]`` for CHWN, as in the article. Every strip shows all of 000..639. The element
+    the article circles in green, 341 = (n=1, c=1, h=0, w=1), is ringed in green in every panel
+    (``element=None`` for none; other dims ring nothing unless given an element).
     """
     dims = dict(N=N, C=C, H=H, W=W)
     for k, v in dims.items():
         _checks.check_int(v, k, 1, "a positive size", allow_none=False)
     layouts = [Layout(s, **dims) for s in ("NCHW", "NHWC", "CHWN")]
-    return compare(layouts, label=label, color_by=color_by, cell=cell)
+    if element == 341 and dims != dict(N=2, C=16, H=5, W=4):
+        element = None
+    return compare(layouts, label=label, color_by=color_by, cell=cell, element=element)

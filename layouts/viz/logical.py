@@ -83,7 +83,8 @@ def _planes_per_row(W: int, H: int, P: int, G: int, aspect: float = 1.5, max_col
 
 
 def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float, geom: Geometry | None = None,
-                 title: str | None = None, show_text: bool | None = None, highlight=None, fade: bool = False) -> dict:
+                 title: str | None = None, show_text: bool | None = None, highlight=None, fade: bool = False,
+                 highlight_color: str = "black") -> dict:
     geom = geom or geometry(model)
     ax.set_xlim(0, geom.cols)
     ax.set_ylim(geom.rows, 0)
@@ -112,7 +113,7 @@ def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float,
     _plane_titles(ax, model, geom, cell_pt)
     out["arrows"] = _arrows(ax, geom)
     if highlight is not None:
-        out["highlight"] = add_highlight(ax, geom.x, geom.y, highlight)
+        out["highlight"] = add_highlight(ax, geom.x, geom.y, highlight, highlight_color)
     if title is not None:
         out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-40, 32), textcoords="offset points",
                                    fontsize=_style.TITLE_PT, va="bottom", ha="left", gid="title", annotation_clip=False)

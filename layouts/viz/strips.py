@@ -41,11 +41,15 @@ def squares(x: np.ndarray, y: np.ndarray, inset: float = 0.0) -> np.ndarray:
     ], 1)
 
 
-def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells) -> PolyCollection:
-    """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``) in black."""
+#: Colour of the ring around a highlighted element (the article circles its element in green).
+HIGHLIGHT_COLOR = "#00a000"
+
+
+def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells, color: str = "black") -> PolyCollection:
+    """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``)."""
     ks = np.asarray(cells, dtype=np.int64)
-    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors="black",
-                          linewidths=1.6, gid="highlight", zorder=5)
+    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors=color,
+                          linewidths=1.6 if color == "black" else 2.2, gid="highlight", zorder=5)
     ax.add_collection(ring)
     return ring
 
@@ -66,7 +70,8 @@ def separator_slots(model: StripModel, number: int) -> np.ndarray:
 
 def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in: float,
                marker: str | None = "a", title: str | None = None, show_text: bool | None = None,
-               highlight=None, fade: bool = False, key: bool = True, tags: bool = True) -> dict:
+               highlight=None, fade: bool = False, key: bool = True, tags: bool = True,
+               highlight_color: str = "black") -> dict:
     """Draw ``model`` into ``ax`` (cells span x 0..wrap, y 0..rows downwards). Returns the artists."""
     size = model.layout.size
     cols, rows, nrows = strip_geometry(size, wrap)
@@ -130,7 +135,7 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
     if marker is not None and tags:
         out["tags"] = _tags(ax, model, wrap, cols, rows, marker)
     if highlight is not None:
-        out["highlight"] = add_highlight(ax, cols, rows, highlight)
+        out["highlight"] = add_highlight(ax, cols, rows, highlight, highlight_color)
     if title:
         out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-30, 30), textcoords="offset points",
                                    fontsize=_style.TITLE_PT, va="bottom", ha="left", gid="title", annotation_clip=False)
