@@ -110,7 +110,14 @@ def logical_panel(layout: Layout, *, label: str, axis: str | None, extent: int, 
     colors = logical_colors(model, axis, extent)
     if title is None:
         dims = ", ".join(f"{a}={layout.dims[a]}" for a in model.order)
-        shows = ("cell = logical number " + " + ".join(_row_major_terms(model.order))) if label == "logical" else f"cells show {label}"
+        if label == "logical":
+            shows = "cell = logical number " + " + ".join(_row_major_terms(model.order))
+        elif label == "coords":
+            names = [a.lower() for a in model.order]
+            half = (len(names) + 1) // 2
+            shows = f"cell = its coordinates {','.join(names[:half])} (top) {','.join(names[half:])} (bottom)"
+        else:
+            shows = "cells unlabelled"
         title = f"logical tensor {model.order} ({dims}):  {shows}"
     show = _show_text(model.labels, cell_in, layout.count)
 
