@@ -34,7 +34,8 @@ def ascii(layout: Layout, *, label: str = "logical", wrap: int | None = None, wi
     _model.check_cells(layout.size, f"ascii({layout!r})")
     if layout.size == 0:
         zero = ", ".join(f"{a}=0" for a, n in layout.dims.items() if n == 0)
-        return f"{layout!r}   offset = {layout.formula()}\n  (no slots: {zero or 'empty'})"
+        head = repr(layout).replace(repr(layout.spec), repr(layout.parsed.text), 1)
+        return f"{head}   offset = {layout.formula()}\n  (no slots: {zero or 'empty'})"
     model = _model.strip_model(layout, label=label)
     labels = [t.replace("\n", ",") for t in model.labels]
     cw = max((len(t) for t in labels), default=1) or 1
@@ -45,7 +46,8 @@ def ascii(layout: Layout, *, label: str = "logical", wrap: int | None = None, wi
         if lv.number:
             jump[separator_slots(model, lv.number)] = lv.number  # none inside a padding run
     ow = len(str(max(layout.size - 1, 0)))
-    lines = [f"{layout!r}   offset = {layout.formula()}"]
+    head = repr(layout).replace(repr(layout.spec), repr(layout.parsed.text), 1)  # the spec as written
+    lines = [f"{head}   offset = {layout.formula()}"]
     for start in range(0, layout.size, wrap):
         parts = []
         for k in range(start, min(start + wrap, layout.size)):

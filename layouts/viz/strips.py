@@ -150,6 +150,9 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
 def strip_key(model: StripModel, marker: str | None, *, wrap: int, step: int = 1, dropped: bool = False) -> str:
     """The key under a strip: the stride levels, what the numbers left of the rows are, padding, dropped labels."""
     lines = [level_key(model, marker)]
+    if any(lv.number for lv in model.levels):
+        tag = f"[{marker}:k]" if marker else "level k"
+        lines.append(f"a separator marks where a coordinate steps (thicker for outer levels); {tag} tags the first jump of level k")
     every = "" if step == 1 else f" (every {step} rows)"
     lines.append(f"numbers at the left: offset of the row's first slot{every}; a row holds {wrap} slots")
     if dropped:
