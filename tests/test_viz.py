@@ -538,3 +538,26 @@ def test_article_figure_rings_element_341_in_every_panel(article):
         assert labels_by_slot(ax)[offset] == "341"
     _, _, title = color_key(article)
     assert "green ring: element 341 = (n=1, c=1, h=0, w=1)" in title
+
+
+def test_gallery_subcommand_writes_png_and_svg(tmp_path, monkeypatch, capsys):
+    from layouts.__main__ import main
+    from layouts.viz import gallery
+    small = [f for f in gallery.FIGURES if f[0] in ("pitched_rows", "weights_oihw_hwio")]
+    monkeypatch.setattr(gallery, "FIGURES", small)
+    assert main(["gallery", str(tmp_path / "g")]) == 0
+    names = sorted(p.name for p in (tmp_path / "g").iterdir())
+    assert names == ["pitched_rows.png", "pitched_rows.svg", "weights_oihw_hwio.png", "weights_oihw_hwio.svg"]
+    assert (tmp_path / "g" / "pitched_rows.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<svg" in (tmp_path / "g" / "weights_oihw_hwio.svg").read_text()
+    assert capsys.readouterr().out.count("wrote ") == 4
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["gallery", str(blocker)]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_gallery_lists_every_kind_of_figure():
+    from layouts.viz.gallery import FIGURES
+    assert [n for n, _, _ in FIGURES] == ["article", "blocked_padding", "pitched_rows", "conversion", "comparison",
+                                         "weights_oihw_hwio"]
