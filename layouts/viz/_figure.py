@@ -88,9 +88,6 @@ def to_svg(fig: Figure, compact: bool = True) -> str:
     return compact_svg(text) if compact else text
 
 
-_NUMBER = None
-
-
 def compact_svg(text: str) -> str:
     """Shrink matplotlib's SVG without changing what it draws.
 
