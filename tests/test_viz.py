@@ -561,3 +561,10 @@ def test_gallery_lists_every_kind_of_figure():
     from layouts.viz.gallery import FIGURES
     assert [n for n, _, _ in FIGURES] == ["article", "blocked_padding", "pitched_rows", "conversion", "comparison",
                                          "weights_oihw_hwio"]
+
+
+def test_tour_figures_to_an_impossible_folder_is_a_layout_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ly.LayoutError, match="cannot create the folder"):
+        viz.save_tour_figures(blocker / "figs")

@@ -30,11 +30,18 @@ def tour_figures() -> list:
 
 def save_tour_figures(directory) -> list:
     """Write the tour's figures as PNG files into ``directory`` (created if needed); return their paths."""
+    from ..errors import LayoutError
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # an unwritable or impossible folder is the caller's mistake, said in one line
+        raise LayoutError(f"cannot create the folder {directory} for the tour's figures: {err.strerror or err}") from None
     paths = []
     for name, make in tour_figures():
         path = directory / name
-        save(make(), path)
+        try:
+            save(make(), path)
+        except OSError as err:
+            raise LayoutError(f"cannot write {path}: {err.strerror or err}") from None
         paths.append(path)
     return paths
