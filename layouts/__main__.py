@@ -37,7 +37,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Tensor memory layouts: where element (n, c, h, w) lives, and how "
                                "layouts convert.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
         description="Print the article's formulas, physical orders, a blocked and a pitched "
@@ -45,6 +45,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     tour.add_argument("--out", default="layouts-tour", metavar="FOLDER",
                       help="folder for the PNG figures, created if missing (default: %(default)s)")
     tour.add_argument("--no-figures", action="store_true", help="print only, draw nothing")
+    gallery = sub.add_parser(
+        "gallery", help="write every kind of figure as PNG and SVG",
+        description="Write the article figure, a blocked layout with padding, pitched rows, a "
+                    "conversion, a comparison and OIHW vs HWIO weights, each as PNG and SVG.",
+        epilog=f"example:\n  {prog} gallery figures/", formatter_class=argparse.RawDescriptionHelpFormatter)
+    gallery.add_argument("dir", metavar="FOLDER", help="folder for the figures (created if needed)")
     explain = sub.add_parser(
         "explain", help=f"describe one layout: {prog} explain NCHW16c N=1 C=20 H=5 W=4",
         description="Print a layout's physical shape, strides, offset formula and padding.",
@@ -70,6 +76,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             out = None if args.no_figures else _writable_folder(args.out)
             from .tour import run
             run(out, figures=not args.no_figures)
+        elif args.command == "gallery":
+            from .viz.gallery import write_gallery
+            for path in write_gallery(args.dir):
+                print(f"wrote {path}")
         else:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())

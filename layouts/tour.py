@@ -15,6 +15,9 @@ from .convert import convert
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
 from .layout import Layout
 
+#: The article the tour follows (Baidu's EdgeBoard team).
+ARTICLE_TITLE = "EdgeBoard嵌入式AI解决方案中NHWC数据格式的性能分析"
+
 ARTICLE = dict(N=2, C=16, H=5, W=4)
 
 
@@ -30,14 +33,17 @@ def _section(say: Callable[[str], None], title: str) -> None:
 
 def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: Callable[[str], None] = print) -> list[Path]:
     """Print the tour; write its figures under ``out_dir`` and return their paths."""
-    say("layouts tour: one tensor N=2, C=16, H=5, W=4 (the EdgeBoard article's example),")
-    say("each element labelled by its logical number n*CHW + c*HW + h*W + w = 000..639.")
+    say("layouts tour: one tensor N=2, C=16, H=5, W=4, the example of Baidu's EdgeBoard article")
+    say(f"  \"{ARTICLE_TITLE}\"")
+    say("  (a performance analysis of the NHWC format on the EdgeBoard FPGA board), whose example and figure")
+    say("  follow oneDNN's \"Understanding Memory Formats\" page. Each element is labelled by its logical number")
+    say("  n*CHW + c*HW + h*W + w = 000..639.")
 
     _section(say, "1. Three layouts, three formulas")
     for spec, article in (("NCHW", offset_nchw), ("NHWC", offset_nhwc), ("CHWN", offset_chwn)):
         L = Layout(spec, **ARTICLE)
         say(f"  offset_{spec.lower()}(n,c,h,w) = {L.formula():<26} = {L.formula(numeric=True)}")
-    say("  The article's green circle, element 341 = (n=1, c=1, h=0, w=1), lives at:")
+    say("  The element the article circles in green, 341 = (n=1, c=1, h=0, w=1), lives at:")
     for spec, article in (("NCHW", offset_nchw), ("NHWC", offset_nhwc), ("CHWN", offset_chwn)):
         L = Layout(spec, **ARTICLE)
         got = L.offset(n=1, c=1, h=0, w=1)
@@ -53,8 +59,10 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     say("  NHWC keeps the 16 channels of one pixel side by side: a convolution reading all")
     say("  channels of a pixel walks memory in order instead of jumping H*W elements each time.")
 
-    _section(say, "3. A blocked layout: oneDNN's nChw8c with C=17 (zero-padded to 24)")
+    _section(say, "3. A blocked layout: oneDNN's nChw8c with C=17, H=5, W=4 (channels zero-padded to 24)")
     B = Layout("nChw8c", N=1, C=17, H=5, W=4)
+    say("  nChw8c (printed below in its normal form NCHW8c): the outer channel block c1 = c // 8 is the")
+    say("  physical dim C of the shape, the inner c0 = c % 8 is the dim 8c.")
     say("  " + B.explain().replace("\n", "\n  "))
     say(f"  last block, first pixel: {_labels(B.physical_order()[B.offset(n=0, c=16, h=0, w=0):][:8])}")
 
@@ -82,11 +90,14 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     if figures and out_dir is not None:
         _section(say, "6. Pictures")
         from .viz import save_tour_figures
+        from .viz.tour import tour_descriptions
         paths = list(save_tour_figures(Path(out_dir)))
+        what = tour_descriptions()
         for p in paths:
-            say(f"  wrote {p}")
+            say(f"  wrote {p}: {what.get(p.name, '')}")
     say("")
-    say("More: notebooks/ (the article, conversions, Caffe/OpenCV/EdgeBoard), bench/run.py for speed.")
+    say("More: python -m layouts gallery DIR writes every kind of figure; help(layouts.viz) and help(layouts.Layout).")
+    say("The source repository also has notebooks/ (the article, conversions, Caffe/OpenCV/EdgeBoard) and bench/run.py.")
     return paths
 
 

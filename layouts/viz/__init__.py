@@ -8,8 +8,12 @@ Layout('NHWC', N=1, C=3, H=2, W=2)   offset = n*HWC + h*WC + w*C + c
 [a:0] c+1 (stride 1)   [a:1] w+1 (stride 3)   [a:2] h+1 (stride 6)
 
 Every drawing function returns a ``matplotlib.figure.Figure`` (drawn on an Agg canvas, never
-registered with pyplot, so a notebook shows it once) and accepts ``ax=`` to draw into an existing
-Axes. ``MAX_CELLS`` bounds the size of a picture:
+registered with pyplot, so a notebook shows it once; ``fig.show()`` displays it in Jupyter and
+elsewhere says to use ``layouts.viz.save(fig, "fig.png")``) and accepts ``ax=`` to draw into an
+existing Axes. Figures are laid out for a 9-inch (900 px) notebook column: cell labels are at least
+7 pt or left out, and the key under a strip says so. ``explore()`` is an interactive explorer
+(ipywidgets), ``write_gallery(dir)`` writes every kind of figure. ``MAX_CELLS`` bounds the size
+of a picture, checked before anything is built:
 
 >>> viz.draw_layout(ly.Layout("NCHW", N=1, C=1000, H=100, W=100))
 Traceback (most recent call last):
@@ -22,6 +26,8 @@ from ._model import default_wrap
 from .ascii import ascii
 from .compose import compare, draw_article_figure, draw_layout, draw_logical
 from .conversion import draw_conversion
+from .explorer import Explorer, ExplorerModel, explore
+from .gallery import write_gallery
 from .tour import save_tour_figures
 
 #: The most cells a picture may have; past it drawing raises LayoutError instead of grinding.
@@ -30,4 +36,5 @@ MAX_CELLS = 50_000
 __all__ = [
     "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
     "save_tour_figures", "to_png", "to_svg", "save", "default_wrap", "LayoutFigure", "MAX_CELLS",
+    "explore", "Explorer", "ExplorerModel", "write_gallery",
 ]

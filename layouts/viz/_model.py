@@ -182,6 +182,8 @@ def default_wrap(layout: Layout, max_cols: int | None = None) -> int:
     [40, 32, 40]
     >>> default_wrap(Layout("NHWC", N=1, C=3, H=5, W=4, align={"H": 16}))
     16
+    >>> default_wrap(Layout("CHWN", N=2, C=16, H=5, W=4), max_cols=36)  # runs of 8, four to a row
+    32
     """
     size = max(layout.size, 1)
     if max_cols is None:
@@ -196,6 +198,6 @@ def default_wrap(layout: Layout, max_cols: int | None = None) -> int:
                 break
             if cand > best and outer % cand == 0:
                 best = cand
-    if best < max_cols // 4:  # no boundary fits: plain rows of max_cols
-        best = min(max_cols, size)
-    return best
+    if best < max_cols // 4:  # rows of whole runs are too short: several runs to a row
+        best *= max_cols // best
+    return max(1, min(best, size))

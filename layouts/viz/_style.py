@@ -46,16 +46,38 @@ def text_colors(faces: np.ndarray) -> np.ndarray:
     return np.where(lum[:, None] > 0.55, np.array([[0.0, 0.0, 0.0, 1.0]]), np.array([[1.0, 1.0, 1.0, 1.0]]))
 
 
-def label_fontsize(cell_pt: float, labels: list) -> float:
-    """The largest font (<= 7 pt) that fits the longest label in a square cell of ``cell_pt`` points."""
+#: Width (inches) every figure is laid out for: a notebook column shows about 900 px at 100 dpi.
+FIGURE_WIDTH = 9.0
+#: Smallest text in a figure (points, at FIGURE_WIDTH): cell labels below it are dropped, and the
+#: key says so.
+MIN_FONTSIZE = 7.0
+#: Cell labels are drawn between MIN_FONTSIZE and this size.
+LABEL_MAX = 8.0
+#: Size of annotations (row offsets, tags, plane titles, keys) and of titles.
+TEXT_PT = 7.5
+TITLE_PT = 9.0
+#: Average advance of a character of DejaVu Sans (digits are 0.636 em), in em.
+CHAR_EM = 0.64
+
+
+def _label_extent(labels: list) -> tuple[int, int]:
     longest = max((max((len(s) for s in t.split("\n")), default=0) for t in labels if t), default=0)
     lines = max((t.count("\n") + 1 for t in labels if t), default=1)
+    return longest, lines
+
+
+def label_fontsize(cell_pt: float, labels: list) -> float:
+    """The largest font (<= LABEL_MAX) that fits the longest label in a square cell of ``cell_pt`` points."""
+    longest, lines = _label_extent(labels)
     if longest == 0:
         return 0.0
-    by_width = 0.8 * cell_pt / (0.62 * longest)
-    by_height = 0.8 * cell_pt / (1.2 * lines)
-    return min(7.0, by_width, by_height)
+    by_width = 0.86 * cell_pt / (CHAR_EM * longest)
+    by_height = 0.86 * cell_pt / (1.15 * lines)
+    return min(LABEL_MAX, by_width, by_height)
 
 
-#: Below this font size cell labels are dropped (they would be unreadable).
-MIN_FONTSIZE = 3.2
+def label_cell_inches(labels: list, fontsize: float = MIN_FONTSIZE + 0.1) -> float:
+    """The cell (inches) in which the longest of ``labels`` reads at ``fontsize`` points (0.2 in at least)."""
+    longest, lines = _label_extent(labels)
+    need = max(fontsize * CHAR_EM * longest / 0.86, fontsize * 1.15 * lines / 0.86) / 72
+    return max(need, 0.2)

@@ -47,12 +47,13 @@ def _roles(order: str, dims: dict) -> tuple[dict, dict]:
     return roles, extents
 
 
-def geometry(model: LogicalModel, per_row: int | None = None) -> Geometry:
+def geometry(model: LogicalModel, per_row: int | None = None, max_cols: float | None = None) -> Geometry:
+    """Cell positions of the logical panel; ``max_cols`` (cells) bounds its width when ``per_row`` is chosen."""
     dims = model.layout.dims
     roles, ext = _roles(model.order, dims)
     W, H, P, G = ext["col"], ext["row"], ext["plane"], ext["group"]
     if per_row is None:
-        per_row = _planes_per_row(W, H, P, G)
+        per_row = _planes_per_row(W, H, P, G, max_cols=max_cols)
     per_row = max(1, min(per_row, max(P, 1)))
     prow = -(-P // per_row)
     group_h = prow * (H + PLANE_GAP_Y)
@@ -68,10 +69,12 @@ def geometry(model: LogicalModel, per_row: int | None = None) -> Geometry:
     return Geometry(x, y, cols, rows, per_row, roles, ext)
 
 
-def _planes_per_row(W: int, H: int, P: int, G: int, aspect: float = 1.5) -> int:
+def _planes_per_row(W: int, H: int, P: int, G: int, aspect: float = 1.5, max_cols: float | None = None) -> int:
     best, score = 1, float("inf")
     for k in range(1, max(P, 1) + 1):
         cols = k * W + (k - 1) * PLANE_GAP_X
+        if max_cols is not None and k > 1 and cols > max_cols:
+            break
         rows = G * (-(-P // k)) * (H + PLANE_GAP_Y)
         s = abs(math.log(cols / rows / aspect)) + (0.15 if P % k else 0.0)
         if s < score:
@@ -80,7 +83,8 @@ def _planes_per_row(W: int, H: int, P: int, G: int, aspect: float = 1.5) -> int:
 
 
 def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float, geom: Geometry | None = None,
-                 title: str | None = None, show_text: bool | None = None, highlight=None, fade: bool = False) -> dict:
+                 title: str | None = None, show_text: bool | None = None, highlight=None, fade: bool = False,
+                 highlight_color: str = "black") -> dict:
     geom = geom or geometry(model)
     ax.set_xlim(0, geom.cols)
     ax.set_ylim(geom.rows, 0)
@@ -105,21 +109,24 @@ def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float,
         for i, text in enumerate(model.labels):
             out["labels"].append(ax.text(geom.x[i] + 0.5, geom.y[i] + 0.5, text, ha="center", va="center", fontsize=fs,
                                          color=tuple(tc[i]), gid="cell-label", zorder=4, linespacing=0.95))
+    out["labels_dropped"] = fs < _style.MIN_FONTSIZE and any(model.labels)
     _plane_titles(ax, model, geom, cell_pt)
     out["arrows"] = _arrows(ax, geom)
     if highlight is not None:
-        out["highlight"] = add_highlight(ax, geom.x, geom.y, highlight)
+        out["highlight"] = add_highlight(ax, geom.x, geom.y, highlight, highlight_color)
     if title is not None:
-        out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-36, 30), textcoords="offset points",
-                                   fontsize=8.5, va="bottom", ha="left", gid="title", annotation_clip=False)
+        out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-40, 32), textcoords="offset points",
+                                   fontsize=_style.TITLE_PT, va="bottom", ha="left", gid="title", annotation_clip=False)
     return out
 
 
 def _plane_titles(ax, model: LogicalModel, geom: Geometry, cell_pt: float) -> None:
     plane, group = geom.roles["plane"], geom.roles["group"]
     W, H, P, G = (geom.extents[k] for k in ("col", "row", "plane", "group"))
-    fs = min(6.5, 0.75 * PLANE_GAP_Y * cell_pt, 1.6 * W * cell_pt / 6)
-    if plane and fs >= _style.MIN_FONTSIZE:
+    longest = len(f"{plane}={P - 1}") if plane else 0
+    fits = 0.9 * PLANE_GAP_Y * cell_pt >= _style.TEXT_PT and (W + PLANE_GAP_X) * cell_pt >= longest * _style.CHAR_EM * _style.TEXT_PT
+    fs = _style.TEXT_PT
+    if plane and fits:
         for p in range(P):
             x = (p % geom.per_row) * (W + PLANE_GAP_X) + W / 2
             for g in range(G):
@@ -134,7 +141,7 @@ def _plane_titles(ax, model: LogicalModel, geom: Geometry, cell_pt: float) -> No
             idx = np.unravel_index(g, sizes)
             label = ",".join(f"{a.lower()}={int(i)}" for a, i in zip(group, idx)) if len(group) > 1 else f"{names}={g}"
             ax.annotate(label, (0, g * (group_h + GROUP_GAP) + group_h / 2), xytext=(-18, 0), textcoords="offset points",
-                        rotation=90, ha="center", va="center", fontsize=7, color="#333333", gid="group-title",
+                        rotation=90, ha="center", va="center", fontsize=_style.TEXT_PT, color="#333333", gid="group-title",
                         annotation_clip=False)
 
 
@@ -148,7 +155,7 @@ def _arrow(ax, start, end, offset, label, label_at="end"):
                                       shrinkA=0, shrinkB=0), annotation_clip=False, gid="arrow")
     dx = 4 if offset[0] == 0 else 0
     dy = -4 if offset[1] == 0 else 0
-    ax.annotate(label, (x1, y1), xycoords=tr, xytext=(dx, dy), textcoords="offset points", fontsize=8,
+    ax.annotate(label, (x1, y1), xycoords=tr, xytext=(dx, dy), textcoords="offset points", fontsize=_style.TITLE_PT,
                 fontstyle="italic", ha="left" if dx else "center", va="center" if dx else "top",
                 gid="arrow-label", annotation_clip=False)
     return ann

@@ -1,4 +1,4 @@
-"""Jupyter's rich display of a Layout: SVG for small layouts, PNG for large ones, plain text always.
+"""Jupyter's rich display of a Layout: SVG when it is small, PNG otherwise, plain text always.
 
 ``Layout._repr_mimebundle_`` calls :func:`mimebundle`; drawing never touches pyplot, so the
 picture appears once. A layout too large to draw (or any drawing failure) falls back to text.
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import base64
 
-#: Layouts of at most this many slots display as SVG (crisp, text searchable); larger ones as PNG.
+#: Layouts of at most this many slots are tried as SVG (crisp, text searchable); larger ones are PNG.
 SVG_MAX_SLOTS = 1024
+#: An SVG larger than this many bytes is replaced by the PNG of the same figure.
+SVG_MAX_BYTES = 150_000
 PNG_DPI = 100
 
 
@@ -24,14 +26,15 @@ def mimebundle(layout, include=None, exclude=None) -> dict:
     data = {}
     if wanted("text/plain"):
         data["text/plain"] = layout.explain()
-    mime = "image/svg+xml" if layout.size <= SVG_MAX_SLOTS else "image/png"
-    if wanted(mime) and 0 < layout.size <= MAX_CELLS:
+    svg_ok = wanted("image/svg+xml") and layout.size <= SVG_MAX_SLOTS
+    if (svg_ok or wanted("image/png")) and 0 < layout.count and layout.size + layout.count <= MAX_CELLS:
         try:
             fig = draw_layout(layout)
+            svg = to_svg(fig) if svg_ok else None
+            if svg is not None and len(svg.encode("utf-8")) <= SVG_MAX_BYTES:
+                data["image/svg+xml"] = svg
+            elif wanted("image/png"):
+                data["image/png"] = base64.b64encode(to_png(fig, dpi=PNG_DPI)).decode("ascii")
         except Exception:  # a picture is a bonus: the text above always shows
             return data
-        if mime == "image/svg+xml":
-            data[mime] = to_svg(fig)
-        else:
-            data[mime] = base64.b64encode(to_png(fig, dpi=PNG_DPI)).decode("ascii")
     return data

@@ -17,8 +17,11 @@ from ._model import StripModel
 #: Cell labels are drawn only for layouts of at most this many slots (text is the slow part).
 TEXT_LIMIT = 4096
 
-#: Margins (inches) a strip panel needs around its cells: left, top, right, bottom.
-MARGINS = (0.5, 0.72, 0.5, 0.34)
+#: Margins (inches) a strip panel needs around its cells: left, top, right, bottom (the key's
+#: lines are added to the bottom by the caller).
+MARGINS = (0.5, 0.78, 0.5, 0.16)
+#: Height (inches) of one line of a key.
+KEY_LINE = 7.5 * 1.35 / 72
 
 
 def strip_geometry(size: int, wrap: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -38,11 +41,15 @@ def squares(x: np.ndarray, y: np.ndarray, inset: float = 0.0) -> np.ndarray:
     ], 1)
 
 
-def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells) -> PolyCollection:
-    """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``) in black."""
+#: Colour of the ring around a highlighted element (the article circles its element in green).
+HIGHLIGHT_COLOR = "#00a000"
+
+
+def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells, color: str = "black") -> PolyCollection:
+    """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``)."""
     ks = np.asarray(cells, dtype=np.int64)
-    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors="black",
-                          linewidths=1.6, gid="highlight", zorder=5)
+    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors=color,
+                          linewidths=1.6 if color == "black" else 2.2, gid="highlight", zorder=5)
     ax.add_collection(ring)
     return ring
 
@@ -52,9 +59,19 @@ def level_width(level: int, cell_pt: float) -> float:
     return scale * (0.6 + 0.9 * level)
 
 
+def separator_slots(model: StripModel, number: int) -> np.ndarray:
+    """Slots k whose jump from k-1 is of stride level ``number``, except jumps inside a padding run
+    (both k-1 and k padding): padding is one hatched run, not a series of strides."""
+    ks = np.flatnonzero(model.level == number)
+    ks = ks[ks > 0]
+    inside = model.padding[ks] & model.padding[ks - 1]
+    return ks[~inside]
+
+
 def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in: float,
                marker: str | None = "a", title: str | None = None, show_text: bool | None = None,
-               highlight=None, fade: bool = False, key: bool = True) -> dict:
+               highlight=None, fade: bool = False, key: bool = True, tags: bool = True,
+               highlight_color: str = "black") -> dict:
     """Draw ``model`` into ``ax`` (cells span x 0..wrap, y 0..rows downwards). Returns the artists."""
     size = model.layout.size
     cols, rows, nrows = strip_geometry(size, wrap)
@@ -72,17 +89,17 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
     cells = PolyCollection(squares(cols[real], rows[real]), facecolors=faces[real], edgecolors=_style.CELL_EDGE,
                            linewidths=edge_lw, gid="cells")
     ax.add_collection(cells)
-    out = {"cells": cells, "labels": [], "padding": None, "levels": {}, "tags": []}
+    out = {"cells": cells, "labels": [], "padding": None, "levels": {}, "tags": [], "labels_dropped": False}
     if pad.any():
         padc = PolyCollection(squares(cols[pad], rows[pad]), facecolors=_style.PAD_FACE, edgecolors=_style.PAD_EDGE,
                               linewidths=0.4 if cell_pt >= 6 else 0.0, hatch=_style.PAD_HATCH, gid="padding")
         ax.add_collection(padc)
         out["padding"] = padc
-    # stride-level separators, one collection per level
+    # stride-level separators, one collection per level; none inside a run of padding
     for lv in model.levels:
         if lv.number == 0:
             continue
-        ks = np.flatnonzero(model.level == lv.number)
+        ks = separator_slots(model, lv.number)
         if not ks.size:
             continue
         c, r = cols[ks], rows[ks]
@@ -106,25 +123,46 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
                 out["labels"].append(ax.text(cols[k] + 0.5, rows[k] + 0.5, text, ha="center", va="center",
                                              fontsize=fs, color=tuple(tc[k]), gid="cell-label", zorder=4,
                                              linespacing=0.95))
-    # offsets at the start of each row, in the left margin
-    if cell_pt >= 4:
-        step = max(1, int(np.ceil(7.0 / cell_pt)))
-        for r in range(0, nrows, step):
-            ax.annotate(str(r * wrap), (0, r + 0.5), xytext=(-3, 0), textcoords="offset points", ha="right",
-                        va="center", fontsize=min(6.0, max(cell_pt * 0.45, 4.0)), color="#555555", gid="row-offset",
-                        annotation_clip=False)
-    if marker is not None:
+    else:
+        out["labels_dropped"] = any(model.labels)
+    # offsets at the start of each row, in the left margin (every few rows when rows are thin)
+    step = max(1, int(np.ceil(_style.TEXT_PT * 1.15 / max(cell_pt, 1e-9))))
+    for r in range(0, nrows, step):
+        ax.annotate(str(r * wrap), (0, r + 0.5), xytext=(-3, 0), textcoords="offset points", ha="right",
+                    va="center", fontsize=_style.TEXT_PT, color="#555555", gid="row-offset",
+                    annotation_clip=False)
+    out["row_step"] = step
+    if marker is not None and tags:
         out["tags"] = _tags(ax, model, wrap, cols, rows, marker)
     if highlight is not None:
-        out["highlight"] = add_highlight(ax, cols, rows, highlight)
-    if title is not None:
-        out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-22, 27), textcoords="offset points",
-                                   fontsize=8.5, va="bottom", ha="left", gid="title", annotation_clip=False)
+        out["highlight"] = add_highlight(ax, cols, rows, highlight, highlight_color)
+    if title:
+        out["title"] = ax.annotate(title, xy=(0, 1), xycoords="axes fraction", xytext=(-30, 30), textcoords="offset points",
+                                   fontsize=_style.TITLE_PT, va="bottom", ha="left", gid="title", annotation_clip=False)
     if key:
-        out["key"] = ax.annotate(level_key(model, marker), xy=(0, 0), xycoords="axes fraction", xytext=(-22, -5),
-                                 textcoords="offset points", fontsize=6.5, va="top", ha="left", color="#333333",
-                                 gid="key", annotation_clip=False)
+        out["key"] = ax.annotate(strip_key(model, marker, wrap=wrap, step=step, dropped=out["labels_dropped"]),
+                                 xy=(0, 0), xycoords="axes fraction", xytext=(-30, -5),
+                                 textcoords="offset points", fontsize=_style.TEXT_PT, va="top", ha="left", color="#333333",
+                                 gid="key", annotation_clip=False, linespacing=1.35)
     return out
+
+
+def strip_key(model: StripModel, marker: str | None, *, wrap: int, step: int = 1, dropped: bool = False) -> str:
+    """The key under a strip: the stride levels, what the numbers left of the rows are, padding, dropped labels."""
+    lines = [level_key(model, marker)]
+    if any(lv.number for lv in model.levels):
+        tag = f"[{marker}:k]" if marker else "level k"
+        lines.append(f"a separator marks where a coordinate steps (thicker for outer levels); {tag} tags the first jump of level k")
+    every = "" if step == 1 else f" (every {step} rows)"
+    lines.append(f"numbers at the left: offset of the row's first slot{every}; a row holds {wrap} slots")
+    if dropped:
+        lines.append(f"cell labels left out: below {_style.MIN_FONTSIZE:g} pt at this size "
+                     f"(layouts.viz.ascii prints them; or draw a smaller tensor)")
+    return "\n".join(lines)
+
+
+def key_lines(model: StripModel, marker: str | None, *, wrap: int, step: int = 1, dropped: bool = False) -> int:
+    return strip_key(model, marker, wrap=wrap, step=step, dropped=dropped).count("\n") + 1
 
 
 def level_key(model: StripModel, marker: str | None, padding: str = "hatched") -> str:
@@ -137,15 +175,17 @@ def level_key(model: StripModel, marker: str | None, padding: str = "hatched") -
     npad = int(model.padding.sum())
     if npad:
         text += f"     {padding}: {npad} padding slots"
-    return text
+    return text or "one slot: no stride jumps"
 
 
 def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
-    """Tag the first jump of each stride level once: above the strip, or beside a row start."""
+    """Tag the first jump of each stride level once: above the strip when it is in the first row,
+    else in the right margin beside the row where it happens (never on top of a cell label)."""
     tags = []
     above = 0
+    beside: dict = {}
     for lv in model.levels:
-        ks = np.flatnonzero(model.level == lv.number)
+        ks = separator_slots(model, lv.number) if lv.number else np.flatnonzero(model.level == 0)
         if not ks.size:
             continue
         k = int(ks[0])
@@ -153,16 +193,15 @@ def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
         text = f"[{marker}:{lv.number}]"
         arrow = dict(arrowstyle="-", color="#444444", lw=0.6, shrinkA=0, shrinkB=0)
         if r == 0 and c > 0:
-            dy = 5 + 9 * (above % 2)
+            dy = 5 + 10 * (above % 2)
             above += 1
             t = ax.annotate(text, (c, 0), xytext=(0, dy), textcoords="offset points", ha="center", va="bottom",
-                            fontsize=6.5, arrowprops=arrow, gid="level-tag", annotation_clip=False)
-        elif c == 0:
-            t = ax.annotate(text, (wrap, r), xytext=(4, 0), textcoords="offset points", ha="left", va="center",
-                            fontsize=6.5, arrowprops=arrow, gid="level-tag", annotation_clip=False)
+                            fontsize=_style.TEXT_PT, arrowprops=arrow, gid="level-tag", annotation_clip=False)
         else:
-            t = ax.annotate(text, (c, r), xytext=(0, 0), textcoords="offset points", ha="center", va="center",
-                            fontsize=5.5, gid="level-tag", zorder=6, annotation_clip=False,
-                            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="#444444", lw=0.4))
+            n = beside.get(r, 0)
+            beside[r] = n + 1
+            t = ax.annotate(text, (wrap, r + (0 if c == 0 else 0.5)), xytext=(4 + 26 * n, 0), textcoords="offset points",
+                            ha="left", va="center", fontsize=_style.TEXT_PT,
+                            arrowprops=arrow if n == 0 else None, gid="level-tag", annotation_clip=False)
         tags.append(t)
     return tags

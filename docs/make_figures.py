@@ -1,0 +1,35 @@
+"""Write the README's figures into docs/: python docs/make_figures.py (from the repository root).
+
+The gallery's PNGs at 100 dpi (900 px wide at most, labels at 7 pt or more), reduced to a 256-colour
+palette so the repository stays small (pillow comes with matplotlib).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from PIL import Image
+
+from layouts.viz import to_png
+from layouts.viz.gallery import FIGURES
+
+HERE = Path(__file__).resolve().parent
+#: gallery figure -> file in docs/
+README_FIGURES = {"article": "edgeboard_figure.png", "blocked_padding": "gallery_blocked_padding.png",
+                  "pitched_rows": "gallery_pitched_rows.png", "conversion": "gallery_conversion.png"}
+
+
+def main() -> None:
+    for name, _, make in FIGURES:
+        if name not in README_FIGURES:
+            continue
+        image = Image.open(io.BytesIO(to_png(make(), dpi=100))).convert("RGB")
+        small = image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+        path = HERE / README_FIGURES[name]
+        small.save(path, optimize=True)
+        print(f"wrote {path} ({image.size[0]} x {image.size[1]} px, {path.stat().st_size // 1024} KB)")
+
+
+if __name__ == "__main__":
+    main()

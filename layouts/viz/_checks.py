@@ -1,0 +1,115 @@
+"""Argument checks shared by every drawing entry, so a nonsense value is refused alike everywhere.
+
+Each check runs before any array is built: a wrong kind of argument is a ``TypeError`` naming it,
+a wrong value a :class:`~layouts.errors.LayoutError` naming it and what was expected.
+
+>>> check_wrap(-5)
+Traceback (most recent call last):
+...
+layouts.errors.LayoutError: wrap must be a positive number of slots per row (or None for the default), got -5
+>>> check_layout("NCHW")
+Traceback (most recent call last):
+...
+TypeError: layout must be a layouts.Layout, got str 'NCHW'; build one with layouts.Layout('NCHW', N=..., C=..., H=..., W=...)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..errors import LayoutError
+from ..layout import Layout
+
+#: The smallest and largest cell a picture may be drawn with (inches per cell).
+CELL_RANGE = (0.02, 2.0)
+#: The most pixels a rendered picture may have (refused before matplotlib allocates the canvas).
+MAX_PIXELS = 60_000_000
+
+
+def check_layout(layout, name: str = "layout") -> Layout:
+    if not isinstance(layout, Layout):
+        hint = ""
+        if isinstance(layout, str):
+            hint = f"; build one with layouts.Layout({layout!r}, N=..., C=..., H=..., W=...)"
+        raise TypeError(f"{name} must be a layouts.Layout, got {type(layout).__name__} {_short(layout)}{hint}")
+    return layout
+
+
+def check_nonempty(layout: Layout, name: str = "layout") -> Layout:
+    """Refuse a layout without elements: there is nothing to draw (its text twin, ascii(), still prints)."""
+    if layout.count == 0 or layout.size == 0:
+        zero = ", ".join(f"{a}=0" for a, n in layout.dims.items() if n == 0) or "no slots"
+        raise LayoutError(f"{name} {layout!r} has no elements ({zero}); there is nothing to draw "
+                          f"(layouts.viz.ascii prints an empty layout as text)")
+    return layout
+
+
+def check_int(value, name: str, minimum: int = 1, what: str = "a positive integer", allow_none: bool = True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {what}{' or None' if allow_none else ''}, got {type(value).__name__} {_short(value)}")
+    value = int(value)
+    if value < minimum:
+        raise LayoutError(f"{name} must be {what}{' (or None for the default)' if allow_none else ''}, got {value}")
+    return value
+
+
+def check_wrap(wrap, name: str = "wrap"):
+    return check_int(wrap, name, 1, "a positive number of slots per row")
+
+
+def check_cell(cell):
+    """``cell`` is inches per cell: None (automatic) or a finite number in CELL_RANGE."""
+    if cell is None:
+        return None
+    if isinstance(cell, bool) or not isinstance(cell, numbers.Real):
+        raise TypeError(f"cell must be a number of inches per cell or None, got {type(cell).__name__} {_short(cell)}")
+    cell = float(cell)
+    lo, hi = CELL_RANGE
+    if not (math.isfinite(cell) and lo <= cell <= hi):
+        raise LayoutError(f"cell must be inches per cell between {lo} and {hi} (or None for automatic), got {cell}")
+    return cell
+
+
+def check_str(value, name: str, allow_none: bool = True):
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str{' or None' if allow_none else ''}, got {type(value).__name__} {_short(value)}")
+    return value
+
+
+def check_dpi(dpi, width_in: float, height_in: float):
+    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Real):
+        raise TypeError(f"dpi must be a number of dots per inch, got {type(dpi).__name__} {_short(dpi)}")
+    dpi = float(dpi)
+    if not (math.isfinite(dpi) and dpi > 0):
+        raise LayoutError(f"dpi must be a positive number of dots per inch, got {dpi}")
+    pixels = width_in * dpi * height_in * dpi
+    if pixels > MAX_PIXELS:
+        raise LayoutError(f"dpi={dpi:g} makes a {width_in * dpi:.0f} x {height_in * dpi:.0f} pixel image, more than "
+                          f"{MAX_PIXELS} pixels; use a smaller dpi, or SVG")
+    return dpi
+
+
+def check_figure(fig, name: str = "fig"):
+    from matplotlib.figure import Figure
+    if not isinstance(fig, Figure):
+        raise TypeError(f"{name} must be a matplotlib Figure (as the layouts.viz functions return), got {type(fig).__name__}")
+    return fig
+
+
+def check_axes(ax):
+    if ax is None:
+        return None
+    from matplotlib.axes import Axes
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__} {_short(ax)}")
+    return ax
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

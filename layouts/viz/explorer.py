@@ -1,0 +1,259 @@
+"""An interactive explorer for Jupyter: pick specs, dims and one element; see it in every layout.
+
+:func:`explore` builds ipywidgets (an optional extra: ``pip install layouts[widgets]``) around an
+:class:`ExplorerModel`, which holds the whole state and does all the work without widgets: the
+widget callbacks only call the model's setters, and the picture and the formulas are read from the
+model. So the model can be driven (and tested) without a browser:
+
+>>> m = ExplorerModel(["NCHW", "NHWC"], dict(N=2, C=16, H=5, W=4))
+>>> m.set_element(n=1, c=1, h=0, w=1)
+>>> m.number, m.offsets()
+(341, {'NCHW': 341, 'NHWC': 337})
+>>> print(m.formulas()[1])
+NHWC: offset = n*HWC + h*WC + w*C + c = 1*320 + 0*64 + 1*16 + 1*1 = 337
+"""
+
+from __future__ import annotations
+
+from ..errors import LayoutError
+from ..layout import Layout, canonical_order
+from . import _checks
+
+#: The largest tensor the explorer draws (its figure is redrawn on every move).
+MAX_EXPLORE_CELLS = 4096
+
+
+class ExplorerModel:
+    """Specs, dims and a chosen element; the offsets, formulas and figure that follow from them."""
+
+    def __init__(self, specs=("NCHW", "NHWC", "CHWN"), dims=None):
+        self.specs: list = []
+        self.dims: dict = {}
+        self.element: dict = {}
+        self.layouts: list = []
+        self.set_dims_and_specs(specs, dims if dims is not None else dict(N=2, C=16, H=5, W=4))
+
+    # ---------------------------------------------------------------- setters (the callbacks call these)
+    def set_dims_and_specs(self, specs, dims) -> None:
+        specs = _parse_specs(specs)
+        if not isinstance(dims, dict):
+            raise TypeError(f"dims must be a dict of axis sizes such as dict(N=2, C=16, H=5, W=4), got {type(dims).__name__}")
+        layouts = [Layout(s, **dims) for s in specs]
+        axes = set(layouts[0].axes)
+        for s, L in zip(specs, layouts):
+            if set(L.axes) != axes:
+                raise LayoutError(f"spec {s!r} has axes {''.join(L.axes)}, {specs[0]!r} has {''.join(layouts[0].axes)}: "
+                                  f"the explorer shows one tensor in several layouts")
+            _checks.check_nonempty(L)
+        total = sum(L.size for L in layouts) + layouts[0].count
+        if total > MAX_EXPLORE_CELLS:
+            raise LayoutError(f"the explorer draws at most {MAX_EXPLORE_CELLS} cells; these layouts need {total}: "
+                              f"choose smaller dims")
+        self.specs, self.layouts = specs, layouts
+        self.dims = dict(layouts[0].dims)
+        old = self.element
+        self.element = {a.lower(): min(max(int(old.get(a.lower(), 0)), 0), self.dims[a] - 1)
+                        for a in canonical_order(layouts[0].axes)}
+
+    def set_specs(self, specs) -> None:
+        self.set_dims_and_specs(specs, self.dims)
+
+    def set_dims(self, **dims) -> None:
+        new = dict(self.dims)
+        for k, v in dims.items():
+            key = k.upper() if k.upper() in new else k
+            if key not in new:
+                raise LayoutError(f"set_dims: the tensor has no axis {k}; its axes are {', '.join(new)}")
+            new[key] = _checks.check_int(v, k, 1, "a positive size", allow_none=False)
+        self.set_dims_and_specs(self.specs, new)
+
+    def set_element(self, **coords) -> None:
+        new = dict(self.element)
+        for k, v in coords.items():
+            key = k.lower()
+            if key not in new:
+                raise LayoutError(f"set_element: the tensor has no axis {k}; its coordinates are {', '.join(new)}")
+            v = _checks.check_int(v, key, 0, "a coordinate >= 0", allow_none=False)
+            extent = self.dims[key.upper()]
+            if v >= extent:
+                raise LayoutError(f"set_element: {key}={v} is outside 0..{extent - 1}")
+            new[key] = v
+        self.element = new
+
+    # ---------------------------------------------------------------- what the picture reads
+    @property
+    def number(self) -> int:
+        """The chosen element's logical number (row-major over the canonical axes)."""
+        n = 0
+        for a in canonical_order(self.layouts[0].axes):
+            n = n * self.dims[a] + self.element[a.lower()]
+        return n
+
+    def offsets(self) -> dict:
+        return {s: int(L.offset(**self.element)) for s, L in zip(self.specs, self.layouts)}
+
+    def formulas(self) -> list:
+        """Each layout's offset formula, its terms evaluated for the chosen element, and the sum."""
+        import numpy as np
+        from ..explain import _coordinate_names
+        out = []
+        for s, L in zip(self.specs, self.layouts):
+            off = int(L.offset(**self.element))
+            digits = [int(d[0]) for d in L.dim_indices(np.array([off], dtype=np.int64))]
+            terms = " + ".join(f"{d}*{st}" for d, st in zip(digits, L.stride_tuple))
+            names = _coordinate_names(L)
+            where = ""
+            if any(n not in self.element for n in names):  # blocked: say what c1, c0 are
+                where = "   (" + ", ".join(f"{n}={d}" for n, d in zip(names, digits) if n not in self.element) + ")"
+            out.append(f"{s}: offset = {L.formula()} = {terms} = {off}{where}")
+        return out
+
+    def figure(self):
+        """The logical panel and every layout's memory strip, the chosen element boxed in each."""
+        from . import _model, _style
+        from ._figure import pack
+        from .compose import (LETTERS, _with_key, choose_cell, describe, logical_panel, resolve_color_by,
+                              rows_by_width, strip_panel)
+        first = self.layouts[0]
+        axis = resolve_color_by(first, "auto")
+        extent = first.dims[axis] if axis else 1
+        cell_in = choose_cell(self.layouts, "logical", None)
+        el = ", ".join(f"{k}={v}" for k, v in self.element.items())
+        panels = [logical_panel(first, label="logical", axis=axis, extent=extent, cell_in=cell_in,
+                                highlight=[self.number],
+                                title=f"logical tensor {''.join(canonical_order(first.axes))}: element {self.number} = ({el}) boxed")]
+        for i, (s, L) in enumerate(zip(self.specs, self.layouts)):
+            off = int(L.offset(**self.element))
+            m = LETTERS[i % len(LETTERS)]
+            panels.append(strip_panel(L, label="logical", axis=axis, extent=extent, wrap=None, marker=m,
+                                      title=f"({m}) {describe(L)}   -> {off}", cell_in=cell_in, highlight=[off]))
+        grid = rows_by_width(panels, _style.FIGURE_WIDTH, cell_in)
+        _model.check_cells(sum(int(p.cols * p.rows) for row in grid for p in row), "the explorer's picture")
+        return pack(_with_key(grid, axis, extent, cell_in, _style.FIGURE_WIDTH), cell_in=cell_in)
+
+
+def _parse_specs(specs) -> list:
+    if isinstance(specs, str):
+        specs = [s.strip() for s in specs.replace(";", ",").split(",")]
+    if isinstance(specs, Layout) or not hasattr(specs, "__iter__"):
+        raise TypeError(f"specs must be layout names ('NCHW, NHWC' or a list of them), got {type(specs).__name__}")
+    out = []
+    for s in specs:
+        if not isinstance(s, str):
+            raise TypeError(f"specs must be layout names (str), got {type(s).__name__} {s!r}")
+        if s:
+            out.append(s)
+    if not out:
+        raise LayoutError("specs: give at least one layout name, such as 'NCHW, NHWC'")
+    return out
+
+
+class Explorer:
+    """The widgets around an :class:`ExplorerModel`; shows itself in Jupyter (``.widget``)."""
+
+    def __init__(self, model: ExplorerModel, dpi: int = 100):
+        import ipywidgets as W
+        self.model = model
+        self.dpi = dpi
+        self.spec_text = W.Text(value=", ".join(model.specs), description="specs", continuous_update=False,
+                                layout=W.Layout(width="420px"))
+        self.dim_inputs: dict = {}
+        self.sliders: dict = {}
+        self.image = W.Image(format="png")
+        self.formula_box = W.HTML()
+        self.message = W.HTML()
+        self.dims_box = W.HBox()
+        self.sliders_box = W.VBox()
+        self.spec_text.observe(self._on_specs, names="value")
+        self._build_axis_widgets()
+        self.widget = W.VBox([self.spec_text, self.dims_box, self.sliders_box, self.message, self.formula_box, self.image])
+        self.last_figure = None
+        self.redraw()
+
+    # ---------------------------------------------------------------- callbacks
+    def _on_specs(self, change) -> None:
+        self._apply(lambda: self.model.set_specs(change["new"]))
+
+    def _on_dim(self, change) -> None:
+        axis = change["owner"].description
+        self._apply(lambda: self.model.set_dims(**{axis: change["new"]}))
+
+    def _on_slider(self, change) -> None:
+        axis = change["owner"].description
+        self._apply(lambda: self.model.set_element(**{axis: change["new"]}), rebuild=False)
+
+    def _apply(self, action, rebuild: bool = True) -> None:
+        try:
+            action()
+        except (LayoutError, TypeError) as err:
+            self.message.value = f"<span style='color:#b00'>{_html(str(err))}</span>"
+            return
+        self.message.value = ""
+        if rebuild:
+            self._build_axis_widgets()
+        self.redraw()
+
+    # ---------------------------------------------------------------- widgets follow the model
+    def _build_axis_widgets(self) -> None:
+        import ipywidgets as W
+        axes = list(self.model.dims)
+        if list(self.dim_inputs) != axes:
+            for w in list(self.dim_inputs.values()) + list(self.sliders.values()):
+                w.unobserve_all()
+            self.dim_inputs = {a: W.BoundedIntText(value=self.model.dims[a], min=1, max=MAX_EXPLORE_CELLS, description=a,
+                                                   layout=W.Layout(width="130px")) for a in axes}
+            self.sliders = {a.lower(): W.IntSlider(value=0, min=0, max=max(self.model.dims[a] - 1, 0), description=a.lower(),
+                                                   continuous_update=False) for a in axes}
+            for w in self.dim_inputs.values():
+                w.observe(self._on_dim, names="value")
+            for w in self.sliders.values():
+                w.observe(self._on_slider, names="value")
+            self.dims_box.children = list(self.dim_inputs.values())
+            self.sliders_box.children = list(self.sliders.values())
+        for a, w in self.dim_inputs.items():
+            with w.hold_trait_notifications():
+                w.value = self.model.dims[a]
+        for a, w in self.sliders.items():
+            w.unobserve(self._on_slider, names="value")
+            w.max = max(self.model.dims[a.upper()] - 1, 0)
+            w.value = self.model.element[a]
+            w.observe(self._on_slider, names="value")
+        if self.spec_text.value != ", ".join(self.model.specs):
+            self.spec_text.unobserve(self._on_specs, names="value")
+            self.spec_text.value = ", ".join(self.model.specs)
+            self.spec_text.observe(self._on_specs, names="value")
+
+    def redraw(self) -> None:
+        from ._figure import to_png
+        self.last_figure = self.model.figure()
+        self.image.value = to_png(self.last_figure, dpi=self.dpi)
+        self.formula_box.value = "<pre style='margin:0'>" + _html("\n".join(self.model.formulas())) + "</pre>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self.widget)
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def explore(specs=("NCHW", "NHWC", "CHWN"), **dims) -> Explorer:
+    """An interactive explorer for Jupyter: a text box of specs, a size box per axis, a slider per
+    coordinate; the chosen element is boxed in the logical panel and in every memory strip, and each
+    layout's offset formula is evaluated for it (term by term).
+
+    ``dims`` default to the EdgeBoard article's N=2, C=16, H=5, W=4. Needs ipywidgets
+    (``pip install layouts[widgets]``). Everything it shows comes from ``explorer.model``
+    (an :class:`ExplorerModel`), which works without widgets.
+    """
+    model = ExplorerModel(specs, dims or None)
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        raise ImportError("layouts.viz.explore needs ipywidgets: pip install 'layouts[widgets]' "
+                          "(or use layouts.viz.ExplorerModel without widgets)") from None
+    return Explorer(model)

@@ -1,0 +1,124 @@
+"""The explorer, driven through its widgets' callbacks: the state they set is what the picture shows."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import layouts as ly  # noqa: E402
+from layouts import viz  # noqa: E402
+from layouts.viz.explorer import ExplorerModel  # noqa: E402
+
+ARTICLE = dict(N=2, C=16, H=5, W=4)
+
+
+def boxed_slots(ax):
+    """Slots boxed by the highlight ring of a memory strip (from the ring's vertices)."""
+    wrap = int(round(ax.get_xlim()[1]))
+    ring = [c for c in ax.collections if c.get_gid() == "highlight"]
+    assert len(ring) == 1
+    corners = [p.vertices[:4].min(axis=0) for p in ring[0].get_paths()]
+    return sorted(int(np.floor(y)) * wrap + int(np.floor(x)) for x, y in corners)
+
+
+def strip(fig, spec):
+    hits = [ax for ax in fig.axes if ax.get_label().startswith(f"memory: Layout('{spec}'")]
+    assert len(hits) == 1
+    return hits[0]
+
+
+def logical_boxed_label(fig):
+    ax = [a for a in fig.axes if a.get_label().startswith("logical: ")][0]
+    ring = [c for c in ax.collections if c.get_gid() == "highlight"][0]
+    (centre,) = [p.vertices[:4].mean(axis=0) for p in ring.get_paths()]
+    return [t.get_text() for t in ax.texts
+            if t.get_gid() == "cell-label" and np.allclose(t.get_position(), centre, atol=0.01)]
+
+
+def evaluate(formula_line):
+    """'NCHW: offset = ... = 1*320 + 0*20 + 1 = 341' -> (sum of the evaluated terms, the stated result)."""
+    parts = formula_line.split("   (")[0].split(" = ")
+    terms, result = parts[-2], int(parts[-1])
+    total = sum(int(a) * int(b) for a, b in re.findall(r"(\d+)\*(\d+)", terms))
+    return total, result
+
+
+def test_model_offsets_and_formulas_agree_with_the_layouts():
+    m = ExplorerModel(["NCHW", "NHWC", "CHWN", "nChw8c"], ARTICLE)
+    for coords in ({"n": 1, "c": 1, "h": 0, "w": 1}, {"n": 0, "c": 15, "h": 4, "w": 3}, {"n": 1, "c": 9, "h": 2, "w": 0}):
+        m.set_element(**coords)
+        expected = {s: ly.Layout(s, **ARTICLE).offset(**coords) for s in m.specs}
+        assert m.offsets() == expected
+        assert m.number == np.ravel_multi_index((coords["n"], coords["c"], coords["h"], coords["w"]), (2, 16, 5, 4))
+        for line, spec in zip(m.formulas(), m.specs):
+            total, result = evaluate(line)
+            assert line.startswith(spec + ":")
+            assert total == result == expected[spec]
+
+
+def test_model_refuses_bad_moves_and_keeps_its_state():
+    m = ExplorerModel(["NCHW"], dict(N=1, C=3, H=2, W=2))
+    m.set_element(c=2)
+    with pytest.raises(ly.LayoutError, match="c=3 is outside 0..2"):
+        m.set_element(c=3)
+    with pytest.raises(ly.LayoutError, match="no axis"):
+        m.set_element(d=0)
+    with pytest.raises(TypeError, match="c"):
+        m.set_element(c=1.5)
+    with pytest.raises(ly.LayoutError, match="OIHW"):
+        m.set_specs("NCHW, OIHW")
+    with pytest.raises(TypeError, match="specs"):
+        m.set_specs(42)
+    assert m.element == {"n": 0, "c": 2, "h": 0, "w": 0} and m.specs == ["NCHW"]
+
+
+def test_sliders_move_the_boxed_element_in_every_panel():
+    ipywidgets = pytest.importorskip("ipywidgets")  # noqa: F841
+    ex = viz.explore(["NCHW", "NHWC", "CHWN"], **ARTICLE)
+    ex.sliders["n"].value = 1
+    ex.sliders["c"].value = 1
+    ex.sliders["w"].value = 1
+    assert ex.model.element == {"n": 1, "c": 1, "h": 0, "w": 1}
+    fig = ex.last_figure
+    for spec in ("NCHW", "NHWC", "CHWN"):
+        off = ly.Layout(spec, **ARTICLE).offset(n=1, c=1, h=0, w=1)
+        assert boxed_slots(strip(fig, spec)) == [off]
+    assert logical_boxed_label(fig) == ["341"]
+    assert ex.image.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "= 341" in ex.formula_box.value and "= 337" in ex.formula_box.value
+
+
+def test_dims_box_clamps_the_element_and_the_slider():
+    pytest.importorskip("ipywidgets")
+    ex = viz.explore("NCHW, NHWC", N=1, C=8, H=2, W=2)
+    ex.sliders["c"].value = 7
+    ex.dim_inputs["C"].value = 3
+    assert ex.model.dims["C"] == 3 and ex.model.element["c"] == 2
+    assert ex.sliders["c"].max == 2 and ex.sliders["c"].value == 2
+    L = ly.Layout("NHWC", N=1, C=3, H=2, W=2)
+    assert boxed_slots(strip(ex.last_figure, "NHWC")) == [L.offset(n=0, c=2, h=0, w=0)]
+
+
+def test_spec_box_changes_the_strips_and_reports_bad_specs():
+    pytest.importorskip("ipywidgets")
+    ex = viz.explore("NCHW", N=1, C=10, H=2, W=2)
+    ex.sliders["c"].value = 9
+    ex.spec_text.value = "NCHW, nChw8c"
+    assert ex.model.specs == ["NCHW", "nChw8c"]
+    blocked = ly.Layout("nChw8c", N=1, C=10, H=2, W=2)
+    assert boxed_slots(strip(ex.last_figure, "NCHW8c")) == [blocked.offset(n=0, c=9, h=0, w=0)]
+    before = ex.image.value
+    ex.spec_text.value = "NCHW, XYZW"
+    assert "XYZW" in ex.message.value or "no axis" in ex.message.value
+    assert ex.model.specs == ["NCHW", "nChw8c"] and ex.image.value == before
+    ex.spec_text.value = "NCHW"
+    assert ex.message.value == "" and ex.model.specs == ["NCHW"]
+
+
+def test_explorer_refuses_tensors_too_big_to_redraw():
+    with pytest.raises(ly.LayoutError, match="at most"):
+        ExplorerModel(["NCHW", "NHWC"], dict(N=8, C=64, H=8, W=8))
