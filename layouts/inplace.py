@@ -34,6 +34,7 @@ pass, used when neither side of a transposition factors into pieces that fit, wh
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import signal
 import threading
@@ -57,7 +58,8 @@ CHUNK_MIN = 16
 #: Search the best order of passes exhaustively up to this many merged dims (greedy above).
 SEARCH_MAX_DIMS = 6
 
-_COST = {"scratch": 1.0, "chunks": 1.0, "square": 1.2, "split": 2.0, "ckg": 4.0}
+#: Estimated cost of a pass, in memcpys of the tensor (chunks: :func:`_chunk_cost`).
+_COST = {"scratch": 2.5, "square": 2.0, "ckg": 8.0}
 
 
 def scratch_budget(nbytes: int) -> int:
@@ -72,29 +74,39 @@ def scratch_budget(nbytes: int) -> int:
 # ---------------------------------------------------------------------------- the plan objects
 @dataclass(frozen=True)
 class Op:
-    """One kernel call pattern: ``method`` over ``B`` batches of ``M x N`` elements of ``e`` bytes.
+    """One kernel call pattern: ``method`` over ``B`` batches of a block of ``dims`` elements of
+    ``e`` bytes, whose dims end up in the order ``perm`` (``(1, 0)``: an ``M x N`` transposition).
 
     ``group``: batches per scratch copy; ``need``: scratch bytes per worker; ``workers``: threads.
     """
 
     method: str
     B: int
-    M: int
-    N: int
+    dims: tuple[int, ...]
+    perm: tuple[int, ...]
     e: int
     workers: int = 1
     group: int = 1
     need: int = 0
 
+    @property
+    def M(self) -> int:
+        return self.dims[0]
+
+    @property
+    def N(self) -> int:
+        return self.dims[1]
+
 
 @dataclass(frozen=True)
 class Pass:
-    """One batched transposition ``(B, M, N, I) -> (B, N, M, I)`` (``I`` in elements), and the ops doing it."""
+    """One pass over the buffer: ``B`` batches of a block of ``dims`` (elements), whose dims are
+    reordered to ``perm``; ``(M, N, I)`` with ``perm == (1, 0, 2)`` is a batched transposition.
+    ``ops`` do it, ``undo`` reverses it."""
 
     B: int
-    M: int
-    N: int
-    I: int
+    dims: tuple[int, ...]
+    perm: tuple[int, ...]
     method: str
     ops: tuple[Op, ...]
     undo: tuple[Op, ...] = ()
@@ -105,7 +117,8 @@ class InplacePlan:
     """The passes of an in-place conversion and the memory they need.
 
     ``scratch_bytes``: the scratch allocated (all workers); ``budget``: :func:`scratch_budget`
-    of the tensor; ``shape``: the merged dims in source order; ``order``: the destination order.
+    of the tensor; ``shape``: the merged dims in source order; ``order``: the destination order;
+    ``cost``: the planner's estimate, in passes of about memcpy cost.
     """
 
     passes: tuple[Pass, ...]
@@ -115,6 +128,7 @@ class InplacePlan:
     shape: tuple[int, ...]
     order: tuple[int, ...]
     scratch_bytes: int = 0
+    cost: float = 0.0
 
 
 # ---------------------------------------------------------------------------- fine factors
@@ -190,89 +204,143 @@ def _divisors(n: int) -> tuple[int, ...]:
     return tuple(small + large[::-1])
 
 
-def _scratch_room(W: int, M: int, N: int, e: int) -> int:
-    """Bytes of a worker's budget ``W`` a scratch copy may fill (leaving room for copy_into's own
-    temporaries: its small-C path buffers up to the copy's size, its byte-grouped path 512 KiB)."""
-    if e <= 8 and (M in (2, 3, 4) or N in (2, 3, 4)):
-        return W // 2
-    return W - (1 << 20) if W >= 24 << 20 else W
+def _slack(budget: int) -> int:
+    return min(_SLACK, budget // 8)
+
+
+def _scratch_room(W: int, dims: tuple[int, ...], e: int, slack: int) -> int:
+    """Bytes of a worker's budget ``W`` a scratch copy may fill: copy_into's own temporaries
+    (its small-C path buffers up to the copy's size, its byte-grouped path 512 KiB) and the
+    call's Python objects (a few KiB) must fit beside it."""
+    if e <= 8 and any(n in (2, 3, 4) for n in dims):
+        return W // 2 - slack
+    return (W - (1 << 20) if W >= 24 << 20 else W) - slack
 
 
 #: bytes a worker's scratch adds for alignment (a 64-byte aligned start, an aligned tail)
 _PAD = 192
+#: bytes of the budget left to the call's Python objects (plans, views, small index arrays)
+_SLACK = 8 << 10
 
 
 def _bits(n: int) -> int:
     return (n + 7) // 8
 
 
+def _chunk_cost(e: int) -> float:
+    """Measured on 128x64x56x56 f32: whole-chunk cycles run at ~1.1x a memcpy from 4 KiB chunks,
+    ~2.4x at 256 bytes (random lines); a scratch pass (in-cache transpose + copy back) ~2.5x."""
+    return 1.1 if e >= 4096 else 1.5 if e >= 1024 else 2.4 if e >= 256 else 3.5
+
+
+def scratch_op(B: int, dims: tuple[int, ...], perm: tuple[int, ...], e: int, budget: int, threads: int) -> Op | None:
+    """``B`` blocks of ``dims`` reordered to ``perm`` through a scratch copy, if a block fits."""
+    blk = math.prod(dims) * e
+    for workers in range(max(1, min(threads, B)), 0, -1):
+        room = _scratch_room(budget // workers, dims, e, _slack(budget)) - _PAD
+        if blk <= room:
+            g = max(1, min(room // blk, -(-B // workers)))
+            return Op("scratch", B, dims, perm, e, workers, g, g * blk + _PAD)
+    return None
+
+
+@lru_cache(maxsize=65536)
 def choose(B: int, M: int, N: int, e: int, budget: int, threads: int) -> tuple[str, tuple[Op, ...], float]:
     """How to transpose ``B`` batches of ``M x N`` elements of ``e`` bytes in ``budget`` bytes of
-    scratch with up to ``threads`` workers: (method, ops, cost in passes over the tensor)."""
-
-    def scratch_op(B: int, M: int, N: int, e: int) -> Op | None:
-        blk = M * N * e
-        for workers in range(max(1, min(threads, B)), 0, -1):
-            W = budget // workers
-            room = _scratch_room(W, M, N, e) - _PAD
-            if blk <= room:
-                g = max(1, min(room // blk, -(-B // workers)))
-                return Op("scratch", B, M, N, e, workers, g, g * blk + _PAD)
-        return None
+    scratch with up to ``threads`` workers: (method, ops, cost in passes of about memcpy cost)."""
+    T = (1, 0)
 
     def chunk_op(B: int, M: int, N: int, e: int) -> Op | None:
         need = _bits(M * N) + e + _PAD
         if e < CHUNK_MIN:
             return None
         workers = max(1, min(threads, B, budget // need))
-        return Op("chunks", B, M, N, e, workers, 1, need) if need <= budget else None
+        return Op("chunks", B, (M, N), T, e, workers, 1, need) if need <= budget - _slack(budget) else None
 
-    op = scratch_op(B, M, N, e)
+    op = scratch_op(B, (M, N), T, e, budget, threads)
     if op:
         return "scratch", (op,), _COST["scratch"]
     if M == N:
-        return "square", (Op("square", B, M, N, e, max(1, min(threads, B)), 1, 0),), _COST["square"]
+        return "square", (Op("square", B, (M, N), T, e, max(1, min(threads, B)), 1, 0),), _COST["square"]
     op = chunk_op(B, M, N, e)
     if op:
-        return "chunks", (op,), _COST["chunks"] + (0.5 if e < 64 else 0.0)
+        return "chunks", (op,), _chunk_cost(e)
     best = None
     for t in reversed(_divisors(N)[1:-1]):  # N = N1 * t: chunks of t elements, then M x t blocks
-        a, b = chunk_op(B, M, N // t, t * e), scratch_op(B * (N // t), M, t, e)
+        a, b = chunk_op(B, M, N // t, t * e), scratch_op(B * (N // t), (M, t), T, e, budget, threads)
         if a and b:
             best = (t * e, (a, b))
             break
     for s in reversed(_divisors(M)[1:-1]):  # M = M1 * s: s x N blocks, then chunks of s elements
-        a, b = scratch_op(B * (M // s), s, N, e), chunk_op(B, M // s, N, s * e)
+        a, b = scratch_op(B * (M // s), (s, N), T, e, budget, threads), chunk_op(B, M // s, N, s * e)
         if a and b:
             if best is None or s * e > best[0]:
                 best = (s * e, (a, b))
             break
     if best:
-        return "split", best[1], _COST["split"] + (0.5 if best[0] < 64 else 0.0)
+        return "split", best[1], _COST["scratch"] + _chunk_cost(best[0])
     need = max(M, N) * e + 8 * M + _PAD
-    return "ckg", (Op("ckg", B, M, N, e, max(1, min(threads, B, budget // need)), 1, need),), _COST["ckg"]
+    return "ckg", (Op("ckg", B, (M, N), T, e, max(1, min(threads, B, budget // need)), 1, need),), _COST["ckg"]
 
 
 # ---------------------------------------------------------------------------- pass search
-def _moves(k: int):
+def _apply(state: tuple, move: tuple) -> tuple:
+    if move[0] == "swap":
+        _, a, b, c = move
+        return state[:a] + state[b:c] + state[a:b] + state[c:]
+    _, a, perm = move
+    return state[:a] + tuple(state[a + p] for p in perm)
+
+
+def _move_cost(sizes: tuple[int, ...], state: tuple, move: tuple, isz: int, budget: int, threads: int) -> float:
+    sz = [sizes[i] for i in state]
+    if move[0] == "swap":
+        _, a, b, c = move
+        return choose(math.prod(sz[:a]), math.prod(sz[a:b]), math.prod(sz[b:c]), math.prod(sz[c:]) * isz,
+                      budget, threads)[2]
+    _, a, perm = move
+    return _COST["scratch"] if scratch_op(math.prod(sz[:a]), tuple(sz[a:]), perm, isz, budget, threads) else math.inf
+
+
+def _move_ops(sizes: tuple[int, ...], state: tuple, move: tuple, isz: int, budget: int, threads: int):
+    """(pass, cost) of ``move`` from ``state``: a block swap ("swap", a, b, c) or a reorder of
+    the dims from ``a`` on through the scratch ("perm", a, perm)."""
+    sz = [sizes[i] for i in state]
+    if move[0] == "swap":
+        _, a, b, c = move
+        B, M, N, I = math.prod(sz[:a]), math.prod(sz[a:b]), math.prod(sz[b:c]), math.prod(sz[c:])
+        method, ops, cost = choose(B, M, N, I * isz, budget, threads)
+        undo = choose(B, N, M, I * isz, budget, threads)[1]
+        return Pass(B, (M, N, I), (1, 0, 2), method, ops, undo), cost
+    _, a, perm = move
+    B, dims = math.prod(sz[:a]), tuple(sz[a:])
+    op = scratch_op(B, dims, perm, isz, budget, threads)
+    if op is None:
+        return None, math.inf
+    inv = tuple(perm.index(i) for i in range(len(perm)))
+    undo = scratch_op(B, tuple(dims[p] for p in perm), inv, isz, budget, threads)
+    return Pass(B, dims, perm, "scratch", (op,), (undo,)), _COST["scratch"]
+
+
+def _moves(sizes: tuple[int, ...], state: tuple, isz: int, budget: int):
+    k = len(state)
     for a in range(k):
         for b in range(a + 1, k):
             for c in range(b + 1, k + 1):
-                yield a, b, c
+                yield ("swap", a, b, c)
+    for a in range(k - 2 if k <= 5 else 0):  # reorders of 3..5 trailing dims that fit the scratch at once
+        if math.prod(sizes[i] for i in state[a:]) * isz <= budget:
+            for perm in itertools.permutations(range(k - a)):
+                if perm != tuple(range(k - a)):
+                    yield ("perm", a, perm)
 
 
-def _search(sizes: tuple[int, ...], target: tuple[int, ...], isz: int, budget: int, threads: int) -> list:
-    """Fewest-cost sequence of block swaps (a, b, c) turning ``range(k)`` into ``target``."""
+def _search(sizes: tuple[int, ...], target: tuple[int, ...], isz: int, budget: int, threads: int) -> tuple[list, float]:
+    """Cheapest sequence of moves turning ``range(k)`` into ``target``, and its cost."""
     k = len(sizes)
     start = tuple(range(k))
     if start == target:
-        return []
-
-    def move_cost(state, a, b, c):
-        sz = [sizes[i] for i in state]
-        B, M, N, I = math.prod(sz[:a]), math.prod(sz[a:b]), math.prod(sz[b:c]), math.prod(sz[c:])
-        return choose(B, M, N, I * isz, budget, threads)[2]
-
+        return [], 0.0
     if k <= SEARCH_MAX_DIMS:
         best = {start: 0.0}
         heap = [(0.0, 0, start, [])]
@@ -280,18 +348,18 @@ def _search(sizes: tuple[int, ...], target: tuple[int, ...], isz: int, budget: i
         while heap:
             cost, _, state, path = heapq.heappop(heap)
             if state == target:
-                return path
+                return path, cost
             if cost > best.get(state, math.inf):
                 continue
-            for a, b, c in _moves(k):
-                new = state[:a] + state[b:c] + state[a:b] + state[c:]
-                nc = cost + move_cost(state, a, b, c)
+            for move in _moves(sizes, state, isz, budget):
+                new = _apply(state, move)
+                nc = cost + _move_cost(sizes, state, move, isz, budget, threads)
                 if nc < best.get(new, math.inf) - 1e-12:
                     best[new] = nc
                     tie += 1
-                    heapq.heappush(heap, (nc, tie, new, path + [(a, b, c)]))
+                    heapq.heappush(heap, (nc, tie, new, path + [move]))
         raise AssertionError("unreachable: block swaps generate every permutation")
-    state, path = start, []
+    state, path, total = start, [], 0.0
     for i in range(k):  # greedy: bring the next destination dim (and any run after it) forward
         p = state.index(target[i])
         if p == i:
@@ -299,26 +367,47 @@ def _search(sizes: tuple[int, ...], target: tuple[int, ...], isz: int, budget: i
         run = 1
         while p + run < k and i + run < k and state[p + run] == target[i + run]:
             run += 1
-        path.append((i, p, p + run))
-        state = state[:i] + state[p:p + run] + state[i:p] + state[p + run:]
-    return path
+        move = ("swap", i, p, p + run)
+        total += _move_cost(sizes, state, move, isz, budget, threads)
+        path.append(move)
+        state = _apply(state, move)
+    return path, total
+
+
+def _split_variants(sizes: tuple[int, ...], order: tuple[int, ...]):
+    """The merged dims with one dim cut in two (a few cut points each): a cut lets a pass move
+    long chunks and reorder small blocks (NHWC -> CHWN: chunks, a 3-D scratch reorder, chunks)."""
+    if len(sizes) > 4:
+        return
+    for i, n in enumerate(sizes):
+        divs = [t for t in _divisors(n) if 4 <= t <= n // 4]
+        if not divs:
+            continue
+        picks = sorted({divs[round(j * (len(divs) - 1) / 4)] for j in range(5)})
+        for t in picks:
+            new_sizes = sizes[:i] + (n // t, t) + sizes[i + 1:]
+            new_order = []
+            for j in order:
+                new_order += [j] if j < i else [i, i + 1] if j == i else [j + 1]
+            yield new_sizes, tuple(new_order)
 
 
 @lru_cache(maxsize=512)
 def _plan_cached(sizes: tuple[int, ...], order: tuple[int, ...], isz: int, nbytes: int, threads: int) -> InplacePlan:
     budget = scratch_budget(nbytes)
-    path = _search(sizes, order, isz, budget, threads)
-    state = tuple(range(len(sizes)))
+    best = (sizes, order) + _search(sizes, order, isz, budget, threads)
+    for variant in _split_variants(sizes, order):
+        found = variant + _search(*variant, isz, budget, threads)
+        if found[3] < best[3] - 0.05:
+            best = found
+    sizes_used, _, path, cost = best
+    state = tuple(range(len(sizes_used)))
     passes = []
-    for a, b, c in path:
-        sz = [sizes[i] for i in state]
-        B, M, N, I = math.prod(sz[:a]), math.prod(sz[a:b]), math.prod(sz[b:c]), math.prod(sz[c:])
-        method, ops, _ = choose(B, M, N, I * isz, budget, threads)
-        undo = choose(B, N, M, I * isz, budget, threads)[1]
-        passes.append(Pass(B, M, N, I, method, ops, undo))
-        state = state[:a] + state[b:c] + state[a:b] + state[c:]
+    for move in path:
+        passes.append(_move_ops(sizes_used, state, move, isz, budget, threads)[0])
+        state = _apply(state, move)
     scratch = max([op.workers * op.need for p in passes for op in p.ops + p.undo] or [0])
-    return InplacePlan(tuple(passes), isz, nbytes, budget, sizes, order, scratch)
+    return InplacePlan(tuple(passes), isz, nbytes, budget, sizes, order, scratch, cost)
 
 
 # ---------------------------------------------------------------------------- layouts
@@ -389,8 +478,8 @@ def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], d
     """The plan :func:`convert_inplace` would run for an array of ``shape`` and ``dtype``.
 
     >>> p = plan_inplace("NCHW", "NHWC", (128, 64, 56, 56), "float32", threads=1)
-    >>> [(q.B, q.M, q.N, q.I, q.method) for q in p.passes], p.scratch_bytes <= p.budget
-    ([(128, 64, 3136, 1, 'scratch')], True)
+    >>> [(q.B, q.dims, q.perm, q.method) for q in p.passes], p.scratch_bytes <= p.budget
+    ([(128, (64, 3136, 1), (1, 0, 2), 'scratch')], True)
     """
     dt = np.dtype(dtype)
     shape = tuple(int(n) for n in shape)

@@ -275,7 +275,7 @@ def test_peak_extra_memory_within_the_documented_bound(src, dst, threads):
 # ---------------------------------------------------------------------------- interrupts
 def test_keyboard_interrupt_undoes_the_finished_passes(monkeypatch):
     from layouts.kernels import inplace as kin
-    shape = Layout("NHWC", N=4, C=16, H=8, W=8).shape
+    shape = Layout("NHWC", N=8, C=64, H=28, W=28).shape
     plan = ip.plan_inplace("NHWC", "CHWN", shape, np.float32)
     assert len(plan.passes) >= 2
     x = _random(shape, np.float32, np.random.default_rng(1))

@@ -166,12 +166,13 @@ def _scratch_part(scratch: np.ndarray, nbytes: int, u: int) -> np.ndarray:
 
 def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
     """Run one op (see :class:`layouts.inplace.Op`) on the byte buffer ``buf`` (its first
-    ``op.B * op.M * op.N * op.e`` bytes); ``scratch``: a byte array of at least
+    ``op.B * prod(op.dims) * op.e`` bytes); ``scratch``: a byte array of at least
     ``op.workers * op.need`` bytes, cut into one slice per worker."""
-    B, M, N, e = op.B, op.M, op.N, op.e
+    B, dims, e = op.B, op.dims, op.e
+    M, N = dims[0], dims[1]
     u = _unit(e, buf.ctypes.data)
     w = e // u
-    U = buf[:B * M * N * e].view(_UNITS[u])
+    U = buf[:B * math.prod(dims) * e].view(_UNITS[u])
     t = op.workers
 
     def part(k0: int, n: int) -> np.ndarray:
@@ -180,16 +181,18 @@ def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
 
     if op.method == "scratch":
         g = op.group
-        blk = M * N * w
+        blk = math.prod(dims) * w
         ngroups = -(-B // g)
-        full = U.reshape(B, M, N, w)
+        full = U.reshape((B,) + dims + (w,))
+        out_dims = tuple(dims[p] for p in op.perm) + (w,)
+        axes = (0,) + tuple(p + 1 for p in op.perm) + (len(dims) + 1,)
 
         def work(k0: int, k1: int, mine: np.ndarray) -> None:
             tmp = _head(mine, g * blk * u, u)
             for k in range(k0, k1):
                 b0, b1 = k * g, min(B, (k + 1) * g)
                 n = b1 - b0
-                copy_into(tmp[:n * blk].reshape(n, N, M, w), full[b0:b1].transpose(0, 2, 1, 3), threads=1)
+                copy_into(tmp[:n * blk].reshape((n,) + out_dims), full[b0:b1].transpose(axes), threads=1)
                 np.copyto(U[b0 * blk:b1 * blk], tmp[:n * blk])
 
         run_split(work, lambda k0, k1: (k0, k1, part(k0, ngroups)), ngroups, t)
@@ -259,8 +262,8 @@ def run_plan(buf: np.ndarray, plan, guard) -> None:
                 for op in p.ops:
                     transpose_batched(buf, op, scratch)
             except Exception as err:
-                err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, B={p.B} M={p.M} "
-                             f"N={p.N} I={p.I}) failed midway; the buffer holds a partly permuted tensor")
+                err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
+                             f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
                 raise
             done.append(p)
             if guard.pending:
