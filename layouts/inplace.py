@@ -538,8 +538,8 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
 
     Every argument is checked and all scratch allocated and kernels compiled before the first
     byte moves. The work is a few passes, each a batched transposition whose inverse is
-    another. A KeyboardInterrupt (SIGINT, when called from the main thread) is held until the
-    running pass ends; the finished passes are then undone, so ``x`` holds its source layout
+    another. A KeyboardInterrupt (Ctrl-C under Python's default SIGINT handler, in the main
+    thread) is held until the running pass ends; the finished passes are then undone, so ``x`` holds its source layout
     again when the KeyboardInterrupt propagates. Any other exception raised by a kernel midway
     (none is expected once the checks passed) leaves ``x`` holding a permutation of its
     elements; the error says which pass was running.
@@ -601,7 +601,9 @@ class _interrupt_guard:
         self.pending = True
 
     def __enter__(self) -> "_interrupt_guard":
-        if threading.current_thread() is threading.main_thread():
+        # only Python's own Ctrl-C handler is replaced: a program's own SIGINT handler stays in charge
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
             try:
                 self._old = signal.signal(signal.SIGINT, self._handler)
             except (ValueError, OSError):  # not allowed here (an embedded interpreter)
