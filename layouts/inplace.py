@@ -230,7 +230,7 @@ def _bits(n: int) -> int:
 def _chunk_cost(e: int) -> float:
     """Measured on 128x64x56x56 f32: whole-chunk cycles run at ~1.1x a memcpy from 4 KiB chunks,
     ~2.4x at 256 bytes (random lines); a scratch pass (in-cache transpose + copy back) ~2.5x."""
-    return 1.1 if e >= 4096 else 1.5 if e >= 1024 else 2.4 if e >= 256 else 3.5
+    return 1.1 if e >= 4096 else 1.2 if e >= 2048 else 1.5 if e >= 1024 else 2.4 if e >= 256 else 3.5
 
 
 def scratch_op(B: int, dims: tuple[int, ...], perm: tuple[int, ...], e: int, budget: int, threads: int) -> Op | None:
@@ -299,16 +299,33 @@ def _move_cost(sizes: tuple[int, ...], state: tuple, move: tuple, isz: int, budg
         return choose(math.prod(sz[:a]), math.prod(sz[a:b]), math.prod(sz[b:c]), math.prod(sz[c:]) * isz,
                       budget, threads)[2]
     _, a, perm = move
-    return _perm_cost(perm) if scratch_op(math.prod(sz[:a]), tuple(sz[a:]), perm, isz, budget, threads) else math.inf
+    dims = tuple(sz[a:])
+    return _perm_cost(perm, dims, isz) if scratch_op(math.prod(sz[:a]), dims, perm, isz, budget, threads) else math.inf
 
 
-def _perm_cost(perm: tuple[int, ...]) -> float:
-    """A scratch reorder of 3+ dims: copy_into's strided 3-D copies ran ~3.7x a memcpy (NHWC->CHWN blocks)."""
+def _conflicts(dims: tuple[int, ...], perm: tuple[int, ...], e: int) -> float:
+    """A penalty for a reorder that reads or writes rows a multiple of 4 KiB apart (every row in
+    the same cache sets: (128, 16, 64) -> (64, 16, 128) f32 blocks ran 3.1x a memcpy) or of
+    2 KiB (two sets: (128, 28, 64) 2.1x); (128, 14, 64) ran 1.9x, (128, 7, 64) 1.7x."""
+    def strides(shape: tuple[int, ...]) -> list[int]:
+        out, acc = [], e
+        for n in reversed(shape):
+            out.append(acc)
+            acc *= n
+        return out[1:]
+    every = strides(dims) + strides(tuple(dims[p] for p in perm))
+    return 1.0 if any(st % 4096 == 0 for st in every) else 0.3 if any(st % 2048 == 0 for st in every) else 0.0
+
+
+def _perm_cost(perm: tuple[int, ...], dims: tuple[int, ...] = (), e: int = 1) -> float:
+    """A scratch reorder of 3+ dims: copy_into's strided 3-D copies ran 1.7-2x a memcpy, more
+    with power-of-two strides (:func:`_conflicts`)."""
+    penalty = _conflicts(dims, perm, e) if dims else 0.0
     k = len(perm)
     while k and perm[k - 1] == k - 1:  # an unmoved tail: the element grows
         k -= 1
     runs = 1 + sum(1 for i in range(k - 1) if perm[i + 1] != perm[i] + 1)
-    return 3.5 if runs > 2 else _COST["scratch"]
+    return (3.0 if runs > 2 else _COST["scratch"]) + penalty
 
 
 def _move_ops(sizes: tuple[int, ...], state: tuple, move: tuple, isz: int, budget: int, threads: int):
@@ -328,7 +345,7 @@ def _move_ops(sizes: tuple[int, ...], state: tuple, move: tuple, isz: int, budge
         return None, math.inf
     inv = tuple(perm.index(i) for i in range(len(perm)))
     undo = scratch_op(B, tuple(dims[p] for p in perm), inv, isz, budget, threads)
-    return Pass(B, dims, perm, "scratch", (op,), (undo,)), _perm_cost(perm)
+    return Pass(B, dims, perm, "scratch", (op,), (undo,)), _perm_cost(perm, dims, isz)
 
 
 def _moves(sizes: tuple[int, ...], state: tuple, isz: int, budget: int):
@@ -392,7 +409,7 @@ def _split_variants(sizes: tuple[int, ...], order: tuple[int, ...]):
         divs = [t for t in _divisors(n) if 4 <= t <= n // 4]
         if not divs:
             continue
-        picks = sorted({divs[round(j * (len(divs) - 1) / 4)] for j in range(5)})
+        picks = divs if len(divs) <= 24 else sorted({divs[round(j * (len(divs) - 1) / 15)] for j in range(16)})
         for t in picks:
             new_sizes = sizes[:i] + (n // t, t) + sizes[i + 1:]
             new_order = []

@@ -183,17 +183,19 @@ def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
         g = op.group
         blk = math.prod(dims) * w
         ngroups = -(-B // g)
-        full = U.reshape((B,) + dims + (w,))
         out_dims = tuple(dims[p] for p in op.perm) + (w,)
         axes = (0,) + tuple(p + 1 for p in op.perm) + (len(dims) + 1,)
 
         def work(k0: int, k1: int, mine: np.ndarray) -> None:
+            # copy the blocks out (memcpy), transpose them back into place: 128x64x56x56 f32,
+            # per 64x3136 block, 1.6-1.9x a memcpy this way, 2.2-2.8x transposing into the scratch
             tmp = _head(mine, g * blk * u, u)
             for k in range(k0, k1):
                 b0, b1 = k * g, min(B, (k + 1) * g)
                 n = b1 - b0
-                copy_into(tmp[:n * blk].reshape((n,) + out_dims), full[b0:b1].transpose(axes), threads=1)
-                np.copyto(U[b0 * blk:b1 * blk], tmp[:n * blk])
+                np.copyto(tmp[:n * blk], U[b0 * blk:b1 * blk])
+                copy_into(U[b0 * blk:b1 * blk].reshape((n,) + out_dims),
+                          tmp[:n * blk].reshape((n,) + dims + (w,)).transpose(axes), threads=1)
 
         run_split(work, lambda k0, k1: (k0, k1, part(k0, ngroups)), ngroups, t)
     elif op.method == "chunks":
