@@ -5,8 +5,9 @@ The plan here (pure Python, cached) turns it into a few *passes*, each a batched
 transposition ``(B, M, N, I) -> (B, N, M, I)`` of the buffer (``I`` contiguous elements move
 together), and picks for each pass how to do it in bounded memory:
 
-``scratch``  the ``M x N`` blocks of a few batches fit the scratch budget: transpose them into
-             the scratch with :func:`layouts.kernels.copy_into`, copy them back;
+``scratch``  the ``M x N`` blocks of a few batches fit the scratch budget: copy them out, and
+             transpose them back into place with :func:`layouts.kernels.copy_into` (the same
+             way a pass may reorder 3-5 trailing dims at once, e.g. ``(N, t, C) -> (C, t, N)``);
 ``chunks``   ``I`` is long (>= 16 bytes): follow the cycles of ``i -> i*M mod (MN-1)`` over
              whole chunks, with a bit per chunk to mark the visited ones;
 ``square``   ``M == N``: swap mirrored tiles, no scratch;
@@ -16,10 +17,11 @@ together), and picks for each pass how to do it in bounded memory:
              rotation, a row shuffle and a column shuffle with ``max(M, N)`` elements of scratch.
 
 The passes are chosen by a shortest-path search over the orders of the (merged) dims, each
-move weighted by its method's cost. Extra memory is bounded by :func:`scratch_budget`:
+move weighted by its method's measured cost, also with one merged dim cut in two (so that
+NHWC -> CHWN becomes long-chunk, small-block, long-chunk passes). Extra memory is bounded by :func:`scratch_budget`:
 ``max(1% of x.nbytes, 64 KiB)`` in all, over all threads; the only exception is a ``ckg``
 pass, used when neither side of a transposition factors into pieces that fit, which needs
-``max(M, N)`` elements (of at most 16 bytes) -- ``O(largest axis)``.
+``max(M, N)`` elements -- ``O(largest axis)`` when M and N are single axes.
 
 >>> import numpy as np, layouts as ly
 >>> x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
@@ -27,7 +29,7 @@ pass, used when neither side of a transposition factors into pieces that fit, wh
 >>> y = ly.convert_inplace(x, "NCHW", "NHWC")
 >>> y.shape, np.shares_memory(y, x), np.array_equal(y, want)
 ((2, 4, 5, 3), True, True)
->>> [p.method for p in plan_inplace("NCHW", "CHWN", (128, 64, 56, 56), "float32").passes]
+>>> [p.method for p in plan_inplace("NCHW", "CHWN", (128, 64, 56, 56), "float32", threads=1).passes]
 ['split']
 """
 
