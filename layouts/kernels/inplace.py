@@ -264,8 +264,9 @@ def run_plan(buf: np.ndarray, plan, guard) -> None:
                 for op in p.ops:
                     transpose_batched(buf, op, scratch)
             except Exception as err:
-                err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
-                             f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
+                if hasattr(err, "add_note"):  # Python 3.11+
+                    err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
+                                 f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
                 raise
             done.append(p)
             if guard.pending:
