@@ -14,13 +14,14 @@ from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
 from .index import Index
 from .infer import candidate_layouts, layout_of
+from .inplace import convert_inplace
 from .layout import Layout, canonical_order
 from .spec import parse
 
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
-    "layout_of", "candidate_layouts", "convert", "set_threads", "get_threads",
+    "layout_of", "candidate_layouts", "convert", "convert_inplace", "set_threads", "get_threads",
 ]
 __version__ = "0.1.0"
 
