@@ -1,6 +1,6 @@
 """An interactive explorer for Jupyter: pick specs, dims and one element; see it in every layout.
 
-:func:`explore` builds ipywidgets (an optional extra: ``pip install layouts[widgets]``) around an
+:func:`explore` builds ipywidgets (an optional extra: ``pip install layouts-toolkit[widgets]``) around an
 :class:`ExplorerModel`, which holds the whole state and does all the work without widgets: the
 widget callbacks only call the model's setters, and the picture and the formulas are read from the
 model. So the model can be driven (and tested) without a browser:
@@ -247,13 +247,13 @@ def explore(specs=("NCHW", "NHWC", "CHWN"), **dims) -> Explorer:
     layout's offset formula is evaluated for it (term by term).
 
     ``dims`` default to the EdgeBoard article's N=2, C=16, H=5, W=4. Needs ipywidgets
-    (``pip install layouts[widgets]``). Everything it shows comes from ``explorer.model``
+    (``pip install layouts-toolkit[widgets]``). Everything it shows comes from ``explorer.model``
     (an :class:`ExplorerModel`), which works without widgets.
     """
     model = ExplorerModel(specs, dims or None)
     try:
         import ipywidgets  # noqa: F401
     except ImportError:
-        raise ImportError("layouts.viz.explore needs ipywidgets: pip install 'layouts[widgets]' "
+        raise ImportError("layouts.viz.explore needs ipywidgets: pip install 'layouts-toolkit[widgets]' "
                           "(or use layouts.viz.ExplorerModel without widgets)") from None
     return Explorer(model)
