@@ -9,6 +9,7 @@ code and the interop modules load when first used.
 """
 
 from .config import get_threads, set_threads
+from .chunked import convert_file
 from .convert import convert
 from .errors import LayoutError
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
@@ -20,7 +21,7 @@ from .spec import parse
 __all__ = [
     "Layout", "LayoutError", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
-    "layout_of", "candidate_layouts", "convert", "set_threads", "get_threads",
+    "layout_of", "candidate_layouts", "convert", "convert_file", "set_threads", "get_threads",
 ]
 __version__ = "0.1.0"
 
