@@ -77,6 +77,9 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: np.ndarray | None
     >>> np.shares_memory(ly.convert(x[:, :1], "NCHW", "NHWC", copy=None), x)   # C == 1: same memory order
     True
     """
+    if type(x).__module__.split(".")[0] == "dask":  # a dask array: a lazy result (layouts.chunked.dask)
+        from .chunked.dask import convert_dask
+        return convert_dask(x, src, dst, out=out, threads=threads, copy=copy, **dims)
     try:
         return _convert(x, src, dst, out, threads, copy, dims)
     except LayoutError as err:
