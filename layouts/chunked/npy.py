@@ -58,7 +58,7 @@ _MAX_IO = 1 << 30
 
 
 def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
-                 memory: int | str = "256MB", progress: Any = None, **dims: int) -> None:
+                 memory: int | str = "256MB", progress: Any = None, fsync: bool = True, **dims: int) -> None:
     """Convert the ``.npy`` file ``src_path`` (layout ``src``) to ``dst_path`` (layout ``dst``).
 
     Parameters
@@ -74,6 +74,10 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     progress : None, bool or callable
         A tqdm bar (terminal or Jupyter) for long work when ``None``; ``True``/``False`` force it;
         a callable gets ``(done_bytes, total_bytes)`` after each tile.
+    fsync : bool
+        ``True`` (default) flushes the result to the disk before the rename, so that it
+        survives a power cut too; ``False`` leaves that to the OS (a killed process still
+        leaves no truncated ``dst_path``: the rename is what makes the result appear).
     **dims : int
         Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
 
@@ -95,7 +99,7 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     except LayoutError as err:
         raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
     try:
-        job.run(progress)
+        job.run(progress, bool(fsync))
     finally:
         job.close()
 
@@ -363,7 +367,7 @@ class _Job:
             shape = src.shape
         return _boxes.resolve(src, dst, shape, self.dtype.itemsize, dims)
 
-    def run(self, progress: Any) -> None:
+    def run(self, progress: Any, fsync: bool) -> None:
         folder, name = os.path.split(os.path.abspath(self.dst_path))
         self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
         umask = os.umask(0)
@@ -378,12 +382,14 @@ class _Job:
             os.ftruncate(self.tmp_fd, total)  # a file system without fallocate: a sparse file
         os.pwrite(self.tmp_fd, self.header, 0)
         self._convert(progress)
-        os.fsync(self.tmp_fd)
+        if fsync:
+            os.fsync(self.tmp_fd)
         os.close(self.tmp_fd)
         self.tmp_fd = -1
         os.replace(self.tmp_path, self.dst_path)
         self.tmp_path = None
-        _fsync_dir(folder)
+        if fsync:
+            _fsync_dir(folder)
 
     def _convert(self, progress: Any) -> None:
         item = self.dtype.itemsize
