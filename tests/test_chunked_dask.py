@@ -99,6 +99,20 @@ def test_aligned_chunks_need_one_input_chunk_each():
     np.testing.assert_array_equal(y.compute(scheduler="threads"), ly.convert(np.ones((8, 32, 4, 4), np.float32), "NCHW", "NCHW16c"))
 
 
+@pytest.mark.parametrize("dst,chunks,path", [
+    ("NHWC", {"C": 60}, "convert_pieces"),        # pieces meet anywhere on an unblocked axis: straight into the output
+    ("NCHW8c", {"C": 48}, "convert_pieces"),      # ... and on whole blocks of a blocked one (24 = 3 blocks of 8)
+    ("NCHW16c", {"C": 32}, "convert_chunk"),      # 24 cuts a block of 16: the pieces are copied together first
+])
+def test_output_chunks_made_of_several_input_chunks(dst, chunks, path):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 60, 5, 3)).astype(np.float32)
+    y = ly.convert(da.from_array(x, chunks=(2, 24, 5, 3)), "NCHW", dst, chunks=chunks)
+    funcs = {task[0].__name__ for task in dict(y.dask.layers[y.name]).values()}
+    assert path in funcs, funcs
+    np.testing.assert_array_equal(y.compute(scheduler="threads"), _physical(x, "NCHW", dst))
+
+
 def test_user_chunks_and_lazy():
     calls = []
 

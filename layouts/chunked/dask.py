@@ -4,10 +4,11 @@ The output chunks are planned first, per logical axis: the input's chunking alon
 kept (in logical units, whatever block the source has), rounded to a multiple of both layouts'
 blocks on that axis so every output chunk is whole blocks (:func:`plan_chunks`); a user may
 give ``chunks={"N": 8}`` instead. Each output chunk is then one task of a hand-built graph
-that takes exactly the input chunks overlapping its box, slices them (a view when the box lies
-in one input chunk, which keeping the input chunking makes the usual case; a copy of the
-pieces into one buffer otherwise) and runs :func:`layouts.convert` (the numba kernels, one
-thread: dask runs the tasks in parallel) between the box's two small layouts. Padding slots
+that takes exactly the input chunks overlapping its box and runs :func:`layouts.convert` (the
+numba kernels, one thread: dask runs the tasks in parallel) between the box's two small
+layouts: on a view of the input chunk when the box lies in one (keeping the input chunking
+makes that the usual case), piece by piece into the output chunk when the pieces meet on whole
+blocks, and only otherwise (input chunks cutting a block) after copying the pieces together. Padding slots
 come out zero; no rechunk before or after moves the data a second time.
 
 It works with any scheduler (threads, processes, ``dask.distributed``): the tasks are plain
@@ -161,7 +162,10 @@ def _physical_chunks(dst: Layout, bounds: Mapping[str, tuple[int, ...]]) -> tupl
 
 def _task(in_name: str, src: Layout, dst: Layout, box: Mapping[str, tuple[int, int]],
           in_edges: list[np.ndarray], threads: int) -> tuple:
-    """(convert_chunk, nested keys of the input chunks the box needs, their slices, ...)."""
+    """The task of one output chunk: the input chunks its box overlaps (nested keys) and how to
+    cut them. When the pieces meet on whole blocks of both layouts, each piece is converted
+    straight into its part of the output (:func:`convert_pieces`, one move); otherwise the
+    pieces are first copied into one source box (:func:`convert_chunk`)."""
     pbox = _boxes.physical_box(src, box)
     per_dim = []  # for each physical dim of the source: [(input chunk index, slice in it)]
     for (lo, hi), edges in zip(pbox, in_edges):
@@ -175,7 +179,62 @@ def _task(in_name: str, src: Layout, dst: Layout, box: Mapping[str, tuple[int, i
     keys = _nested(in_name, per_dim, ())
     cuts = tuple(tuple(s for _, s in dim) for dim in per_dim)
     src_tile, dst_tile = _boxes.tile_layout(src, box), _boxes.tile_layout(dst, box)
-    return (convert_chunk, keys, cuts, _recipe(src_tile), _recipe(dst_tile), threads)
+    if all(len(c) == 1 for c in cuts):
+        return (convert_chunk, keys, cuts, _recipe(src_tile), _recipe(dst_tile), threads)
+    pieces = _pieces(src_tile, dst_tile, cuts, _boxes.steps(src, dst))
+    if pieces is None:
+        return (convert_chunk, keys, cuts, _recipe(src_tile), _recipe(dst_tile), threads)
+    return (convert_pieces, keys, pieces, _recipe(dst_tile), threads)
+
+
+def _pieces(src_tile: Layout, dst_tile: Layout, cuts: tuple, step: Mapping[str, int]) -> list | None:
+    """Per piece (an input chunk's part of the box): (its index in the nested keys, its slices,
+    its source and destination layouts, its slices of the output chunk); None when some piece
+    does not start on whole blocks of both layouts."""
+    blocks = _boxes.axis_blocks(src_tile)
+    starts = []  # per source dim: where each piece starts inside the box (physical index)
+    for dd, cut in zip(src_tile.parsed.dims, cuts):
+        if dd.is_block and len(cut) > 1:
+            return None  # a block cut in pieces: no piece is whole blocks
+        pos, at = 0, []
+        for c in cut:
+            at.append(pos)
+            pos += c.stop - c.start
+        if not dd.is_block and any((p * blocks[dd.axis]) % step[dd.axis] for p in at):
+            return None
+        starts.append(at)
+    size = src_tile.dims
+    out = []
+    for idx in itertools.product(*[range(len(c)) for c in cuts]):
+        sub = {}
+        for dim, (dd, i) in enumerate(zip(src_tile.parsed.dims, idx)):
+            if not dd.is_block:
+                b = blocks[dd.axis]
+                lo = starts[dim][i] * b
+                hi = min(size[dd.axis], (starts[dim][i] + cuts[dim][i].stop - cuts[dim][i].start) * b)
+                sub[dd.axis] = (lo, hi)
+        dst_slices = tuple(slice(a, b) for a, b in _boxes.physical_box(dst_tile, sub))
+        out.append((idx, tuple(c[i] for c, i in zip(cuts, idx)), _recipe(_boxes.tile_layout(src_tile, sub)),
+                    _recipe(_boxes.tile_layout(dst_tile, sub)), dst_slices))
+    return out
+
+
+def convert_pieces(blocks: Any, pieces: list, dst: tuple, threads: int) -> np.ndarray:
+    """One output chunk made of several input chunks, each converted into its part of it."""
+    from ..convert import convert
+
+    dst_L = _boxes._tile_layout(*dst)
+    out = None
+    for idx, slices, piece_src, piece_dst, dst_slices in pieces:
+        piece = blocks
+        for i in idx:
+            piece = piece[i]
+        piece = np.asarray(piece)
+        if out is None:
+            out = np.empty(dst_L.shape, dtype=piece.dtype)
+        convert(piece[slices], _boxes._tile_layout(*piece_src), _boxes._tile_layout(*piece_dst),
+                out=out[dst_slices], threads=threads)
+    return out
 
 
 def _nested(name: str, per_dim: list, prefix: tuple) -> Any:

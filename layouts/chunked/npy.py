@@ -9,8 +9,9 @@ destination tile fill the budget (the kernels' cache blocking, one level up). Ti
 in the destination's order, so the output is written front to back in large ``pwrite`` s; the
 source is read with ``preadv`` into one reused buffer (no memmap: the budget counts every
 byte this process holds, and page-cache pages of plain reads are not resident memory of the
-process). Peak resident memory is the two tile buffers plus the interpreter, numpy and numba
-(about 90 MB).
+process). Peak resident memory is the tile buffers plus the interpreter, numpy and numba
+(about 90 MB). The write of one tile overlaps reading and converting the next (a writer
+thread; the budget holds one source tile and two destination tiles).
 
 Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``),
 which is fsynced and then renamed over ``dst_path`` (``os.replace``, atomic on POSIX); the
@@ -51,8 +52,10 @@ from . import _boxes
 from .memory import parse_memory
 from .progress import reporter
 
-#: Share of ``memory`` the two tile buffers may use (the rest: per-tile temporaries, slack).
+#: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
 BUFFER_SHARE = 0.9
+#: Destination buffers: one being written while the next tile is converted into the other.
+WRITE_BUFFERS = 2
 #: Largest single read/write (Linux moves at most ~2 GiB per call).
 _MAX_IO = 1 << 30
 
@@ -242,6 +245,7 @@ def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, d
                itemsize: int, budget: int) -> dict[str, int]:
     """Tile extent per logical axis: both files' runs as long as the budget allows.
 
+    ``budget`` bounds one source tile plus :data:`WRITE_BUFFERS` destination tiles.
     Greedy: start at one granule (:func:`._boxes.steps`) per axis; repeatedly take the side
     (source or destination) whose run is shorter and double the axis that ends its run; when
     doubling overflows the budget take the largest multiple that fits; stop when neither side
@@ -256,8 +260,9 @@ def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, d
         box = {a: (0, tt[a]) for a in tt}
         return [Region.of(shape, strides, _boxes.physical_box(L, box)) for L, shape, strides in sides]
 
-    def cost(tt: Mapping[str, int]) -> int:
-        return sum(r.elements for r in regions(tt)) * itemsize
+    def cost(tt: Mapping[str, int]) -> int:  # one source buffer, WRITE_BUFFERS destination buffers
+        r_src, r_dst = regions(tt)
+        return (r_src.elements + WRITE_BUFFERS * r_dst.elements) * itemsize
 
     if cost(t) > budget:
         raise LayoutError(f"memory={budget} bytes is too small: the smallest tile (one block of each "
@@ -392,30 +397,41 @@ class _Job:
             _fsync_dir(folder)
 
     def _convert(self, progress: Any) -> None:
+        """Read, convert and write tile by tile; the write of one tile overlaps the read and
+        conversion of the next (a writer thread, two destination buffers)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         item = self.dtype.itemsize
         src_L, dst_L = self.src_layout, self.dst_layout
         first = {a: (0, self.tile[a]) for a in dst_L.axes}
         r_src = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, first))
         r_dst = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, first))
         src_buf = np.empty(max(r_src.elements, 1), self.dtype)
-        dst_buf = np.empty(max(r_dst.elements, 1), self.dtype)
+        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(WRITE_BUFFERS)]
         base = len(self.header)
         label = f"{src_L.spec} -> {dst_L.spec}"
         total = math.prod(dst_L.shape) * item  # the tiles' elements, pitch gaps aside
-        with reporter(progress, total, label) as step:
+        with reporter(progress, total, label) as step, ThreadPoolExecutor(1, "layouts-writer") as writer:
             if dst_L.count == 0:
                 step(total)  # no element: the preallocated zeros are the whole output
                 return
-            for box in tiles(dst_L, self.tile):
+            pending = None  # (future of the previous tile's write, its bytes)
+            for i, box in enumerate(tiles(dst_L, self.tile)):
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
-                sb, db = src_buf[:rs.elements], dst_buf[:rd.elements]
+                sb, db = src_buf[:rs.elements], dst_bufs[i % WRITE_BUFFERS][:rd.elements]
                 read_region(self.src_fd, rs, sb, self.src_base, self.src_end)
                 if self.pitched:
                     db.fill(0)  # the gaps between rows are written too, as zeros
                 convert_tile(rs.view(sb), _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box), rd.view(db))
-                write_region(self.tmp_fd, rd, db, base)
-                step(math.prod(b - a for a, b in _boxes.physical_box(dst_L, box)) * item)
+                if pending is not None:  # the buffer about to be reused next was written by then
+                    pending[0].result()
+                    step(pending[1])
+                pending = (writer.submit(write_region, self.tmp_fd, rd, db, base),
+                           math.prod(b - a for a, b in _boxes.physical_box(dst_L, box)) * item)
+            if pending is not None:
+                pending[0].result()
+                step(pending[1])
 
     def close(self) -> None:
         for attr in ("src_fd", "tmp_fd"):
