@@ -98,8 +98,12 @@ def test_random_shapes_and_dtypes_equal_numpy(tmp_path, axes, src, dst, seed):
     np.testing.assert_array_equal(got, want)
 
 
-def test_many_tiles_in_a_small_budget(tmp_path):
-    """A few-MB file through a 64 kB budget: hundreds of tiles, every byte right."""
+@pytest.mark.parametrize("mapped,buffers", [(True, 1), (False, 1), (True, 2)], ids=["mapped", "read", "writer-thread"])
+def test_many_tiles_in_a_small_budget(tmp_path, monkeypatch, mapped, buffers):
+    """A few-MB file through a 64 kB budget: hundreds of tiles, every byte right (source tiles
+    mapped or read, writes in turn or overlapped by a writer thread)."""
+    monkeypatch.setattr(npy, "MAP_SOURCE", mapped)
+    monkeypatch.setattr(npy, "WRITE_BUFFERS", buffers)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((6, 37, 45, 51)).astype(np.float32)   # 2 MB
     for dst, want in [("NHWC", x.transpose(0, 2, 3, 1)), ("CHWN", x.transpose(1, 2, 3, 0)),
