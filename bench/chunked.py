@@ -13,14 +13,17 @@ pages, which ``ru_maxrss`` would mix with the parent's across ``exec``; page-cac
 files are not counted, and convert_file maps no file, so none of them is resident in it). The reference
 is ``shutil.copyfile`` of the same file in the same run, with and without an ``fsync`` (so
 ``convert_file`` is compared with ``fsync=True`` against copy+fsync and with ``fsync=False``
-against the plain copy); rounds are interleaved and medians reported.
+against the plain copy); rounds are interleaved, each run starts after an ``os.sync()`` (so no
+run pays for the writeback of the one before), and medians are reported.
 
 **dask**: a persisted float32 NCHW array on a ``LocalCluster`` of 1 and of 2 worker processes
 (1 thread each), converted and persisted (``ly.convert``) against dask's own ``transpose``
 (+ ``rechunk`` to the same output chunks; + ``pad`` and ``reshape`` for NCHW16c), each output
 chunk made contiguous (``map_blocks(np.ascontiguousarray)``: dask's transpose alone leaves
 views, which is no conversion; for ly.convert's chunks it is a no-op). Results are checked
-equal. Medians of ``--repeats``, interleaved, after one warm-up each.
+equal. Medians of ``--repeats``, interleaved, after one warm-up each: the wall time of
+``persist`` + ``wait``, and the workers' summed task compute time (from the task stream: the
+conversion work without scheduling and transfers).
 
 The machine is shared with other work: read ratios measured side by side, not absolute figures.
 """
@@ -75,6 +78,7 @@ CHILD = textwrap.dedent("""
 
 def _child(mode: str, src: str, dst: str, memory: str) -> dict:
     env = dict(os.environ, PYTHONPATH=ROOT)
+    os.sync()  # start each run without the previous runs' dirty pages (their writeback throttles the next writer)
     out = subprocess.run([sys.executable, "-c", CHILD, mode, src, dst, memory], env=env, check=True,
                          capture_output=True, text=True).stdout
     os.remove(dst)
@@ -133,7 +137,7 @@ def bench_file(args) -> None:
 def bench_dask(args) -> None:
     import dask
     import dask.array as da
-    from distributed import Client, LocalCluster, wait
+    from distributed import Client, LocalCluster, get_task_stream, wait
 
     import layouts as ly
 
@@ -161,19 +165,24 @@ def bench_dask(args) -> None:
                         same = bool(da.all(a == b).compute())
                     assert same, "ly.convert and dask differ"
                     times = {"layouts": [], "dask": []}
+                    busy = {"layouts": [], "dask": []}
                     for r in range(args.repeats + 1):
                         for who, fn in (("layouts", ours), ("dask", lambda: theirs(ch))):
-                            t = time.perf_counter()
-                            y = client.persist(fn())
-                            wait(y)
-                            dt = time.perf_counter() - t
+                            with get_task_stream(client) as ts:
+                                t = time.perf_counter()
+                                y = client.persist(fn())
+                                wait(y)
+                                dt = time.perf_counter() - t
                             del y
                             if r:
                                 times[who].append(dt)
+                                busy[who].append(sum(s["stop"] - s["start"] for task in ts.data
+                                                     for s in task["startstops"] if s["action"] == "compute"))
                     ml, md = statistics.median(times["layouts"]), statistics.median(times["dask"])
+                    bl, bd = statistics.median(busy["layouts"]), statistics.median(busy["dask"])
                     print(f"dask {workers} worker{'s' if workers > 1 else ' '} {N}x{C}x{H}x{W} f32, input chunks "
-                          f"{(args.nchunk, cchunk, H, W)} -> {name}: layouts {ml * 1e3:7.0f} ms, dask {md * 1e3:7.0f} ms, "
-                          f"{md / ml:.2f}x, equal: {same}")
+                          f"{(args.nchunk, cchunk, H, W)} -> {name}: wall layouts {ml * 1e3:5.0f} ms, dask {md * 1e3:5.0f} ms, "
+                          f"{md / ml:.2f}x | task compute layouts {bl * 1e3:5.0f} ms, dask {bd * 1e3:5.0f} ms, {bd / bl:.2f}x | equal: {same}")
                 del x
 
 

@@ -441,8 +441,8 @@ class _Job:
             _fsync_dir(folder)
 
     def _convert(self, progress: Any) -> None:
-        """Read, convert and write tile by tile; the write of one tile overlaps the read and
-        conversion of the next (a writer thread, two destination buffers)."""
+        """Read (or map), convert and write tile by tile, in the destination's order; with
+        :data:`WRITE_BUFFERS` = 2 a writer thread writes one tile while the next is converted."""
         from concurrent.futures import ThreadPoolExecutor
 
         item = self.dtype.itemsize
