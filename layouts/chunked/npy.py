@@ -6,12 +6,13 @@ every block (:mod:`._boxes`), so each tile is a small in-memory conversion run b
 are touched in long contiguous runs: starting from one block, the axis that ends the shorter
 of the two runs (source read, destination write) grows, doubling, until source tile +
 destination tile fill the budget (the kernels' cache blocking, one level up). Tiles are visited
-in the destination's order, so the output is written front to back in large ``pwrite`` s; the
-source is read with ``preadv`` into one reused buffer (no memmap: the budget counts every
-byte this process holds, and page-cache pages of plain reads are not resident memory of the
-process). Peak resident memory is the tile buffers plus the interpreter, numpy and numba
-(about 90 MB). The write of one tile overlaps reading and converting the next (a writer
-thread; the budget holds one source tile and two destination tiles).
+in the destination's order, so the output is written front to back in large ``pwrite`` s.
+A source tile whose runs are dense (its span at most :data:`MAP_DENSITY` times its bytes) is
+read in place through a memory map of just that span, unmapped after the tile (no read copy);
+a scattered one is read run by run with ``preadv`` into one reused buffer. Resident memory is
+therefore the destination buffer plus one source tile (mapped pages count as the process's
+resident memory while mapped, and only then; page-cache pages of reads and writes never do),
+plus the interpreter, numpy and numba (about 90 MB): peak RSS <= ``memory`` + ~100 MB.
 
 Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``),
 which is fsynced and then renamed over ``dst_path`` (``os.replace``, atomic on POSIX); the
@@ -61,6 +62,8 @@ BUFFER_SHARE = 0.9
 WRITE_BUFFERS = 1
 #: Read a source tile through a memory map of its span (no copy) when its runs are dense.
 MAP_SOURCE = True
+#: Reserve the output's disk space up front (posix_fallocate): no ENOSPC midway.
+PREALLOCATE = True
 #: Largest span/bytes ratio of a source tile that is mapped rather than read.
 MAP_DENSITY = 1.25
 #: Largest single read/write (Linux moves at most ~2 GiB per call).
@@ -424,11 +427,13 @@ class _Job:
         os.fchmod(self.tmp_fd, 0o666 & ~umask)
         total = len(self.header) + self.nbytes
         try:
+            if not PREALLOCATE:
+                raise AttributeError
             os.posix_fallocate(self.tmp_fd, 0, total)  # out of space now rather than midway
         except (AttributeError, OSError) as err:
             if isinstance(err, OSError) and err.errno == errno.ENOSPC:
                 raise
-            os.ftruncate(self.tmp_fd, total)  # a file system without fallocate: a sparse file
+            os.ftruncate(self.tmp_fd, total)  # a sparse file (or a file system without fallocate)
         os.pwrite(self.tmp_fd, self.header, 0)
         self._convert(progress)
         if fsync:
