@@ -96,6 +96,9 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     ...
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
+    if type(x).__module__.split(".")[0] == "dask":  # a dask array: a lazy result (layouts.chunked.dask)
+        from .chunked.dask import convert_dask
+        return convert_dask(x, src, dst, out=out, threads=threads, copy=copy, **dims)
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.

@@ -1,0 +1,524 @@
+"""``convert_file``: one ``.npy`` file to another in a new layout, in bounded memory.
+
+The conversion is cut into *tiles*, boxes of logical coordinates whose bounds are multiples of
+every block (:mod:`._boxes`), so each tile is a small in-memory conversion run by
+:func:`layouts.convert`'s plans and numba kernels. Tile extents are chosen so that both files
+are touched in long contiguous runs: starting from one block, the axis that ends the shorter
+of the two runs (source read, destination write) grows, doubling, until source tile +
+destination tile fill the budget (the kernels' cache blocking, one level up). Tiles are visited
+in the destination's order, so the output is written front to back in large ``pwrite`` s.
+A source tile whose runs are dense (its span at most :data:`MAP_DENSITY` times its bytes) is
+read in place through a memory map of just that span, unmapped after the tile (no read copy);
+a scattered one is read run by run with ``preadv`` into one reused buffer. Resident memory is
+therefore the destination buffer plus one source tile (mapped pages count as the process's
+resident memory while mapped, and only then; page-cache pages of reads and writes never do),
+plus the interpreter, numpy and numba (about 90 MB): peak RSS <= ``memory`` + ~100 MB.
+
+Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``),
+which is fsynced and then renamed over ``dst_path`` (``os.replace``, atomic on POSIX); the
+source is opened read-only. An exception removes the temporary file; a killed process
+leaves it behind (it never has ``dst_path``'s name), and ``dst_path`` either does not exist
+or still holds what it held before.
+
+A pitched destination (a :class:`~layouts.Layout` with ``pitch=`` or ``align=``) is written
+as its flat buffer, gaps zero: the header's shape is ``(dst.size,)`` and
+``dst.view(np.load(path))`` gives the strided physical view. A pitched source is read the same
+way: a flat ``.npy`` of at least ``src.span`` elements (gaps are read and ignored).
+
+>>> import numpy as np, os, tempfile, layouts as ly
+>>> d = tempfile.mkdtemp()
+>>> x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+>>> np.save(os.path.join(d, "x.npy"), x)
+>>> ly.convert_file(os.path.join(d, "x.npy"), "NCHW", os.path.join(d, "y.npy"), "NHWC", memory="4KB")
+>>> np.array_equal(np.load(os.path.join(d, "y.npy")), x.transpose(0, 2, 3, 1))
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import itertools
+import math
+import mmap
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping
+
+import numpy as np
+
+from ..errors import LayoutError
+from ..layout import Layout
+from . import _boxes
+from .memory import parse_memory
+from .progress import reporter
+
+#: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
+BUFFER_SHARE = 0.9
+#: Destination buffers: 2 writes one tile in a thread while the next is converted (on the shared
+#: 2-core machine this measured no faster for NHWC and slower for CHWN than 1, writing in turn).
+WRITE_BUFFERS = 1
+#: Read a source tile through a memory map of its span (no copy) when its runs are dense.
+MAP_SOURCE = True
+#: Reserve the output's disk space up front (posix_fallocate): no ENOSPC midway.
+PREALLOCATE = True
+#: Largest span/bytes ratio of a source tile that is mapped rather than read.
+MAP_DENSITY = 1.25
+#: Largest single read/write (Linux moves at most ~2 GiB per call).
+_MAX_IO = 1 << 30
+
+
+def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
+                 memory: int | str = "256MB", progress: Any = None, fsync: bool = True, **dims: int) -> None:
+    """Convert the ``.npy`` file ``src_path`` (layout ``src``) to ``dst_path`` (layout ``dst``).
+
+    Parameters
+    ----------
+    src_path, dst_path : str or path-like
+        A C-order ``.npy`` file of ``src``'s physical shape (a flat one for a pitched source
+        Layout), and where to write. ``dst_path`` is replaced atomically at the end.
+    src, dst : str or Layout
+        As for :func:`layouts.convert`. A pitched ``dst`` is written as its flat buffer.
+    memory : int or str
+        Budget for the tiles: bytes, or ``"256MB"``, ``"1GiB"``... The process's peak resident
+        memory stays within about this plus the interpreter with numpy and numba (~90 MB).
+    progress : None, bool or callable
+        A tqdm bar (terminal or Jupyter) for long work when ``None``; ``True``/``False`` force it;
+        a callable gets ``(done_bytes, total_bytes)`` after each tile.
+    fsync : bool
+        ``True`` (default) flushes the result to the disk before the rename, so that it
+        survives a power cut too; ``False`` leaves that to the OS (a killed process still
+        leaves no truncated ``dst_path``: the rename is what makes the result appear).
+    **dims : int
+        Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile, layouts as ly
+    >>> d = tempfile.mkdtemp(); src, dst = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+    >>> np.save(src, np.ones((1, 20, 2, 2), np.float32))
+    >>> ly.convert_file(src, "NCHW", dst, "NCHW16c", memory="2KB")
+    >>> y = np.load(dst); y.shape, float(y[0, 1, 0, 0, :4].sum()), float(y[0, 1, 0, 0, 4:].sum())
+    ((1, 2, 2, 2, 16), 4.0, 0.0)
+    """
+    src_path, dst_path = _path(src_path, "src_path"), _path(dst_path, "dst_path")
+    budget = parse_memory(memory)
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
+    try:
+        job = _Job.open(src_path, src, dst_path, dst, budget, dims)
+    except LayoutError as err:
+        raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
+    try:
+        job.run(progress, bool(fsync))
+    finally:
+        job.close()
+
+
+def _path(p: Any, name: str) -> str:
+    if isinstance(p, bool) or not isinstance(p, (str, bytes, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(p).__name__} {p!r}")
+    return os.fsdecode(os.fspath(p))
+
+
+# --------------------------------------------------------------------------------- .npy headers
+def read_header(fd: int, path: str) -> tuple[tuple[int, ...], np.dtype, int]:
+    """(shape, dtype, data offset) of the ``.npy`` file open as ``fd``; LayoutError if it is not
+    a C-order ``.npy`` of plain (non-object) data."""
+    f = os.fdopen(os.dup(fd), "rb")
+    with f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f".npy format version {version} is not supported (1.0 and 2.0 are)")
+        except (ValueError, SyntaxError, EOFError) as err:
+            raise LayoutError(f"src_path {path!r} is not a .npy file numpy can read: {err}") from None
+        offset = f.tell()
+    if fortran:
+        raise LayoutError(f"src_path {path!r} holds a Fortran-order array; expected C order "
+                          f"(np.save of np.ascontiguousarray(x))")
+    if dtype.hasobject:
+        raise LayoutError(f"src_path {path!r} holds dtype {dtype}, Python objects; convert_file moves numeric and bool data only")
+    need = offset + math.prod(shape) * dtype.itemsize
+    have = os.fstat(fd).st_size
+    if have < need:
+        raise LayoutError(f"src_path {path!r} is truncated: its header promises {need} bytes, the file has {have}")
+    return tuple(shape), dtype, offset
+
+
+def header_bytes(shape: tuple[int, ...], dtype: np.dtype) -> bytes:
+    """A ``.npy`` header (format 1.0, or 2.0 when it must) for a C-order array."""
+    d = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": tuple(shape)}
+    bio = io.BytesIO()
+    try:
+        np.lib.format.write_array_header_1_0(bio, d)
+    except ValueError:
+        bio = io.BytesIO()
+        np.lib.format.write_array_header_2_0(bio, d)
+    return bio.getvalue()
+
+
+# --------------------------------------------------------------------------------- file regions
+@dataclass
+class Region:
+    """The part of a C-order file array (``shape``, element ``strides``) a box of physical
+    ranges covers, as equal runs: ``offsets`` (elements) of ``run`` elements each.
+
+    The run is dim ``k`` (partly covered) with every dim inside it (fully covered), gaps of a
+    pitch included; the buffer stacks the runs, and :meth:`view` sees it with the file's strides.
+    """
+
+    ext: tuple[int, ...]
+    k: int
+    run: int
+    offsets: np.ndarray
+    strides: tuple[int, ...]
+
+    @classmethod
+    def of(cls, shape: tuple[int, ...], strides: tuple[int, ...], box: list[tuple[int, int]]) -> "Region":
+        ext = tuple(b - a for a, b in box)
+        k = len(shape) - 1
+        while k > 0 and ext[k] == shape[k]:
+            k -= 1
+        run = ext[k] * strides[k]
+        base = sum(box[j][0] * strides[j] for j in range(k + 1))
+        outer = ext[:k]
+        if outer:
+            grids = np.ix_(*[np.arange(e, dtype=np.int64) * strides[j] for j, e in enumerate(outer)])
+            offsets = (base + sum(grids)).reshape(-1)
+        else:
+            offsets = np.array([base], dtype=np.int64)
+        return cls(ext, k, run, offsets, tuple(strides))
+
+    @property
+    def elements(self) -> int:
+        return len(self.offsets) * self.run if all(self.ext) else 0
+
+    def view(self, buf: np.ndarray) -> np.ndarray:
+        """The physical box inside the flat buffer ``buf`` (at least :attr:`elements` long)."""
+        item = buf.itemsize
+        outer = [0] * self.k
+        acc = self.run
+        for j in reversed(range(self.k)):
+            outer[j] = acc
+            acc *= self.ext[j]
+        strides = [s * item for s in outer] + [s * item for s in self.strides[self.k:]]
+        return np.lib.stride_tricks.as_strided(buf, shape=self.ext, strides=strides, writeable=buf.flags.writeable)
+
+
+def _runs(region: Region, buf: np.ndarray, base: int) -> Iterable:
+    """(file byte offset, memoryview of buf) for each run, adjacent runs merged."""
+    item = buf.itemsize
+    mv = memoryview(buf.view(np.uint8)).cast("B")
+    nbytes = region.run * item
+    start = None
+    for i, off in enumerate(region.offsets.tolist()):
+        pos = base + off * item
+        if start is not None and pos == end:
+            end += nbytes
+            continue
+        if start is not None:
+            yield start, mv[first * nbytes:i * nbytes]
+        start, end, first = pos, pos + nbytes, i
+    if start is not None:
+        yield start, mv[first * nbytes:len(region.offsets) * nbytes]
+
+
+def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int) -> None:
+    """Fill ``buf`` with the runs of ``region`` from the file (bytes past ``end``, the end of the
+    file's data, are gap slots of a pitched source: zero)."""
+    for pos, mv in _runs(region, buf, base):
+        while len(mv):
+            n = os.preadv(fd, [mv[:_MAX_IO]], pos) if pos < end else 0
+            if n == 0:
+                mv[:] = b"\0" * len(mv)  # past the end of a short pitched source: gap slots
+                break
+            mv, pos = mv[n:], pos + n
+
+
+@contextlib.contextmanager
+def mapped_region(fd: int, region: Region, dtype: np.dtype, base: int, end: int) -> Iterator[np.ndarray | None]:
+    """A read-only view of ``region`` straight in the file's pages (a memory map of just its
+    span, unmapped on exit), or None when the runs are sparse (the span is more than
+    :data:`MAP_DENSITY` times the region) or run past the file's end: read them instead.
+
+    Mapping saves the copy a read makes; the mapped pages count as this process's resident
+    memory only while mapped, and the span is at most a source tile (within the budget).
+    """
+    item = dtype.itemsize
+    n = len(region.offsets)
+    if not MAP_SOURCE or n == 0 or region.elements == 0:
+        yield None
+        return
+    first = base + int(region.offsets[0]) * item
+    span = (int(region.offsets[-1]) - int(region.offsets[0]) + region.run) * item
+    if first + span > end or span > MAP_DENSITY * region.elements * item:
+        yield None
+        return
+    start = first - first % mmap.ALLOCATIONGRANULARITY
+    view = flat = None
+    mm = mmap.mmap(fd, first + span - start, access=mmap.ACCESS_READ, offset=start)
+    try:
+        if hasattr(mm, "madvise"):
+            mm.madvise(mmap.MADV_WILLNEED)
+        flat = np.frombuffer(mm, dtype=np.uint8, count=span, offset=first - start)
+        view = np.lib.stride_tricks.as_strided(flat.view(dtype) if span % item == 0 else flat[:span - span % item].view(dtype),
+                                               shape=region.ext, strides=[s * item for s in region.strides], writeable=False)
+        yield view
+    finally:
+        view = flat = None
+        try:
+            mm.close()
+        except BufferError:  # the caller still holds a view (an exception on its way): unmapped when it goes
+            pass
+
+
+def write_region(fd: int, region: Region, buf: np.ndarray, base: int) -> None:
+    """Write the runs of ``region`` from ``buf`` to the file."""
+    for pos, mv in _runs(region, buf, base):
+        while len(mv):
+            n = os.pwrite(fd, mv[:_MAX_IO], pos)
+            mv, pos = mv[n:], pos + n
+
+
+# --------------------------------------------------------------------------------- tiling
+def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, dst_strides: tuple,
+               itemsize: int, budget: int) -> dict[str, int]:
+    """Tile extent per logical axis: both files' runs as long as the budget allows.
+
+    ``budget`` bounds one source tile plus :data:`WRITE_BUFFERS` destination tiles.
+    Greedy: start at one granule (:func:`._boxes.steps`) per axis; repeatedly take the side
+    (source or destination) whose run is shorter and double the axis that ends its run; when
+    doubling overflows the budget take the largest multiple that fits; stop when neither side
+    can grow.
+    """
+    step = _boxes.steps(src, dst)
+    size = dict(src.dims)
+    t = {a: min(step[a], size[a]) for a in dst.axes}
+    sides = [(src, src_shape, src_strides), (dst, dst.shape, dst_strides)]
+
+    def regions(tt: Mapping[str, int]) -> list[Region]:
+        box = {a: (0, tt[a]) for a in tt}
+        return [Region.of(shape, strides, _boxes.physical_box(L, box)) for L, shape, strides in sides]
+
+    def cost(tt: Mapping[str, int]) -> int:  # one source buffer, WRITE_BUFFERS destination buffers
+        r_src, r_dst = regions(tt)
+        return (r_src.elements + WRITE_BUFFERS * r_dst.elements) * itemsize
+
+    if cost(t) > budget:
+        raise LayoutError(f"memory={budget} bytes is too small: the smallest tile (one block of each "
+                          f"layout) needs {cost(t)} bytes of buffers; give at least {math.ceil(cost(t) / BUFFER_SHARE)}")
+    while True:
+        rs = regions(t)
+        grown = False
+        for i in sorted(range(2), key=lambda i: rs[i].run):
+            L, shape, _ = sides[i]
+            r = rs[i]
+            d = L.parsed.dims[r.k]
+            if r.ext[r.k] == shape[r.k] or d.is_block:
+                continue  # this side is one run already
+            a = d.axis
+            target = min(size[a], t[a] * 2)
+            if target <= t[a]:
+                continue
+            if cost({**t, a: target}) <= budget:
+                t[a] = target
+                grown = True
+                break
+            lo, hi = t[a] // step[a], -(-target // step[a])  # largest multiple of the step that fits
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if cost({**t, a: min(size[a], mid * step[a])}) <= budget:
+                    lo = mid
+                else:
+                    hi = mid
+            if lo * step[a] > t[a]:
+                t[a] = lo * step[a]
+                grown = True
+                break
+        if not grown:
+            return t
+
+
+def tiles(dst: Layout, t: Mapping[str, int]) -> Iterable[dict[str, tuple[int, int]]]:
+    """Boxes of extents ``t`` covering every axis, in the destination's memory order."""
+    axes = dst.axes
+    size = dst.dims
+    ranges = [range(0, size[a], t[a]) if size[a] else range(0) for a in axes]
+    for starts in itertools.product(*ranges):
+        yield {a: (s, min(s + t[a], size[a])) for a, s in zip(axes, starts)}
+
+
+def convert_tile(src_buf: np.ndarray, src_tile: Layout, dst_tile: Layout, out: np.ndarray) -> None:
+    """The per-tile converter: ``out`` (shaped as ``dst_tile``) from ``src_buf`` (shaped as ``src_tile``).
+
+    The seam for other engines: an in-place converter would take one buffer for both sides.
+    """
+    from ..convert import convert
+
+    convert(src_buf, src_tile, dst_tile, out=out)
+
+
+# --------------------------------------------------------------------------------- the job
+class _Job:
+    """One conversion: both files open, the layouts, the tile plan."""
+
+    def __init__(self) -> None:
+        self.src_fd = -1
+        self.tmp_fd = -1
+        self.tmp_path: str | None = None
+
+    @classmethod
+    def open(cls, src_path: str, src: Any, dst_path: str, dst: Any, budget: int, dims: Mapping[str, int]) -> "_Job":
+        job = cls()
+        try:
+            job._open(src_path, src, dst_path, dst, budget, dims)
+        except BaseException:
+            job.close()
+            raise
+        return job
+
+    def _open(self, src_path: str, src: Any, dst_path: str, dst: Any, budget: int, dims: Mapping[str, int]) -> None:
+        if not os.path.exists(src_path):
+            raise FileNotFoundError(2, f"src_path {src_path!r} does not exist", src_path)
+        if os.path.isdir(src_path):
+            raise LayoutError(f"src_path {src_path!r} is a directory, expected a .npy file")
+        if os.path.realpath(src_path) == os.path.realpath(dst_path) or (
+                os.path.exists(dst_path) and os.path.samefile(src_path, dst_path)):
+            raise LayoutError(f"dst_path {dst_path!r} is the source file; write the result to another path")
+        folder = os.path.dirname(os.path.abspath(dst_path))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(2, f"dst_path {dst_path!r}: its folder does not exist", folder)
+        if os.path.isdir(dst_path):
+            raise LayoutError(f"dst_path {dst_path!r} is a directory, expected a file path")
+        self.src_fd = os.open(src_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        shape, self.dtype, self.src_base = read_header(self.src_fd, src_path)
+        self.src_end = os.fstat(self.src_fd).st_size
+        self.src_layout, self.dst_layout = self._layouts(src, dst, shape, dims)
+        self.src_shape, self.src_strides = self.src_layout.shape, self.src_layout.stride_tuple
+        self.dst_strides = self.dst_layout.stride_tuple
+        item = self.dtype.itemsize
+        self.pitched = bool(self.dst_layout.pitch or self.dst_layout.align)
+        out_shape = (self.dst_layout.size,) if self.pitched else self.dst_layout.shape
+        self.header = header_bytes(out_shape, self.dtype)
+        self.nbytes = self.dst_layout.size * item
+        self.tile = plan_tiles(self.src_layout, self.dst_layout, self.src_shape, self.src_strides,
+                               self.dst_strides, item, int(budget * BUFFER_SHARE))
+        self.dst_path = dst_path
+
+    def _layouts(self, src: Any, dst: Any, shape: tuple, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
+        if isinstance(src, Layout) and (src.pitch or src.align) and len(shape) == 1:
+            if shape[0] < src.span:
+                raise LayoutError(f"a flat source for {src!r} needs at least {src.span} elements, the file holds {shape[0]}")
+            shape = src.shape
+        return _boxes.resolve(src, dst, shape, self.dtype.itemsize, dims)
+
+    def run(self, progress: Any, fsync: bool) -> None:
+        folder, name = os.path.split(os.path.abspath(self.dst_path))
+        self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(self.tmp_fd, 0o666 & ~umask)
+        total = len(self.header) + self.nbytes
+        try:
+            if not PREALLOCATE:
+                raise AttributeError
+            os.posix_fallocate(self.tmp_fd, 0, total)  # out of space now rather than midway
+        except (AttributeError, OSError) as err:
+            if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+                raise
+            os.ftruncate(self.tmp_fd, total)  # a sparse file (or a file system without fallocate)
+        os.pwrite(self.tmp_fd, self.header, 0)
+        self._convert(progress)
+        if fsync:
+            os.fsync(self.tmp_fd)
+        os.close(self.tmp_fd)
+        self.tmp_fd = -1
+        os.replace(self.tmp_path, self.dst_path)
+        self.tmp_path = None
+        if fsync:
+            _fsync_dir(folder)
+
+    def _convert(self, progress: Any) -> None:
+        """Read (or map), convert and write tile by tile, in the destination's order; with
+        :data:`WRITE_BUFFERS` = 2 a writer thread writes one tile while the next is converted."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        item = self.dtype.itemsize
+        src_L, dst_L = self.src_layout, self.dst_layout
+        first = {a: (0, self.tile[a]) for a in dst_L.axes}
+        r_src = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, first))
+        r_dst = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, first))
+        src_buf = None  # allocated when a tile is read rather than mapped
+        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(WRITE_BUFFERS)]
+        base = len(self.header)
+        label = f"{src_L.spec} -> {dst_L.spec}"
+        total = math.prod(dst_L.shape) * item  # the tiles' elements, pitch gaps aside
+        with reporter(progress, total, label) as step, ThreadPoolExecutor(1, "layouts-writer") as writer:
+            if dst_L.count == 0:
+                step(total)  # no element: the preallocated zeros are the whole output
+                return
+            pending = None  # (future of the previous tile's write, its bytes)
+            for i, box in enumerate(tiles(dst_L, self.tile)):
+                rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
+                rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
+                db = dst_bufs[i % WRITE_BUFFERS][:rd.elements]
+                if self.pitched:
+                    db.fill(0)  # the gaps between rows are written too, as zeros
+                with mapped_region(self.src_fd, rs, self.dtype, self.src_base, self.src_end) as sv:
+                    if sv is None:
+                        if src_buf is None:
+                            src_buf = np.empty(max(r_src.elements, 1), self.dtype)
+                        sb = src_buf[:rs.elements]
+                        read_region(self.src_fd, rs, sb, self.src_base, self.src_end)
+                        sv = rs.view(sb)
+                    convert_tile(sv, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box), rd.view(db))
+                    del sv
+                if pending is not None:  # the buffer about to be reused next was written by then
+                    pending[0].result()
+                    step(pending[1])
+                done = math.prod(b - a for a, b in _boxes.physical_box(dst_L, box)) * item
+                if WRITE_BUFFERS == 1:  # no overlap: write now
+                    write_region(self.tmp_fd, rd, db, base)
+                    step(done)
+                    continue
+                pending = (writer.submit(write_region, self.tmp_fd, rd, db, base), done)
+            if pending is not None:
+                pending[0].result()
+                step(pending[1])
+
+    def close(self) -> None:
+        for attr in ("src_fd", "tmp_fd"):
+            fd = getattr(self, attr)
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+                setattr(self, attr, -1)
+        if self.tmp_path is not None:
+            try:
+                os.unlink(self.tmp_path)
+            except OSError:
+                pass
+            self.tmp_path = None
+
+
+def _fsync_dir(folder: str) -> None:
+    """Make the rename durable (POSIX: fsync the directory); best effort elsewhere."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
