@@ -16,6 +16,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import textwrap
 from typing import Any, Callable, Iterable
 
@@ -65,7 +66,8 @@ def run_bounded(code: str, timeout: float = 20.0, memory_mb: int = 3072) -> subp
     """Run ``code`` (Python source, dedented) in a child process limited to ``timeout`` seconds of
     wall time and ``memory_mb`` of address space; raises AssertionError when it exceeds either.
 
-    The child imports this checkout's ``layouts`` (its working directory's parent of ``layouts/``).
+    The child imports this checkout's ``layouts`` and the tests' helpers (``oracle``, through ``PYTHONPATH``) and runs in a fresh
+    temporary folder, so whatever hostile file names it writes never land in the checkout.
     Its stdout is returned; a non-zero exit is a failure with the child's stderr quoted.
     """
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,10 +76,12 @@ def run_bounded(code: str, timeout: float = 20.0, memory_mb: int = 3072) -> subp
     def _limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    path = os.pathsep.join([root, os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path)
     try:
-        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=root, env=env,
-                              capture_output=True, text=True, timeout=timeout, preexec_fn=_limit)
+        with tempfile.TemporaryDirectory(prefix="layouts-hostile-") as cwd:
+            proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=timeout, preexec_fn=_limit)
     except subprocess.TimeoutExpired as err:
         raise AssertionError(f"the call took more than {timeout} s:\n{textwrap.dedent(code)}") from err
     assert proc.returncode == 0, f"child failed (rc={proc.returncode}):\n{proc.stderr[-3000:]}"

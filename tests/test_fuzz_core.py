@@ -10,6 +10,7 @@ failure instead of a stuck suite.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -145,8 +146,8 @@ def test_set_threads(threads):
 
 def test_fuzz_never_hangs():
     """The same properties, fewer examples, in a child with a wall-clock and memory limit."""
-    run_bounded("""
+    run_bounded(f"""
         import sys, pytest
-        sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", "tests/test_fuzz_core.py",
+        sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", {os.path.abspath(__file__)!r},
                               "-k", "not never_hangs", "--hypothesis-seed=1"]))
     """, timeout=240, memory_mb=4096)
