@@ -2,7 +2,7 @@
 
 HWC images -> NCHW float32 with mean subtraction, scaling and swapRB (the common
 detector/classifier preprocessing), every method into a preallocated output where it can
-(cv2 allocates its own). One interleaved run: each repeat calls every method once, in turn, so
+(cv2 allocates its own). One interleaved run: each repeat calls every method once, in a shuffled order, so
 drift and the other load of a shared machine hit all alike; medians of the repeats. Each method
 is called twice in a row and the second call timed: its own inputs and output are as warm as in a
 loop over frames, whatever ran before it (timing the first call instead measured mostly which
@@ -196,8 +196,11 @@ def main(argv=None):
         for f in fns.values():  # warm
             f()
         times = {k: [] for k in fns}
+        order = list(fns)
         for _ in range(args.repeats):
-            for k, f in fns.items():
+            rng.shuffle(order)  # a new order each repeat: no method always follows the same one
+            for k in order:
+                f = fns[k]
                 f()  # each method times its second call in a row: its own data warm, as in a loop
                 s = time.perf_counter()
                 f()

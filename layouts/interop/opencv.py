@@ -760,6 +760,7 @@ def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
     if n * H * W * C:
         P[3] = id(nchw)
         P[pp.HDR:pp.HDR + C] = perm
+        pp.fill(P)  # addresses and strides into P while the GIL is held
         F = np.array([mean4[p] for p in perm] + [scale4[p] for p in perm], np.float32)
         pp.run(P, F, dt, nchw, threads)
     return blob

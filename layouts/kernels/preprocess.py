@@ -106,13 +106,14 @@ def _ptr(typingctx, addr, proto):
 
 
 @numba.njit(nogil=True, cache=True)
-def _bounds(obj, nd):
-    """(lowest, one past highest) byte address an array touches, or (0, 0) when empty."""
+def _bounds(obj, nd, item):
+    """[lowest, one past highest) byte address an array of ``item``-byte elements touches, as
+    numpy's ``may_share_memory`` takes them; (0, 0) when it is empty."""
     data = _ld(obj + DATA)
     dims = _ld(obj + DIMS)
     st = _ld(obj + STRIDES)
     lo = data
-    hi = data
+    hi = data + item
     for k in range(nd):
         n = _ld(dims + 8 * k)
         if n == 0:
@@ -125,12 +126,13 @@ def _bounds(obj, nd):
     return lo, hi
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(cache=True)
 def scan_list(P):
     """Check the list of ``P[0]`` image ids at ``P[HDR + P[4]:]``: every one an exact ndarray
     (type ``P[2]``) of image 0's shape (2-D or 3-D) and dtype object, whole-element aligned
     (``P[8]``: bytes per element). Returns -1 when any is not (the caller takes its checked
-    Python path), else 1 when one overlaps the array ``P[3]`` (0: none given), else 0."""
+    Python path), else 1 when one overlaps the array ``P[3]`` (0: none given; ``P[7]``: its
+    bytes per element), else 0."""
     n = P[0]
     tnd = P[2]
     item = P[8]
@@ -163,47 +165,73 @@ def scan_list(P):
     out = P[3]
     if out == 0:
         return 0
-    olo, ohi = _bounds(out, _ld32(out + ND))
+    olo, ohi = _bounds(out, _ld32(out + ND), P[7])
     if olo == ohi:
         return 0
     for i in range(n):
-        lo, hi = _bounds(ids[i], nd)
-        if lo != hi and lo <= ohi and olo <= hi:  # numpy's may_share_memory (bounds)
+        lo, hi = _bounds(ids[i], nd, item)
+        if lo < ohi and olo < hi:  # numpy's may_share_memory (memory bounds)
             return 1
+    return 0
+
+
+@numba.njit(cache=True)
+def fill(P):
+    """Copy what the kernel needs out of the arrays into ``P`` while the GIL is held (the
+    kernel, which runs without it, then reads no Python object): the output view's (id
+    ``P[3]``) address and element strides into ``P[10:15]``, and per image its address, row
+    stride in bytes, pixel and channel strides in elements into the records at ``P[P[9]:]``
+    (mode 0: image ``n`` of the one N,H,W,C array; mode 1: the array with the n-th id)."""
+    N = P[0]
+    C = P[4]
+    item = P[8]
+    d = P[3]
+    st = _ld(d + STRIDES)
+    P[10] = _ld(d + DATA)
+    for k in range(4):
+        P[11 + k] = _ld(st + 8 * k) >> 2
+    ids = HDR + C
+    R = P[9]
+    if P[1] == 0:
+        o = P[ids]
+        st = _ld(o + STRIDES)
+        data = _ld(o + DATA)
+        sn = _ld(st)
+        for n in range(N):
+            P[R + 4 * n] = data + n * sn
+            P[R + 4 * n + 1] = _ld(st + 8)
+            P[R + 4 * n + 2] = _ld(st + 16) // item
+            P[R + 4 * n + 3] = _ld(st + 24) // item
+    else:
+        for n in range(N):
+            o = P[ids + n]
+            st = _ld(o + STRIDES)
+            P[R + 4 * n] = _ld(o + DATA)
+            P[R + 4 * n + 1] = _ld(st)
+            P[R + 4 * n + 2] = _ld(st + 8) // item
+            P[R + 4 * n + 3] = _ld(st + 16) // item if C > 1 else 1  # 2-D images: C == 1
     return 0
 
 
 @numba.njit(nogil=True, cache=True)
 def _blob(P, F, proto, r0, r1):
-    """Rows ``[r0, r1)`` of the N*H rows. ``P``: N, mode (0: ``P[HDR + C]`` is one 4-D N,H,W,C
-    array; 1: N ids of H,W[,C] arrays), -, id of the float32 N,C,H,W output view, C, H, W, -,
-    bytes per source element, ..., then ``perm`` (C words) and the ids. ``F``: mean (C), then
-    scale (C), in source channel order. ``proto``: any array of the source dtype."""
+    """Rows ``[r0, r1)`` of the N*H rows, from ``P`` as :func:`fill` left it: N, mode, -, -,
+    C, H, W, -, bytes per source element, records offset, the output's address and element
+    strides (N, C, H, W), -, then ``perm`` (C words: output channel of each source channel), the
+    ids, the records. ``F``: mean (C), then scale (C), in source channel order. ``proto``: any
+    array of the source dtype. Reads no Python object (runs without the GIL)."""
     N = P[0]
-    mode = P[1]
     C = P[4]
     H = P[5]
     W = P[6]
     item = P[8]
+    R = P[9]
     perm = P[HDR:HDR + C]
-    ids = P[HDR + C:]
-    d = P[3]
-    daddr = _ld(d + DATA)
-    dst = _ld(d + STRIDES)
-    dn = _ld(dst) >> 2
-    dc = _ld(dst + 8) >> 2
-    dh = _ld(dst + 16) >> 2
-    dw = _ld(dst + 24) >> 2
-    if mode == 0:
-        o = ids[0]
-        st = _ld(o + STRIDES)
-        bsn = _ld(st)
-        bsh = _ld(st + 8)
-        bsw = _ld(st + 16) // item
-        bsc = _ld(st + 24) // item
-        bdata = _ld(o + DATA)
-    else:
-        bsn = bsh = bsw = bsc = bdata = 0
+    daddr = P[10]
+    dn = P[11]
+    dc = P[12]
+    dh = P[13]
+    dw = P[14]
     m0 = F[0]
     k0 = F[C]
     m1 = F[1] if C > 1 else m0
@@ -218,20 +246,18 @@ def _blob(P, F, proto, r0, r1):
     o3 = dc * perm[3] if C > 3 else o0
     n = r0 // H
     while n * H < r1:
-        if mode == 0:
-            sdata = bdata + n * bsn
-            sh = bsh
-            sw = bsw
-            sc = bsc
-        else:
-            o = ids[n]
-            sdata = _ld(o + DATA)
-            st = _ld(o + STRIDES)
-            sh = _ld(st)
-            sw = _ld(st + 8) // item
-            sc = _ld(st + 16) // item if C > 1 else 1  # 2-D images: C == 1
+        sdata = P[R + 4 * n]
+        sh = P[R + 4 * n + 1]
+        sw = P[R + 4 * n + 2]
+        sc = P[R + 4 * n + 3]
         ha = max(r0 - n * H, 0)
         hb = min(r1 - n * H, H)
+        Wr = W
+        if sh == W * sw * item and dh == W * dw and hb > ha:
+            # rows follow each other on both sides (whole images, NCHW planes): one long row,
+            # so short rows (32-pixel crops) run in the vector loop, not its remainder
+            Wr = W * (hb - ha)
+            hb = ha + 1
         for h in range(ha, hb):
             s = _ptr(sdata + h * sh, proto)
             q = daddr + 4 * (n * dn + h * dh)
@@ -242,18 +268,18 @@ def _blob(P, F, proto, r0, r1):
                 if C == 3:
                     q1 = _ptr(q + 4 * o1, F)
                     q2 = _ptr(q + 4 * o2, F)
-                    for w in range(W):
+                    for w in range(Wr):
                         q0[w] = (np.float32(s[3 * w]) - m0) * k0
                         q1[w] = (np.float32(s[3 * w + 1]) - m1) * k1
                         q2[w] = (np.float32(s[3 * w + 2]) - m2) * k2
                 elif C == 1:
-                    for w in range(W):
+                    for w in range(Wr):
                         q0[w] = (np.float32(s[w]) - m0) * k0
                 elif C == 4:
                     q1 = _ptr(q + 4 * o1, F)
                     q2 = _ptr(q + 4 * o2, F)
                     q3 = _ptr(q + 4 * o3, F)
-                    for w in range(W):
+                    for w in range(Wr):
                         q0[w] = (np.float32(s[4 * w]) - m0) * k0
                         q1[w] = (np.float32(s[4 * w + 1]) - m1) * k1
                         q2[w] = (np.float32(s[4 * w + 2]) - m2) * k2
@@ -263,7 +289,7 @@ def _blob(P, F, proto, r0, r1):
                         qc = _ptr(q + 4 * dc * perm[c], F)
                         mc = F[c]
                         kc = F[C + c]
-                        for w in range(W):
+                        for w in range(Wr):
                             qc[w] = (np.float32(s[C * w + c]) - mc) * kc
             else:
                 # any strides on both sides (NHWC and other orders, flipped or strided pixels)
@@ -272,7 +298,7 @@ def _blob(P, F, proto, r0, r1):
                     oc = dc * perm[c]
                     mc = F[c]
                     kc = F[C + c]
-                    for w in range(W):
+                    for w in range(Wr):
                         qq[oc + w * dw] = (np.float32(s[w * sw + c * sc]) - mc) * kc
         n += 1
     return 0
@@ -297,17 +323,18 @@ def nthreads_for(threads, nbytes: int, rows: int) -> int:
     return max(1, min(thread_count(threads), rows))
 
 
-def header(N, mode, out, C, H, W, item):
-    """The first HDR words of the kernel's parameter array."""
-    return (N, mode, _TND, id(out) if out is not None else 0, C, H, W, 0, item,
-            0, 0, 0, 0, 0, 0, 0)
-
-
 def params(N, mode, out, C, H, W, item, perm, images) -> np.ndarray:
-    """The kernel's int64 parameter array: header, ``perm`` and the ids of ``images``; the
-    arrays must stay alive (referenced by the caller) while it is in use."""
-    return np.fromiter(chain(header(N, mode, out, C, H, W, item), perm, map(id, images)),
-                       np.int64, HDR + C + len(images))
+    """The kernel's int64 parameter array: header, ``perm``, the ids of ``images`` (mode 1: N
+    images; mode 0: one N,H,W,C array), room for :func:`fill`'s records. The arrays must stay
+    referenced by the caller while it is in use."""
+    nid = len(images)
+    R = HDR + C + nid
+    head = (N, mode, _TND, id(out) if out is not None else 0, C, H, W,
+            out.itemsize if out is not None else 0, item, R,
+            0, 0, 0, 0, 0, 0)
+    P = np.empty(R + 4 * N, np.int64)
+    P[:R] = np.fromiter(chain(head, perm, map(id, images)), np.int64, R)
+    return P
 
 
 def consts(mean, scale, perm) -> np.ndarray:
@@ -320,7 +347,8 @@ def consts(mean, scale, perm) -> np.ndarray:
 
 
 def run(P, F, dtype, nchw, threads) -> None:
-    """Run the kernel over all rows of the N,C,H,W float32 view ``nchw`` (its id is ``P[3]``)."""
+    """Run the kernel over all rows of the N,C,H,W float32 view ``nchw`` (``P`` filled by
+    :func:`fill` with it as ``P[3]``)."""
     N, C, H, W = nchw.shape
     rows = N * H
     nth = nthreads_for(threads, 4 * N * C * H * W, rows)
@@ -382,4 +410,5 @@ def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None) -> 
     nchw = np.asarray(out)
     mode = 0 if isinstance(src, np.ndarray) else 1
     P = params(N, mode, nchw, C, H, W, dt.itemsize, perm, prepared)
+    fill(P)
     run(P, consts(mean, scale, perm), dt, nchw, threads)
