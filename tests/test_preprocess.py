@@ -190,6 +190,27 @@ def test_threads_only_above_the_size_threshold():
     assert pp.nthreads_for(1, 10 * pp.PAR_MIN_BYTES, 1000) == 1
 
 
+def test_one_4d_array_on_the_compiled_path():
+    batch = RNG.integers(0, 256, (4, 6, 9, 3), dtype=np.uint8)
+    f32 = batch.astype(np.float32)
+    raw = np.zeros(f32.nbytes + 1, np.uint8)
+    odd = raw[1:].view(np.float32).reshape(f32.shape)   # misaligned: the checked path
+    odd[:] = f32
+    for arr, fast in ((batch, True), (batch[::-1, ::-1, ::2], True), (f32[:, 1:5, 2:8], True),
+                      (odd, False), (f32.astype(">f4"), False)):
+        assert scanned(arr) is fast
+        for layout in ("NCHW", "NHWC"):
+            got = blob_from_images(arr, 0.5, mean=(1, 2, 3), swap_rb=True, layout=layout)
+            np.testing.assert_array_equal(got, twin(list(np.asarray(arr)), 0.5, (1, 2, 3), True, layout))
+    np.testing.assert_array_equal(blob_from_images(batch, 0.5, mean=(1, 2, 3), swap_rb=True),
+                                  cv2_blob(list(batch), 0.5, (1, 2, 3), True))
+    # resized: cv2 resizes each image, as for a list
+    np.testing.assert_array_equal(blob_from_images(batch, 0.5, size=(5, 4), mean=(1, 2, 3)),
+                                  cv2.dnn.blobFromImages(list(batch), 0.5, (5, 4), (1, 2, 3), False, False))
+    with pytest.raises(LayoutError, match="overlaps an input image"):
+        blob_from_images(f32, out=f32.reshape(4, 3, 6, 9))
+
+
 def test_out_written_in_place_and_list_not_kept():
     images = crops_of(FRAME, 6, 4, 5, RNG)
     before = [im.copy() for im in images]

@@ -627,13 +627,15 @@ def _kernel_module():
 def _scan_list(images, out):
     """A list (or tuple) of plain ndarrays checked in one compiled pass, or None.
 
-    Returns ``(images, P, dtype, (H, W, C), overlaps)`` when every image is an exact
+    Returns ``(images, N, P, dtype, (H, W, C), overlaps)`` when every image is an exact
     ``np.ndarray`` of image 0's shape (2-D, or 3-D with 1, 3 or 4 channels) and dtype object,
     a supported native dtype, whole-element aligned; ``overlaps``: one shares memory bounds with
     ``out`` (an exact ndarray, else not looked at). ``images`` is a tuple holding the arrays
     while the kernel reads them by id; ``P`` the kernel's parameter array (perm and output
     filled in later). None: take the checked Python path, which also words every error.
     """
+    if type(images) is np.ndarray:
+        return _scan_batch(images, out)
     if (type(images) is not list and type(images) is not tuple) or not images:
         return None
     im0 = images[0]
@@ -657,7 +659,24 @@ def _scan_list(images, out):
     r = pp.scan_list(P)
     if r < 0:
         return None
-    return images, P, dt, (H, W, C), r == 1
+    return images, len(images), P, dt, (H, W, C), r == 1
+
+
+def _scan_batch(images, out):
+    """:func:`_scan_list` for one N,H,W,C array (an exact, aligned ndarray of a supported
+    native dtype with 1, 3 or 4 channels), or None."""
+    if images.ndim != 4 or (out is not None and type(out) is not np.ndarray):
+        return None
+    pp = _kernel_module()
+    dt = images.dtype
+    if not pp.FAST or dt not in pp.PROTO or not images.flags.aligned:
+        return None
+    N, H, W, C = images.shape
+    if C != 3 and C != 1 and C != 4:
+        return None
+    P = pp.params(N, 0, None, C, H, W, dt.itemsize, range(C), (images,))
+    overlaps = out is not None and np.may_share_memory(out, images)
+    return images, N, P, dt, (H, W, C), overlaps
 
 
 #: ``perm`` (the output channel of each source channel) by (channels, swap_rb)
@@ -695,7 +714,7 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     >>> blob_from_images([img], 0.5, mean=(1, 2, 3), swap_rb=True)[0, :, 0, 0].tolist()
     [14.5, 9.0, 3.5]
     """
-    scan = _scan_list(images, out)
+    scan = _scan_list(images, out)  # lists of plain arrays, or one 4-D array
     if scan is None:
         images_is_batch = isinstance(images, np.ndarray)
         batches, n = _images_array(images)
@@ -718,7 +737,7 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
         # every image checked already (same shape and dtype, supported, native, aligned)
         if size is None or _check_size(size) == (0, 0):
             return _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads)
-        images_is_batch = False
+        images_is_batch = isinstance(images, np.ndarray)
         batches, n = _images_array(images)  # resized below: the checked path
     return _blob_checked(images, images_is_batch, batches, n, np.array(mean4), np.array(scale4),
                          swap_rb, crop, size, layout, out, threads)
@@ -743,11 +762,10 @@ def _new_or_out(shape, layout, n, C, H, W, out):
 
 
 def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
-    """blob_from_images for a list that passed :func:`_scan_list`, no resize."""
+    """blob_from_images for a list or 4-D array that passed :func:`_scan_list`, no resize."""
     pp = _kernel_module()
 
-    images, P, dt, (H, W, C), overlaps = scan
-    n = len(images)
+    keep, n, P, dt, (H, W, C), overlaps = scan  # keep: the arrays P holds ids of
     perm = _PERMS[C, swap_rb]
     shape = tuple({"N": n, "C": C, "H": H, "W": W}[a] for a in layout)
     blob = _new_or_out(shape, layout, n, C, H, W, out)
