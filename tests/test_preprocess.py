@@ -91,9 +91,11 @@ def test_compiled_and_checked_paths_agree(monkeypatch):
 
 def test_probe_reads_real_arrays():
     assert pp._probe() is pp.FAST
+    assert pp._probe_tuple() == pp.TUPLE_ITEMS
     if pp.FAST:  # what the kernel will read, read back through it
         a = FRAME[3:9, ::-2]
-        P = pp.params(1, 1, np.empty((1, 3, 6, 80), np.float32), 3, 6, 80, 1, [0, 1, 2], [a])
+        out = np.empty((1, 3, 6, 80), np.float32)
+        P = pp.params(1, 1, out, 3, 6, 80, 1, [0, 1, 2], [a])
         assert pp.scan_list(P) == 0
         pp.fill(P)
         R = P[9]

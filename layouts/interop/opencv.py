@@ -674,9 +674,10 @@ def _scan_batch(images, out):
     N, H, W, C = images.shape
     if C != 3 and C != 1 and C != 4:
         return None
-    P = pp.params(N, 0, None, C, H, W, dt.itemsize, range(C), (images,))
+    keep = (images,)  # P holds this tuple's id: it must live as long as P
+    P = pp.params(N, 0, None, C, H, W, dt.itemsize, range(C), keep)
     overlaps = out is not None and np.may_share_memory(out, images)
-    return images, N, P, dt, (H, W, C), overlaps
+    return keep, N, P, dt, (H, W, C), overlaps
 
 
 #: ``perm`` (the output channel of each source channel) by (channels, swap_rb)

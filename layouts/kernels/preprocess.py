@@ -49,7 +49,9 @@ from .pool import run_split, thread_count
 #: data, nd (int), dimensions, strides, descr
 OB_TYPE, DATA, ND, DIMS, STRIDES, DESCR = 8, 16, 24, 32, 40, 56
 #: header words of the parameter array; the channel permutation and the ids follow
-HDR = 16
+HDR = 20
+#: header word holding the id of a tuple whose items are the images (0: ids given)
+TUPLE = 16
 
 
 def _probe() -> bool:
@@ -77,8 +79,35 @@ def _probe() -> bool:
     return True
 
 
+def _probe_tuple():
+    """The byte offset of a tuple's first item pointer (``PyTupleObject.ob_item``), or None."""
+    if not FAST:
+        return None
+    items = (np.zeros(1), np.ones(2), np.zeros(3))
+    for off in (24, 32):
+        if all(ctypes.c_int64.from_address(id(items) + off + 8 * k).value == id(x)
+               for k, x in enumerate(items)):
+            return off
+    return None
+
+
 #: the struct offsets hold on this interpreter: lists are read in compiled code
 FAST = _probe()
+#: where a tuple's items start (None: ids are gathered in Python, ``map(id, images)``)
+TUPLE_ITEMS = _probe_tuple()
+_TI = TUPLE_ITEMS or 0
+
+
+@numba.njit(cache=True)
+def _take_ids(P):
+    """The item pointers (ids) of the tuple ``P[TUPLE]`` into P's id words, once."""
+    t = P[TUPLE]
+    if t != 0:
+        ids = HDR + P[4]
+        for i in range(P[R_IDS] - ids):
+            P[ids + i] = _ld(t + _TI + 8 * i)
+        P[TUPLE] = 0
+    return 0
 
 
 @intrinsic
@@ -134,6 +163,7 @@ def scan_list(P):
     (``P[8]``: bytes per element). Returns -1 when any is not (the caller takes its checked
     Python path), else 1 when one overlaps the array ``P[3]`` (0: none given; ``P[7]``: its
     bytes per element), else 0."""
+    _take_ids(P)
     n = P[0]
     tnd = P[2]
     item = P[8]
@@ -183,6 +213,7 @@ def fill(P):
     ``P[3]``) address and element strides into ``P[10:15]``, and per image its address, row
     stride in bytes, pixel and channel strides in elements into the records at ``P[P[9]:]``
     (mode 0: image ``n`` of the one N,H,W,C array; mode 1: the array with the n-th id)."""
+    _take_ids(P)
     N = P[0]
     C = P[4]
     item = P[8]
@@ -317,6 +348,8 @@ def _fetch_add(typingctx, arr, idx, val):
 
 #: the word of ``P`` that threads take row chunks from
 NEXT = 15
+#: header word: the records' offset (= the end of the ids)
+R_IDS = 9
 
 
 @numba.njit(nogil=True, cache=True)
@@ -357,15 +390,21 @@ def nthreads_for(threads, nbytes: int, rows: int) -> int:
 
 def params(N, mode, out, C, H, W, item, perm, images) -> np.ndarray:
     """The kernel's int64 parameter array: header, ``perm``, the ids of ``images`` (mode 1: N
-    images; mode 0: one N,H,W,C array), room for :func:`fill`'s records. The arrays must stay
-    referenced by the caller while it is in use."""
+    images; mode 0: one N,H,W,C array), room for :func:`fill`'s records. The arrays, and
+    ``images`` itself when it is a tuple, must stay referenced by the caller while ``P`` is in
+    use: a tuple's ids are read from it by :func:`scan_list` / :func:`fill` in compiled code
+    (no Python work per image)."""
     nid = len(images)
     R = HDR + C + nid
+    from_tuple = type(images) is tuple and TUPLE_ITEMS is not None
     head = (N, mode, _TND, id(out) if out is not None else 0, C, H, W,
-            out.itemsize if out is not None else 0, item, R,
-            0, 0, 0, 0, 0, 0)
+            out.itemsize if out is not None else 0, item, R, 0, 0, 0, 0, 0, 0,
+            id(images) if from_tuple else 0, 0, 0, 0)
     P = np.empty(R + 4 * N, np.int64)
-    P[:R] = np.fromiter(chain(head, perm, map(id, images)), np.int64, R)
+    if from_tuple:
+        P[:HDR + C] = head + tuple(perm)
+    else:
+        P[:R] = np.fromiter(chain(head, perm, map(id, images)), np.int64, R)
     return P
 
 
