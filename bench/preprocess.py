@@ -14,7 +14,9 @@ with 1 thread; the table also says how far 2 threads get against 1.
 
 Methods: cv2 ``dnn.blobFromImages``; numpy ``subtract``/``multiply`` into out (after
 ``np.stack`` for a list); torch ``copy_``/``sub_``/``mul_`` into out with 1 and 2 threads (after
-``torch.stack`` for a list); ours with ``threads=1`` and ``threads=2``.
+``torch.stack`` for a list); ours with ``threads=1`` and ``threads=2`` (the automatic rules:
+one thread below ``PAR_MIN_BYTES`` of output or while the cores are busy), and a forced 2-thread
+split (rules off) to show what the rules decline.
 
     flock /tmp/layouts-bench.lock python bench/preprocess.py [--repeats 31] [--markdown]
 """
@@ -50,7 +52,7 @@ CASES = [
     ("8 images 224x224x4", 8, 224, 224, 4, "list"),
 ]
 
-METHODS = ["cv2", "numpy", "torch1", "torch2", "ours1", "ours2"]
+METHODS = ["cv2", "numpy", "torch1", "torch2", "ours1", "ours2", "ours2f"]
 
 
 def _images(N, H, W, C, how, rng):
@@ -173,6 +175,14 @@ def main(argv=None):
                 o.sub_(t_mean).mul_(scale)
             return f
 
+        def forced_split():  # 2 threads whatever the size and the load (the automatic rules off)
+            keep = preprocess.PAR_MIN_BYTES, preprocess.LOAD_AWARE
+            preprocess.PAR_MIN_BYTES, preprocess.LOAD_AWARE = 0, False
+            try:
+                blob_from_images(imgs, scale, mean=mean, swap_rb=swap, out=out, threads=2)
+            finally:
+                preprocess.PAR_MIN_BYTES, preprocess.LOAD_AWARE = keep
+
         fns = {
             "copyto": lambda: np.copyto(cp_dst, ref_src),
             "cv2": lambda: cv2.dnn.blobFromImages(imgs if not is_array else list(imgs), scale,
@@ -184,6 +194,7 @@ def main(argv=None):
                                               threads=1),
             "ours2": lambda: blob_from_images(imgs, scale, mean=mean, swap_rb=swap, out=out,
                                               threads=2),
+            "ours2f": forced_split,
         }
         # exactness against cv2 (and the peers against it), before timing
         want = cv2.dnn.blobFromImages(imgs if not is_array else list(imgs), scale, None, mean,
@@ -211,20 +222,22 @@ def main(argv=None):
         ratio = {k: med["copyto"] / med[k] for k in METHODS}
         print(f"{name:32s} copyto {med['copyto'] * 1e3:7.3f} ms | " + " ".join(
             f"{k} {ratio[k]:5.3f} ({med[k] * 1e3:.3f})" for k in METHODS)
-            + f" | 2T/1T {med['ours1'] / med['ours2']:.2f}x | exact {exact}", flush=True)
+            + f" | 2T/1T {med['ours1'] / med['ours2']:.2f}x, forced {med['ours1'] / med['ours2f']:.2f}x"
+            f" | exact {exact} | load {os.getloadavg()[0]:.1f}", flush=True)
 
     print()
     print("| case (uint8 HWC -> NCHW float32, mean, scale, swapRB) | out MB | cv2 | numpy "
           "subtract/multiply into out | torch 1 thread | torch 2 threads | ours 1 thread | "
-          "ours 2 threads | ours 2T / 1T | ours == cv2 |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "ours 2 threads | ours 2T / 1T | forced split 2T / 1T | ours == cv2 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, med, exact, nbytes in rows:
         r = {k: med["copyto"] / med[k] for k in METHODS}
         cells = [f"{r['cv2']:.3f} ({med['cv2'] * 1e3:.3f} ms)", f"{r['numpy']:.3f}",
                  f"{r['torch1']:.3f}", f"{r['torch2']:.3f}",
                  f"**{r['ours1']:.3f}** ({med['ours1'] * 1e3:.3f} ms)",
                  f"{r['ours2']:.3f} ({med['ours2'] * 1e3:.3f} ms)",
-                 f"{med['ours1'] / med['ours2']:.2f}x", "yes" if exact["ours"] else "NO"]
+                 f"{med['ours1'] / med['ours2']:.2f}x", f"{med['ours1'] / med['ours2f']:.2f}x",
+                 "yes" if exact["ours"] else "NO"]
         print(f"| {name} | {nbytes / 2**20:.1f} | " + " | ".join(cells) + " |")
     print("ratio = median time of np.copyto of the float32 output (1 thread) / median time of "
           "the method; ms in brackets; cv2/ours on the first case: "

@@ -175,6 +175,7 @@ def test_scan_overlap_flag_equals_may_share_memory(a0, o0, alen, olen, flip):
 @pytest.mark.parametrize("threads", [2, 3, 5])
 def test_threads_split_rows_inside_images_same_bits(monkeypatch, threads):
     monkeypatch.setattr(pp, "PAR_MIN_BYTES", 0)
+    monkeypatch.setattr(pp, "LOAD_AWARE", False)
     for images in (list(RNG.integers(0, 256, (3, 5, 9, 3), dtype=np.uint8)),   # whole images
                    crops_of(FRAME, 3, 5, 9, RNG),                                # ROIs
                    RNG.integers(0, 256, (3, 5, 9, 3), dtype=np.uint8)):          # one 4-D array
@@ -185,11 +186,17 @@ def test_threads_split_rows_inside_images_same_bits(monkeypatch, threads):
             np.testing.assert_array_equal(got, want if layout == "NCHW" else want.transpose(0, 2, 3, 1))
 
 
-def test_threads_only_above_the_size_threshold():
+def test_threads_only_above_the_size_threshold_and_on_idle_cores(monkeypatch):
+    assert isinstance(pp.cores_busy(), bool)
+    monkeypatch.setattr(pp, "cores_busy", lambda: False)
     assert pp.nthreads_for(2, pp.PAR_MIN_BYTES - 1, 1000) == 1
     assert pp.nthreads_for(2, pp.PAR_MIN_BYTES, 1000) == 2
     assert pp.nthreads_for(8, pp.PAR_MIN_BYTES, 3) == 3
     assert pp.nthreads_for(1, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    monkeypatch.setattr(pp, "cores_busy", lambda: True)
+    assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    monkeypatch.setattr(pp, "LOAD_AWARE", False)
+    assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 2
 
 
 def test_one_4d_array_on_the_compiled_path():
