@@ -79,7 +79,7 @@ def first_call_seconds():
         "blob_from_images([np.zeros((2, 2, 3), np.uint8)], 1 / 255, mean=(1, 2, 3), swap_rb=True)\n"
         "t2 = time.perf_counter()\n"
         "print(t1 - t0, t2 - t1)\n")
-        # numba's import alone, in another fresh process
+    # numba's import alone, in another fresh process
     numba_code = ("import time; import numpy; t0 = time.perf_counter(); import numba\n"
                   "print(time.perf_counter() - t0)")
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
