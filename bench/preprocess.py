@@ -15,7 +15,7 @@ with 1 thread; the table also says how far 2 threads get against 1.
 Methods: cv2 ``dnn.blobFromImages``; numpy ``subtract``/``multiply`` into out (after
 ``np.stack`` for a list); torch ``copy_``/``sub_``/``mul_`` into out with 1 and 2 threads (after
 ``torch.stack`` for a list); ours with ``threads=1`` and ``threads=2`` (the automatic rules:
-one thread below ``PAR_MIN_BYTES`` of output or while the cores are busy), and a forced 2-thread
+one thread below ``PAR_MIN_BYTES`` of output, no more threads than idle cores), and a forced 2-thread
 split (rules off) to show what the rules decline.
 
     flock /tmp/layouts-bench.lock python bench/preprocess.py [--repeats 31] [--markdown]

@@ -4,6 +4,8 @@ and a plain numpy twin, and against the checked Python path it falls back to."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -187,14 +189,20 @@ def test_threads_split_rows_inside_images_same_bits(monkeypatch, threads):
 
 
 def test_threads_only_above_the_size_threshold_and_on_idle_cores(monkeypatch):
-    assert isinstance(pp.cores_busy(), bool)
-    monkeypatch.setattr(pp, "cores_busy", lambda: False)
+    idle = pp.idle_cores()
+    assert idle is None or 1 <= idle <= (os.cpu_count() or 1)
+    monkeypatch.setattr(pp, "idle_cores", lambda: 8)
     assert pp.nthreads_for(2, pp.PAR_MIN_BYTES - 1, 1000) == 1
     assert pp.nthreads_for(2, pp.PAR_MIN_BYTES, 1000) == 2
     assert pp.nthreads_for(8, pp.PAR_MIN_BYTES, 3) == 3
     assert pp.nthreads_for(1, 10 * pp.PAR_MIN_BYTES, 1000) == 1
-    monkeypatch.setattr(pp, "cores_busy", lambda: True)
+    monkeypatch.setattr(pp, "idle_cores", lambda: 1)
     assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    monkeypatch.setattr(pp, "idle_cores", lambda: 3)
+    assert pp.nthreads_for(8, 10 * pp.PAR_MIN_BYTES, 1000) == 3
+    monkeypatch.setattr(pp, "idle_cores", lambda: None)      # unknown: as asked
+    assert pp.nthreads_for(4, 10 * pp.PAR_MIN_BYTES, 1000) == 4
+    monkeypatch.setattr(pp, "idle_cores", lambda: 1)
     monkeypatch.setattr(pp, "LOAD_AWARE", False)
     assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 2
 

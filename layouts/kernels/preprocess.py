@@ -381,31 +381,37 @@ PAR_MIN_BYTES = 16 << 20
 CHUNK_BYTES = 256 << 10
 
 
-#: decline a second thread while other work keeps the cores busy (see :func:`cores_busy`)
+#: use only cores no other task is running on (see :func:`idle_cores`)
 LOAD_AWARE = True
 
 
-def cores_busy() -> bool:
-    """Whether the 1-minute load average leaves less than half a core idle. Measured on the
-    shared 2-core machine with load 1.6-2.3: a forced 2-thread split of a 37 MB output took
-    1.07-1.15x as long as one thread (one of the two threads found its core taken; the row
-    counter showed one thread doing every chunk in 6 of 8 calls)."""
+def idle_cores():
+    """Cores that no other runnable task holds right now: the CPU count less the running tasks
+    of ``/proc/loadavg`` other than the calling thread (our pool threads sleep between calls, so
+    they are not counted); None where that file is missing. An instant sample, not the 1-minute
+    average, which our own threads would raise. Measured on the shared 2-core machine with other
+    jobs running: a forced 2-thread split of a 24-37 MB output took 1.02-1.15x one thread's
+    time (the row counter showed one thread doing every chunk in 6 of 8 calls: its twin found
+    the core taken)."""
     try:
-        load = os.getloadavg()[0]
-    except (OSError, AttributeError):  # pragma: no cover - no load average on this system
-        return False
-    return load > (os.cpu_count() or 1) - 0.5
+        with open("/proc/loadavg", "rb") as fh:
+            running = int(fh.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(1, (os.cpu_count() or 1) - (running - 1))
 
 
 def nthreads_for(threads, nbytes: int, rows: int) -> int:
     """Threads for an output of ``nbytes`` bytes in ``rows`` rows: 1 below
-    :data:`PAR_MIN_BYTES` or while :func:`cores_busy` (with :data:`LOAD_AWARE`), else
-    ``threads`` (None: numba's thread count), at most one a row."""
+    :data:`PAR_MIN_BYTES`, else ``threads`` (None: numba's thread count), at most one a row
+    and, with :data:`LOAD_AWARE`, at most :func:`idle_cores`."""
     if nbytes < PAR_MIN_BYTES:
         return 1
     t = max(1, min(thread_count(threads), rows))
-    if t > 1 and LOAD_AWARE and cores_busy():
-        return 1
+    if t > 1 and LOAD_AWARE:
+        idle = idle_cores()
+        if idle is not None:
+            t = min(t, idle)
     return t
 
 
