@@ -523,7 +523,7 @@ def _scalar4_list(value, what: str) -> list:
     if isinstance(value, (list, tuple)):
         if len(value) > 4:
             raise LayoutError(f"{what} has {len(value)} values; an OpenCV Scalar holds at most 4")
-        if all(map(_plain, value)):
+        if all(type(x) is float or type(x) is int for x in value):
             v = [float(x) for x in value]
         else:
             v = [number_arg(f"{what}[{i}]", x, finite=False) for i, x in enumerate(value)]
@@ -722,7 +722,7 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     swap_rb, crop = bool_arg("swap_rb", swap_rb), bool_arg("crop", crop)
     threads = threads_arg(threads)
     str_arg("layout", layout)
-    if not (len(layout) == 4 and set(layout) == set("NCHW")):
+    if layout != "NCHW" and not (len(layout) == 4 and set(layout) == set("NCHW")):
         raise LayoutError(f"layout={layout[:20]!r}; expected 'NCHW', 'NHWC' or another order of "
                           "N, C, H, W")
     mean4 = _scalar4_list(mean, "mean")
@@ -768,7 +768,8 @@ def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
 
     keep, n, P, dt, (H, W, C), overlaps = scan  # keep: the arrays P holds ids of
     perm = _PERMS[C, swap_rb]
-    shape = tuple({"N": n, "C": C, "H": H, "W": W}[a] for a in layout)
+    shape = ((n, C, H, W) if layout == "NCHW" else
+             tuple({"N": n, "C": C, "H": H, "W": W}[a] for a in layout))
     blob = _new_or_out(shape, layout, n, C, H, W, out)
     if out is not None:
         if overlaps:
