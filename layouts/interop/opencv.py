@@ -502,8 +502,19 @@ class MatLayout:
 def _scalar4(value, what: str) -> np.ndarray:
     """OpenCV's ``Scalar`` from Python: a number fills only channel 0 (``Scalar(v)``), a sequence
     up to 4 values, the rest 0."""
+    return np.array(_scalar4_list(value, what))
+
+
+def _plain(x) -> bool:
+    """A Python int or float (bool is neither): what :func:`number_arg` takes as it is."""
+    return type(x) is float or type(x) is int
+
+
+def _scalar4_list(value, what: str) -> list:
+    """:func:`_scalar4` as a list of four Python floats (the same checks; plain numbers skip
+    the per-value call)."""
     if value is None:
-        return np.zeros(4)
+        return [0.0, 0.0, 0.0, 0.0]
     if isinstance(value, np.ndarray):
         if value.ndim > 1:
             raise LayoutError(f"{what} must be a number or a flat sequence of up to 4 numbers, "
@@ -512,9 +523,12 @@ def _scalar4(value, what: str) -> np.ndarray:
     if isinstance(value, (list, tuple)):
         if len(value) > 4:
             raise LayoutError(f"{what} has {len(value)} values; an OpenCV Scalar holds at most 4")
-        v = [number_arg(f"{what}[{i}]", x, finite=False) for i, x in enumerate(value)]
-        return np.array(v + [0.0] * (4 - len(v)))
-    return np.array([number_arg(what, value, finite=False), 0.0, 0.0, 0.0])
+        if all(type(x) is float or type(x) is int for x in value):
+            v = [float(x) for x in value]
+        else:
+            v = [number_arg(f"{what}[{i}]", x, finite=False) for i, x in enumerate(value)]
+        return v + [0.0] * (4 - len(v))
+    return [float(value) if _plain(value) else number_arg(what, value, finite=False), 0.0, 0.0, 0.0]
 
 
 def _images_array(images):
@@ -598,6 +612,79 @@ def _resize(img, size, crop):
     return r
 
 
+_PP = []
+
+
+def _kernel_module():
+    """:mod:`layouts.kernels.preprocess` (imported on first use: it brings numba)."""
+    if not _PP:
+        from layouts.kernels import preprocess
+
+        _PP.append(preprocess)
+    return _PP[0]
+
+
+def _scan_list(images, out):
+    """A list (or tuple) of plain ndarrays checked in one compiled pass, or None.
+
+    Returns ``(images, N, P, dtype, (H, W, C), overlaps)`` when every image is an exact
+    ``np.ndarray`` of image 0's shape (2-D, or 3-D with 1, 3 or 4 channels) and dtype object,
+    a supported native dtype, whole-element aligned; ``overlaps``: one shares memory bounds with
+    ``out`` (an exact ndarray, else not looked at). ``images`` is a tuple holding the arrays
+    while the kernel reads them by id; ``P`` the kernel's parameter array (perm and output
+    filled in later). None: take the checked Python path, which also words every error.
+    """
+    if type(images) is np.ndarray:
+        return _scan_batch(images, out)
+    if (type(images) is not list and type(images) is not tuple) or not images:
+        return None
+    im0 = images[0]
+    if type(im0) is not np.ndarray or (out is not None and type(out) is not np.ndarray):
+        return None
+    pp = _kernel_module()
+    dt = im0.dtype
+    if not pp.FAST or dt not in pp.PROTO:  # PROTO: the supported dtypes, native order
+        return None
+    shape = im0.shape
+    if len(shape) == 3:
+        H, W, C = shape
+        if C != 3 and C != 1 and C != 4:
+            return None
+    elif len(shape) == 2:
+        (H, W), C = shape, 1
+    else:
+        return None
+    images = tuple(images)  # our own references: the list may change, the tuple cannot
+    P = pp.params(len(images), 1, out, C, H, W, dt.itemsize, range(C), images)
+    r = pp.scan_list(P)
+    if r < 0:
+        return None
+    return images, len(images), P, dt, (H, W, C), r == 1
+
+
+def _scan_batch(images, out):
+    """:func:`_scan_list` for one N,H,W,C array (an exact, aligned ndarray of a supported
+    native dtype with 1, 3 or 4 channels), or None."""
+    if images.ndim != 4 or (out is not None and type(out) is not np.ndarray):
+        return None
+    pp = _kernel_module()
+    dt = images.dtype
+    if not pp.FAST or dt not in pp.PROTO or not images.flags.aligned:
+        return None
+    N, H, W, C = images.shape
+    if C != 3 and C != 1 and C != 4:
+        return None
+    keep = (images,)  # P holds this tuple's id: it must live as long as P
+    P = pp.params(N, 0, None, C, H, W, dt.itemsize, range(C), keep)
+    overlaps = out is not None and np.may_share_memory(out, images)
+    return keep, N, P, dt, (H, W, C), overlaps
+
+
+#: ``perm`` (the output channel of each source channel) by (channels, swap_rb)
+_PERMS = {(C, swap): ([2, 1, 0, 3][:C] if swap and C >= 3 else list(range(C))) for C in (1, 3, 4)
+          for swap in (False, True)}
+
+
 def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: bool = False,
                      crop: bool = False, layout: str = "NCHW", out=None,
                      threads=None) -> np.ndarray:
@@ -617,28 +704,92 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
         Resize (and, with ``crop``, centre-crop) each image first -- done by ``cv2`` itself.
     layout : ``"NCHW"`` (OpenCV's) or ``"NHWC"``, or any order of those four letters.
     out : float32 array of the blob's shape, optional (written in place, and returned).
-    threads : None (automatic), or the number of threads.
+    threads : None (automatic), or at most this many threads; outputs below
+        ``layouts.kernels.preprocess.PAR_MIN_BYTES`` run on the calling thread only (a second
+        thread costs more than it saves there).
+
+    A list of plain arrays is checked and converted in compiled code (each image's address,
+    shape and strides read there), so many small crops cost little more than their bytes.
 
     >>> img = np.array([[[10, 20, 30]]], np.uint8)          # one BGR pixel
     >>> blob_from_images([img], 0.5, mean=(1, 2, 3), swap_rb=True)[0, :, 0, 0].tolist()
     [14.5, 9.0, 3.5]
     """
-    images_is_batch = isinstance(images, np.ndarray)
-    batches, n = _images_array(images)
+    scan = _scan_list(images, out)  # lists of plain arrays, or one 4-D array
+    if scan is None:
+        images_is_batch = isinstance(images, np.ndarray)
+        batches, n = _images_array(images)
     swap_rb, crop = bool_arg("swap_rb", swap_rb), bool_arg("crop", crop)
     threads = threads_arg(threads)
     str_arg("layout", layout)
-    if not (len(layout) == 4 and set(layout) == set("NCHW")):
+    if layout != "NCHW" and not (len(layout) == 4 and set(layout) == set("NCHW")):
         raise LayoutError(f"layout={layout[:20]!r}; expected 'NCHW', 'NHWC' or another order of "
                           "N, C, H, W")
-    mean4 = _scalar4(mean, "mean")
+    mean4 = _scalar4_list(mean, "mean")
     if isinstance(scalefactor, (list, tuple)) or (isinstance(scalefactor, np.ndarray)
                                                   and scalefactor.ndim):
-        scale4 = _scalar4(scalefactor, "scalefactor")  # per channel, unset ones 0 as in Scalar
+        scale4 = _scalar4_list(scalefactor, "scalefactor")  # per channel, unset ones 0 as in Scalar
     else:  # one number scales every channel
-        scale4 = np.full(4, number_arg("scalefactor", scalefactor, finite=False))
+        scale4 = [float(scalefactor) if _plain(scalefactor) else
+                  number_arg("scalefactor", scalefactor, finite=False)] * 4
     if out is not None:
         ndarray_arg("out", out)
+    if scan is not None:
+        # every image checked already (same shape and dtype, supported, native, aligned)
+        if size is None or _check_size(size) == (0, 0):
+            return _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads)
+        images_is_batch = isinstance(images, np.ndarray)
+        batches, n = _images_array(images)  # resized below: the checked path
+    return _blob_checked(images, images_is_batch, batches, n, np.array(mean4), np.array(scale4),
+                         swap_rb, crop, size, layout, out, threads)
+
+
+def _new_or_out(shape, layout, n, C, H, W, out):
+    """The blob: a new float32 array of ``shape``, or ``out`` checked against it."""
+    if out is None:
+        try:
+            return np.empty(shape, np.float32)  # every element is written: no zero fill
+        except MemoryError:
+            raise LayoutError(f"the blob {shape} ({layout}) needs {4 * n * C * H * W} bytes, "
+                              "more than this machine can allocate") from None
+    blob = out
+    if not isinstance(blob, np.ndarray) or blob.shape != shape or blob.dtype != np.float32:
+        raise LayoutError(f"out must be a float32 array of shape {shape} ({layout}); got "
+                          f"{getattr(blob, 'dtype', type(blob).__name__)} "
+                          f"{getattr(blob, 'shape', '')}")
+    if not blob.flags.writeable:
+        raise LayoutError("out is read-only; pass a writable float32 array")
+    return blob
+
+
+def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
+    """blob_from_images for a list or 4-D array that passed :func:`_scan_list`, no resize."""
+    pp = _kernel_module()
+
+    keep, n, P, dt, (H, W, C), overlaps = scan  # keep: the arrays P holds ids of
+    perm = _PERMS[C, swap_rb]
+    shape = ((n, C, H, W) if layout == "NCHW" else
+             tuple({"N": n, "C": C, "H": H, "W": W}[a] for a in layout))
+    blob = _new_or_out(shape, layout, n, C, H, W, out)
+    if out is not None:
+        if overlaps:
+            raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
+    nchw = blob if layout == "NCHW" else blob.transpose([layout.index(a) for a in "NCHW"])
+    if out is not None and not out.flags.c_contiguous and any(s < 0 or s % 4 for s in nchw.strides):
+        raise ValueError(f"out must have non-negative whole-element strides, got {nchw.strides}")
+    if n * H * W * C:
+        P[3] = id(nchw)
+        P[pp.HDR:pp.HDR + C] = perm
+        pp.fill(P)  # addresses and strides into P while the GIL is held
+        F = np.array([mean4[p] for p in perm] + [scale4[p] for p in perm], np.float32)
+        pp.run(P, F, dt, nchw, threads)
+    return blob
+
+
+def _blob_checked(images, images_is_batch, batches, n, mean4, scale4, swap_rb, crop, size,
+                  layout, out, threads):
+    """blob_from_images for everything else: each image looked at in Python (and words every
+    error), resized by cv2 when ``size`` asks, then :func:`~layouts.kernels.preprocess.normalize_into`."""
     # every image's dtype and channels before OpenCV's resize sees any of them
     first = batches[0]
     dt = first.dtype
@@ -691,22 +842,9 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
         perm[[0, 2]] = [2, 0]
     dims = {"N": n, "C": C, "H": H, "W": W}
     shape = tuple(dims[a] for a in layout)  # what Layout(layout, ...).shape gives, ~25 us less
-    if out is None:
-        try:
-            blob = np.empty(shape, np.float32)  # every element is written: no zero fill
-        except MemoryError:
-            raise LayoutError(f"the blob {shape} ({layout}) needs {4 * n * C * H * W} bytes, "
-                              "more than this machine can allocate") from None
-    else:
-        blob = out
-        if not isinstance(blob, np.ndarray) or blob.shape != shape or blob.dtype != np.float32:
-            raise LayoutError(f"out must be a float32 array of shape {shape} ({layout}); got "
-                              f"{getattr(blob, 'dtype', type(blob).__name__)} "
-                              f"{getattr(blob, 'shape', '')}")
-        if not blob.flags.writeable:
-            raise LayoutError("out is read-only; pass a writable float32 array")
-        if any(np.may_share_memory(blob, im) for im in originals):
-            raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
+    blob = _new_or_out(shape, layout, n, C, H, W, out)
+    if out is not None and any(np.may_share_memory(blob, im) for im in originals):
+        raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
     nchw = blob.transpose([layout.index(a) for a in "NCHW"])  # logical N, C, H, W view
     # one kernel call for the whole batch: the 4-D array itself, or the images as they are
     images = images if images_is_batch else batches

@@ -1,0 +1,278 @@
+"""The compiled list path of blob_from_images (layouts.kernels.preprocess): images read by id in
+compiled code, checked in one scan, split over threads by rows -- against cv2.dnn.blobFromImages
+and a plain numpy twin, and against the checked Python path it falls back to."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from layouts.errors import LayoutError
+from layouts.interop import opencv as ocv
+from layouts.interop.opencv import blob_from_images
+from layouts.kernels import preprocess as pp
+
+cv2 = pytest.importorskip("cv2")
+
+
+def twin(images, scale, mean, swap, layout="NCHW"):
+    """The definition in numpy float32: subtract the mean, then scale; channels 0, 2 swapped."""
+    x = np.stack([im if im.ndim == 3 else im[:, :, None] for im in images]).astype(np.float32)
+    C = x.shape[-1]
+    if swap and C >= 3:
+        x = x[..., [2, 1, 0, 3][:C]]
+    m = ocv._scalar4(mean, "mean")[:C].astype(np.float32)
+    s = (np.full(4, scale) if np.ndim(scale) == 0 else ocv._scalar4(scale, "s"))[:C]
+    y = (x - m) * s.astype(np.float32)
+    return np.ascontiguousarray(y.transpose([{"N": 0, "H": 1, "W": 2, "C": 3}[a] for a in layout]))
+
+
+def cv2_blob(images, scale, mean, swap):
+    return cv2.dnn.blobFromImages([np.ascontiguousarray(im) for im in images], scale, None,
+                                  mean if mean is not None else 0, swap, False)
+
+
+def scanned(images, out=None):
+    return ocv._scan_list(images, out) is not None
+
+
+RNG = np.random.default_rng(2024)
+FRAME = RNG.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+
+
+def crops_of(frame, n, h, w, rng):
+    ys, xs = rng.integers(0, frame.shape[0] - h, n), rng.integers(0, frame.shape[1] - w, n)
+    return [frame[y:y + h, x:x + w] for y, x in zip(ys, xs)]
+
+
+LISTS = {
+    "separate crops": lambda: list(RNG.integers(0, 256, (37, 8, 8, 3), dtype=np.uint8)),
+    "views of one frame": lambda: crops_of(FRAME, 40, 9, 13, RNG),
+    "flipped views": lambda: [FRAME[::-1][5:20, 3:30], FRAME[:, ::-1][2:17, 1:28],
+                              FRAME[::-1, ::-1][:15, :27]],
+    "strided pixels": lambda: [FRAME[::2, ::3][:10, :11], FRAME[1::2, 1::3][:10, :11]],
+    "tuple": lambda: tuple(RNG.integers(0, 256, (4, 6, 7, 3), dtype=np.uint8)),
+    "gray 2-D": lambda: list(RNG.integers(0, 256, (5, 6, 7), dtype=np.uint8)),
+    "gray 3-D": lambda: list(RNG.integers(0, 256, (5, 6, 7, 1), dtype=np.uint8)),
+    "4 channels": lambda: list(RNG.integers(0, 256, (3, 6, 7, 4), dtype=np.uint8)),
+    "float32": lambda: list(RNG.uniform(-50, 300, (3, 6, 7, 3)).astype(np.float32)),
+    "int16 ROIs": lambda: [a[1:5, 2:6] for a in RNG.integers(-300, 300, (3, 8, 9, 3)).astype(np.int16)],
+    "float64": lambda: list(RNG.uniform(-50, 300, (2, 5, 4, 3))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LISTS))
+@pytest.mark.parametrize("swap", [False, True])
+def test_compiled_list_path_equals_cv2_exactly(name, swap):
+    images = LISTS[name]()
+    C = 1 if images[0].ndim == 2 else images[0].shape[2]
+    mean = (104.0, 117.5, 123.0, 9.0)[:C] if C > 1 else 104.0
+    assert pp.FAST and scanned(images)
+    got = blob_from_images(images, 1 / 255, mean=mean, swap_rb=swap)
+    np.testing.assert_array_equal(got, cv2_blob(images, 1 / 255, mean, swap))
+    np.testing.assert_array_equal(got, twin(images, 1 / 255, mean, swap))
+    for layout in ("NHWC", "CHWN", "HWCN"):
+        np.testing.assert_array_equal(blob_from_images(images, 1 / 255, mean=mean, swap_rb=swap,
+                                                       layout=layout),
+                                      twin(images, 1 / 255, mean, swap, layout))
+
+
+def test_compiled_and_checked_paths_agree(monkeypatch):
+    """FAST off (another interpreter or numpy ABI): the checked path gives the same bits."""
+    cases = [LISTS[k]() for k in sorted(LISTS)]
+    want = [blob_from_images(im, 0.5, mean=(1, 2, 3), swap_rb=True) for im in cases]
+    monkeypatch.setattr(pp, "FAST", False)
+    for images, w in zip(cases, want):
+        assert not scanned(images)
+        np.testing.assert_array_equal(blob_from_images(images, 0.5, mean=(1, 2, 3), swap_rb=True), w)
+
+
+def test_probe_reads_real_arrays():
+    assert pp._probe() is pp.FAST
+    assert pp._probe_tuple() == pp.TUPLE_ITEMS
+    if pp.FAST:  # what the kernel will read, read back through it
+        a = FRAME[3:9, ::-2]
+        out = np.empty((1, 3, 6, 80), np.float32)
+        P = pp.params(1, 1, out, 3, 6, 80, 1, [0, 1, 2], [a])
+        assert pp.scan_list(P) == 0
+        pp.fill(P)
+        R = P[9]
+        assert list(P[R:R + 4]) == [a.ctypes.data, a.strides[0], a.strides[1], 1]
+
+
+class Sub(np.ndarray):
+    pass
+
+
+def test_lists_the_scan_does_not_take_are_checked_in_python():
+    base = RNG.integers(0, 256, (3, 6, 7, 3), dtype=np.uint8)
+    f32 = base.astype(np.float32)
+    raw = np.zeros(6 * 7 * 3 * 4 + 1, np.uint8)
+    odd = raw[1:].view(np.float32).reshape(6, 7, 3)   # one byte off alignment
+    odd[:] = f32[0]
+    swapped = f32[1].astype(">f4")                    # non-native byte order
+    cases = {
+        "subclass": [base[0].view(Sub), base[1]],
+        "misaligned": [odd, f32[1]],
+        "big-endian": [f32[0].astype(">f4"), swapped],
+        "2-D and 3-D gray": [base[0, :, :, 0], base[1, :, :, :1]],
+    }
+    for name, images in cases.items():
+        assert not scanned(images), name
+        got = blob_from_images(images, 2.0, mean=(1, 2, 3), swap_rb=True)
+        np.testing.assert_array_equal(got, twin([np.asarray(im) for im in images], 2.0, (1, 2, 3), True))
+    # equal dtypes as different dtype objects: still exact
+    other = np.dtype(np.dtype("f4").str)
+    alt = np.empty((6, 7, 3), other)
+    alt[:] = f32[2]
+    got = blob_from_images([f32[0], alt], 0.5, mean=(3, 2, 1))
+    np.testing.assert_array_equal(got, twin([f32[0], f32[2]], 0.5, (3, 2, 1), False))
+
+
+@pytest.mark.parametrize("images,word", [
+    ([np.zeros((4, 5, 3), np.uint8), np.zeros((4, 5, 3), np.int8)], "same channels and dtype"),
+    ([np.zeros((4, 5, 3), np.uint8), np.zeros((4, 6, 3), np.uint8)], "all images must match"),
+    ([np.zeros((4, 5, 3), np.uint8), np.zeros((4, 5, 4), np.uint8)], "same channels and dtype"),
+    ([np.zeros((4, 5, 3), np.uint8), "x"], "image 1"),
+    ([np.zeros((4, 5, 3), np.uint8), np.zeros((2, 4, 5, 3), np.uint8)], "image 1"),
+    ([np.zeros((4, 5, 2), np.uint8)] * 2, "2 channels"),
+    ([np.zeros((4, 5, 3), np.float16)] * 2, "float16"),
+])
+def test_bad_lists_get_the_checked_paths_words(images, word):
+    with pytest.raises((LayoutError, TypeError), match=word):
+        blob_from_images(images)
+
+
+def test_overlap_found_by_the_scan_as_numpy_finds_it():
+    buf = np.zeros(4 * 3 * 6 * 7 * 4 + 4096, np.uint8)
+    out = buf[:4 * 3 * 6 * 7 * 4].view(np.float32).reshape(4, 3, 6, 7)
+    inside = [buf[1000:1000 + 6 * 7 * 3].reshape(6, 7, 3)] + [np.zeros((6, 7, 3), np.uint8)] * 3
+    assert scanned(inside, out)
+    with pytest.raises(LayoutError, match="overlaps an input image"):
+        blob_from_images(inside, out=out)
+    after = [buf[-6 * 7 * 3:].reshape(6, 7, 3)] * 4          # same buffer, past out's end
+    np.testing.assert_array_equal(blob_from_images(after, out=out), twin(after, 1.0, None, False))
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 5000), st.integers(0, 5000), st.integers(1, 300), st.integers(1, 300),
+       st.booleans())
+def test_scan_overlap_flag_equals_may_share_memory(a0, o0, alen, olen, flip):
+    buf = np.zeros(6000, np.uint8)
+    a = buf[a0:a0 + alen]
+    img = (a[::-1] if flip else a)[:alen // 3 * 3].reshape(-1, 1, 3) if alen >= 3 else None
+    out = buf[o0:o0 + olen]
+    if img is None or img.shape[0] == 0:
+        return
+    images = [img, np.zeros_like(img)]
+    P = pp.params(2, 1, out, 3, img.shape[0], 1, 1, range(3), images)
+    assert pp.scan_list(P) == int(any(np.may_share_memory(out, im) for im in images))
+
+
+@pytest.mark.parametrize("threads", [2, 3, 5])
+def test_threads_split_rows_inside_images_same_bits(monkeypatch, threads):
+    monkeypatch.setattr(pp, "PAR_MIN_BYTES", 0)
+    monkeypatch.setattr(pp, "LOAD_AWARE", False)
+    for images in (list(RNG.integers(0, 256, (3, 5, 9, 3), dtype=np.uint8)),   # whole images
+                   crops_of(FRAME, 3, 5, 9, RNG),                                # ROIs
+                   RNG.integers(0, 256, (3, 5, 9, 3), dtype=np.uint8)):          # one 4-D array
+        want = twin(list(images), 0.5, (1, 2, 3), True)
+        for layout in ("NCHW", "NHWC"):
+            got = blob_from_images(images, 0.5, mean=(1, 2, 3), swap_rb=True, layout=layout,
+                                   threads=threads)
+            np.testing.assert_array_equal(got, want if layout == "NCHW" else want.transpose(0, 2, 3, 1))
+
+
+def test_threads_only_above_the_size_threshold_and_on_idle_cores(monkeypatch):
+    idle = pp.idle_cores()
+    assert idle is None or 1 <= idle <= (os.cpu_count() or 1)
+    monkeypatch.setattr(pp, "idle_cores", lambda: 8)
+    assert pp.nthreads_for(2, pp.PAR_MIN_BYTES - 1, 1000) == 1
+    assert pp.nthreads_for(2, pp.PAR_MIN_BYTES, 1000) == 2
+    assert pp.nthreads_for(8, pp.PAR_MIN_BYTES, 3) == 3
+    assert pp.nthreads_for(1, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    monkeypatch.setattr(pp, "idle_cores", lambda: 1)
+    assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    monkeypatch.setattr(pp, "idle_cores", lambda: 3)
+    assert pp.nthreads_for(8, 10 * pp.PAR_MIN_BYTES, 1000) == 3
+    monkeypatch.setattr(pp, "idle_cores", lambda: None)      # unknown: as asked
+    assert pp.nthreads_for(4, 10 * pp.PAR_MIN_BYTES, 1000) == 4
+    monkeypatch.setattr(pp, "idle_cores", lambda: 1)
+    monkeypatch.setattr(pp, "LOAD_AWARE", False)
+    assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 2
+
+
+def test_one_4d_array_on_the_compiled_path():
+    batch = RNG.integers(0, 256, (4, 6, 9, 3), dtype=np.uint8)
+    f32 = batch.astype(np.float32)
+    raw = np.zeros(f32.nbytes + 1, np.uint8)
+    odd = raw[1:].view(np.float32).reshape(f32.shape)   # misaligned: the checked path
+    odd[:] = f32
+    for arr, fast in ((batch, True), (batch[::-1, ::-1, ::2], True), (f32[:, 1:5, 2:8], True),
+                      (odd, False), (f32.astype(">f4"), False)):
+        assert scanned(arr) is fast
+        for layout in ("NCHW", "NHWC"):
+            got = blob_from_images(arr, 0.5, mean=(1, 2, 3), swap_rb=True, layout=layout)
+            np.testing.assert_array_equal(got, twin(list(np.asarray(arr)), 0.5, (1, 2, 3), True, layout))
+    np.testing.assert_array_equal(blob_from_images(batch, 0.5, mean=(1, 2, 3), swap_rb=True),
+                                  cv2_blob(list(batch), 0.5, (1, 2, 3), True))
+    # resized: cv2 resizes each image, as for a list
+    np.testing.assert_array_equal(blob_from_images(batch, 0.5, size=(5, 4), mean=(1, 2, 3)),
+                                  cv2.dnn.blobFromImages(list(batch), 0.5, (5, 4), (1, 2, 3), False, False))
+    with pytest.raises(LayoutError, match="overlaps an input image"):
+        blob_from_images(f32, out=f32.reshape(4, 3, 6, 9))
+
+
+def test_out_written_in_place_and_list_not_kept():
+    images = crops_of(FRAME, 6, 4, 5, RNG)
+    before = [im.copy() for im in images]
+    out = np.full((6, 4, 5, 3), np.nan, np.float32)
+    got = blob_from_images(images, 0.25, mean=(5, 6, 7), swap_rb=True, layout="NHWC", out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, twin(images, 0.25, (5, 6, 7), True, "NHWC"))
+    for a, b in zip(images, before):
+        np.testing.assert_array_equal(a, b)
+    # a strided out (every other column of a wider array) is written through its strides
+    wide = np.zeros((6, 3, 4, 10), np.float32)
+    blob_from_images(images, 0.25, mean=(5, 6, 7), swap_rb=True, out=wide[..., ::2])
+    np.testing.assert_array_equal(wide[..., ::2], twin(images, 0.25, (5, 6, 7), True))
+    assert not wide[..., 1::2].any()
+
+
+def test_empty_images_on_the_compiled_path():
+    images = [np.zeros((0, 5, 3), np.uint8)] * 3
+    assert scanned(images)
+    assert blob_from_images(images, mean=(1, 2, 3)).shape == (3, 3, 0, 5)
+
+
+VIEWS = st.sampled_from(["whole", "roi", "flip-rows", "flip-cols", "step"])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 6), st.integers(1, 9), st.integers(1, 9), st.sampled_from([1, 3, 4]),
+       st.sampled_from(["uint8", "int8", "uint16", "int16", "int32", "float32", "float64"]),
+       st.lists(VIEWS, min_size=6, max_size=6), st.booleans(), st.sampled_from(["NCHW", "NHWC"]),
+       st.integers(0, 2**32 - 1))
+def test_random_lists_equal_twin_and_cv2(n, h, w, c, dtype, views, swap, layout, seed):
+    rng = np.random.default_rng(seed)
+    images = []
+    for i in range(n):
+        big = (rng.uniform(-300, 300, (h + 3, 2 * w + 3, c)) if dtype.startswith("float")
+               else rng.integers(0, 120, (h + 3, 2 * w + 3, c))).astype(dtype)
+        v = views[i]
+        im = {"whole": np.ascontiguousarray(big[:h, :w]), "roi": big[1:h + 1, 2:w + 2],
+              "flip-rows": big[::-1][:h, :w], "flip-cols": big[:, ::-1][:h, :w],
+              "step": big[:h, ::2][:, :w]}[v]
+        images.append(im)
+    mean = tuple(rng.uniform(-5, 130, c).round(2)) if c > 1 else float(rng.uniform(0, 100))
+    scale = float(rng.choice([1.0, 0.5, 1 / 255, 2.0]))
+    got = blob_from_images(images, scale, mean=mean, swap_rb=swap, layout=layout)
+    np.testing.assert_array_equal(got, twin(images, scale, mean, swap, layout))
+    if dtype not in ("int32",) and layout == "NCHW":  # cv2's blobFromImages takes these depths
+        np.testing.assert_array_equal(got, cv2_blob(images, scale, mean, swap))
