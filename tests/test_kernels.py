@@ -459,3 +459,18 @@ def test_one_bounded_pool_and_clamped_counts(monkeypatch):
         assert sorted((c, d) for c, d, _ in inner) == [(0, 2), (2, 4)]
         if name.startswith("layouts-kernels"):                 # started on a pool worker: ran there, inline
             assert {n for _, _, n in inner} == {name}
+
+
+def test_thread_count_follows_the_package_setting():
+    """threads=None in the kernels (preprocessing, in place) means ly.set_threads's value, as in convert."""
+    import layouts as ly
+    from layouts.kernels.pool import thread_count
+
+    try:
+        ly.set_threads(1)
+        assert thread_count(None) == 1
+        ly.set_threads(None)
+        import numba
+        assert thread_count(None) == max(1, min(int(numba.config.NUMBA_NUM_THREADS), 10**9))
+    finally:
+        ly.set_threads(None)

@@ -22,7 +22,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from ..config import check_threads
+from ..config import check_threads, get_threads
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -42,8 +42,11 @@ def max_threads() -> int:
 
 
 def thread_count(threads: Any) -> int:
-    """``threads`` checked (None, or an int >= 1) and clamped to :func:`max_threads`; None means numba's thread count."""
+    """``threads`` checked (None, or an int >= 1) and clamped to :func:`max_threads`; None means
+    the package setting (:func:`layouts.set_threads`), and when that is None too numba's thread count."""
     threads = check_threads(threads)
+    if threads is None:
+        threads = get_threads()
     if threads is None:
         import numba
         return max(1, int(numba.config.NUMBA_NUM_THREADS))
