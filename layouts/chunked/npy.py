@@ -20,6 +20,11 @@ source is opened read-only. An exception removes the temporary file; a killed pr
 leaves it behind (it never has ``dst_path``'s name), and ``dst_path`` either does not exist
 or still holds what it held before.
 
+``inplace=True`` reads each tile into one buffer, converts it there with
+:func:`layouts.convert_inplace` and writes it from there (the budget: one tile plus its scratch);
+the crash safety above is unchanged. With ``dst_path`` the source file itself it converts that
+file in its own bytes (:mod:`.inplace_file`), which cannot be atomic.
+
 A pitched destination (a :class:`~layouts.Layout` with ``pitch=`` or ``align=``) is written
 as its flat buffer, gaps zero: the header's shape is ``(dst.size,)`` and
 ``dst.view(np.load(path))`` gives the strided physical view. A pitched source is read the same
