@@ -235,6 +235,12 @@ X_FEED = np.arange(60, dtype=np.float32).reshape(1, 3, 5, 4)
 FP16 = edgeboard.feed(X_FEED)
 RO_FP16 = np.zeros(80, np.float16)
 RO_FP16.flags.writeable = False
+X16_OK = np.arange(96, dtype=np.float16).reshape(2, 4, 3, 4)      # W*C = 16: rows need no padding
+X32_OK = X16_OK.astype(np.float32)
+X16_PAD = X_FEED.astype(np.float16)                                 # W*C = 12: padded to 16
+X16_WIDE = np.zeros((2, 4, 3, 8), np.float16)
+X16_RO = X16_OK.copy()
+X16_RO.flags.writeable = False
 
 EDGEBOARD = [
     ("fetch-159-bytes", lambda: edgeboard.fetch(np.zeros(159, np.uint8), 1, 3, 5, 4), L, "160 bytes"),
@@ -255,12 +261,20 @@ EDGEBOARD = [
     ("feed-out-readonly", lambda: edgeboard.feed(X_FEED, out=RO_FP16), L, "read-only"),
     ("feed-alignment-negative", lambda: edgeboard.feed(X_FEED, alignment=-16), L, "alignment"),
     ("feed-threads-negative", lambda: edgeboard.feed(X_FEED, threads=-1), L, "threads"),
+    ("feed-inplace-float32", lambda: edgeboard.feed(X32_OK, inplace=True), L, ["float16", "cast"]),
+    ("feed-inplace-padded", lambda: edgeboard.feed(X16_PAD, inplace=True), L, ["padding", "20 more"]),
+    ("feed-inplace-strided", lambda: edgeboard.feed(X16_WIDE[..., ::2], inplace=True), L, "C-contiguous"),
+    ("feed-inplace-readonly", lambda: edgeboard.feed(X16_RO, inplace=True), L, "read-only"),
+    ("feed-inplace-out", lambda: edgeboard.feed(X16_OK, out=np.zeros(96, np.float16), inplace=True), L, "exclude"),
+    ("feed-inplace-list", lambda: edgeboard.feed(X16_OK.tolist(), inplace=True), L, "numpy float16 array"),
+    ("feed-inplace-str", lambda: edgeboard.feed(X16_OK, inplace="yes"), T, "inplace"),
     ("align-zero", lambda: edgeboard.align_to_x(3, 0), L, "x must be >= 1"),
     ("align-str", lambda: edgeboard.align_to_x("3", 16), T, "num"),
     ("size-bool", lambda: edgeboard.fpga_image_size(1, 3, 5, True), T, "W"),
 ]
 
-KEEP = [X_HWC, X_NCHW, W_OIHW, IMG, OTHER, F32, BUF, RO_OUT, X_FEED, FP16, RO_FP16]
+KEEP = [X_HWC, X_NCHW, W_OIHW, IMG, OTHER, F32, BUF, RO_OUT, X_FEED, FP16, RO_FP16, X16_OK, X32_OK, X16_PAD,
+        X16_WIDE, X16_RO]
 
 
 @pytest.mark.parametrize("name,call,exc,word", CAFFE + OPENCV + EDGEBOARD,

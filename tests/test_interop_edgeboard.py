@@ -54,6 +54,30 @@ def test_feed_equals_oracle_and_fetch_inverts(shape):
     np.testing.assert_array_equal(eb.fetch(buf.view(np.uint8), *shape), back)
 
 
+@pytest.mark.parametrize("shape,alignment", [((1, 16, 2, 2), 16), ((2, 4, 3, 4), 16), ((3, 8, 5, 2), 16),
+                                             ((1, 3, 4, 8), 8), ((2, 5, 3, 7), 1), ((0, 4, 2, 2), 16)])
+def test_feed_inplace_equals_oracle_in_x_memory(shape, alignment):
+    """inplace=True: the same bytes as the copying feed (the numpy oracle), in x's own buffer."""
+    rng = np.random.default_rng(sum(shape) + alignment)
+    x = (rng.standard_normal(shape) * 100).astype(np.float16)
+    want = _oracle(x, alignment)
+    buf = eb.feed(x, alignment=alignment, inplace=True)
+    assert buf.dtype == np.float16 and buf.ndim == 1 and buf.size == eb.fpga_image_size(*shape, alignment)
+    assert np.shares_memory(buf, x) or x.size == 0
+    np.testing.assert_array_equal(buf, want)
+    np.testing.assert_array_equal(x.reshape(-1), want)          # x itself now holds the FPGA bytes
+    np.testing.assert_array_equal(eb.fetch(buf.copy(), *shape, alignment=alignment),
+                                  want.reshape(shape[0], shape[2], shape[3], shape[1]).transpose(0, 3, 1, 2)
+                                  .astype(np.float32))
+
+
+def test_feed_inplace_threads_do_not_change_the_result():
+    x = np.random.default_rng(3).standard_normal((4, 32, 7, 6)).astype(np.float16)
+    a, b = x.copy(), x.copy()
+    np.testing.assert_array_equal(eb.feed(a, inplace=True, threads=1), eb.feed(b, inplace=True, threads=2))
+    np.testing.assert_array_equal(a.reshape(-1), _oracle(x))
+
+
 def _nchw_kw(shape):
     N, C, H, W = shape
     return {"N": N, "C": C, "H": H, "W": W}

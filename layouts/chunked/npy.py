@@ -20,6 +20,11 @@ source is opened read-only. An exception removes the temporary file; a killed pr
 leaves it behind (it never has ``dst_path``'s name), and ``dst_path`` either does not exist
 or still holds what it held before.
 
+``inplace=True`` reads each tile into one buffer, converts it there with
+:func:`layouts.convert_inplace` and writes it from there (the budget: one tile plus its scratch);
+the crash safety above is unchanged. With ``dst_path`` the source file itself it converts that
+file in its own bytes (:mod:`.inplace_file`), which cannot be atomic.
+
 A pitched destination (a :class:`~layouts.Layout` with ``pitch=`` or ``align=``) is written
 as its flat buffer, gaps zero: the header's shape is ``(dst.size,)`` and
 ``dst.view(np.load(path))`` gives the strided physical view. A pitched source is read the same
@@ -68,10 +73,14 @@ PREALLOCATE = True
 MAP_DENSITY = 1.25
 #: Largest single read/write (Linux moves at most ~2 GiB per call).
 _MAX_IO = 1 << 30
+#: The first 8 bytes of a file while it is converted in its own bytes (numpy's magic is back
+#: when it is done, or restored on KeyboardInterrupt): a killed run leaves a file np.load refuses.
+INTERRUPTED_MAGIC = b"\x93LAYOUTS"
 
 
 def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
-                 memory: int | str = "256MB", progress: Any = None, fsync: bool = True, **dims: int) -> None:
+                 memory: int | str = "256MB", progress: Any = None, fsync: bool = True, inplace: bool = False,
+                 **dims: int) -> None:
     """Convert the ``.npy`` file ``src_path`` (layout ``src``) to ``dst_path`` (layout ``dst``).
 
     Parameters
@@ -91,6 +100,16 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         ``True`` (default) flushes the result to the disk before the rename, so that it
         survives a power cut too; ``False`` leaves that to the OS (a killed process still
         leaves no truncated ``dst_path``: the rename is what makes the result appear).
+    inplace : bool
+        ``True``: convert each tile inside ONE buffer with :func:`layouts.convert_inplace` (read,
+        converted in place, written from it), so ``memory`` holds one tile plus its scratch
+        (:func:`tile_cost`) instead of a source and a destination tile: tiles about twice as large.
+        With ``dst_path`` the same file as ``src_path`` it converts the file in its own bytes
+        through a memory map (:mod:`layouts.chunked.inplace_file`): no second copy in memory or
+        on disk, ``memory`` bounds the scratch, but it is not atomic: Ctrl-C restores the file;
+        a killed run leaves it partly permuted and marked so that ``np.load`` refuses it. Both layouts must be
+        padding-free and unpitched (a tile's destination the same size as its source); anything
+        else is a LayoutError that says why (no silent fallback to the two-buffer path).
     **dims : int
         Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
 
@@ -102,19 +121,43 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     >>> ly.convert_file(src, "NCHW", dst, "NCHW16c", memory="2KB")
     >>> y = np.load(dst); y.shape, float(y[0, 1, 0, 0, :4].sum()), float(y[0, 1, 0, 0, 4:].sum())
     ((1, 2, 2, 2, 16), 4.0, 0.0)
+    >>> ly.convert_file(src, "NCHW", dst, "NHWC", memory="1MB", inplace=True)   # one buffer per tile
+    >>> np.load(dst).shape
+    (1, 2, 2, 20)
+    >>> ly.convert_file(dst, "NHWC", dst, "NCHW", inplace=True)                  # the file in its own bytes
+    >>> np.array_equal(np.load(dst), np.load(src))
+    True
     """
     src_path, dst_path = _path(src_path, "src_path"), _path(dst_path, "dst_path")
     budget = parse_memory(memory)
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise TypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
+    if not isinstance(inplace, (bool, np.bool_)):
+        raise TypeError(f"inplace must be True or False, got {type(inplace).__name__} {inplace!r}")
+    if inplace and _same_file(src_path, dst_path):
+        return convert_file_inplace(src_path, src, dst, memory=budget, progress=progress, fsync=fsync, **dims)
     try:
-        job = _Job.open(src_path, src, dst_path, dst, budget, dims)
+        job = _Job.open(src_path, src, dst_path, dst, budget, dims, bool(inplace))
     except LayoutError as err:
         raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
     try:
         job.run(progress, bool(fsync))
     finally:
         job.close()
+
+
+def convert_file_inplace(path: str, src: str | Layout, dst: str | Layout, **kwargs: Any) -> None:
+    """``convert_file(path, src, path, dst, inplace=True)``: see :mod:`layouts.chunked.inplace_file`."""
+    from .inplace_file import convert_file_inplace as run
+
+    run(path, src, dst, **kwargs)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b) or (os.path.exists(b) and os.path.samefile(a, b))
+    except OSError:
+        return False
 
 
 def _path(p: Any, name: str) -> str:
@@ -127,6 +170,10 @@ def _path(p: Any, name: str) -> str:
 def read_header(fd: int, path: str) -> tuple[tuple[int, ...], np.dtype, int]:
     """(shape, dtype, data offset) of the ``.npy`` file open as ``fd``; LayoutError if it is not
     a C-order ``.npy`` of plain (non-object) data."""
+    if os.pread(fd, len(INTERRUPTED_MAGIC), 0) == INTERRUPTED_MAGIC:
+        raise LayoutError(f"src_path {path!r} was being converted in place (convert_file(..., inplace=True)) when that "
+                          f"run was killed: its data is a partial permutation of the tensor and cannot be read back; "
+                          f"restore the file from a copy")
     f = os.fdopen(os.dup(fd), "rb")
     with f:
         try:
@@ -288,11 +335,28 @@ def write_region(fd: int, region: Region, buf: np.ndarray, base: int) -> None:
 
 
 # --------------------------------------------------------------------------------- tiling
+def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool = False) -> int:
+    """Bytes of buffers a tile needs: a source tile plus :data:`WRITE_BUFFERS` destination tiles,
+    or, ``inplace``, one tile plus :func:`layouts.convert_inplace`'s documented scratch bound for
+    it, ``max(1% of the tile, 64 KiB)`` (the 64 KiB floor makes small budgets no better in place).
+
+    >>> tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
+    (80000000, 40400000, 69536)
+    """
+    if not inplace:
+        return (src_elements + WRITE_BUFFERS * dst_elements) * itemsize
+    from ..inplace import scratch_budget
+
+    tile = src_elements * itemsize
+    return tile + scratch_budget(tile)
+
+
 def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, dst_strides: tuple,
-               itemsize: int, budget: int) -> dict[str, int]:
+               itemsize: int, budget: int, inplace: bool = False) -> dict[str, int]:
     """Tile extent per logical axis: both files' runs as long as the budget allows.
 
-    ``budget`` bounds one source tile plus :data:`WRITE_BUFFERS` destination tiles.
+    ``budget`` bounds :func:`tile_cost`: one source tile plus :data:`WRITE_BUFFERS` destination
+    tiles, or (``inplace``) one tile and its in-place scratch.
     Greedy: start at one granule (:func:`._boxes.steps`) per axis; repeatedly take the side
     (source or destination) whose run is shorter and double the axis that ends its run; when
     doubling overflows the budget take the largest multiple that fits; stop when neither side
@@ -307,9 +371,9 @@ def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, d
         box = {a: (0, tt[a]) for a in tt}
         return [Region.of(shape, strides, _boxes.physical_box(L, box)) for L, shape, strides in sides]
 
-    def cost(tt: Mapping[str, int]) -> int:  # one source buffer, WRITE_BUFFERS destination buffers
+    def cost(tt: Mapping[str, int]) -> int:
         r_src, r_dst = regions(tt)
-        return (r_src.elements + WRITE_BUFFERS * r_dst.elements) * itemsize
+        return tile_cost(r_src.elements, r_dst.elements, itemsize, inplace)
 
     if cost(t) > budget:
         raise LayoutError(f"memory={budget} bytes is too small: the smallest tile (one block of each "
@@ -358,11 +422,33 @@ def tiles(dst: Layout, t: Mapping[str, int]) -> Iterable[dict[str, tuple[int, in
 def convert_tile(src_buf: np.ndarray, src_tile: Layout, dst_tile: Layout, out: np.ndarray) -> None:
     """The per-tile converter: ``out`` (shaped as ``dst_tile``) from ``src_buf`` (shaped as ``src_tile``).
 
-    The seam for other engines: an in-place converter would take one buffer for both sides.
+    ``convert_file(inplace=True)`` uses :func:`convert_tile_inplace` instead.
     """
     from ..convert import convert
 
     convert(src_buf, src_tile, dst_tile, out=out)
+
+
+def convert_tile_inplace(buf: np.ndarray, src_tile: Layout, dst_tile: Layout) -> None:
+    """The in-place per-tile converter: the flat ``buf`` holds ``src_tile`` packed, and then
+    ``dst_tile`` packed (both padding-free, so the same number of elements)."""
+    from ..inplace import convert_inplace
+
+    convert_inplace(buf, src_tile, dst_tile)
+
+
+def check_inplace(src: Layout, dst: Layout) -> None:
+    """LayoutError unless a tile's destination is the same size as its source: both layouts
+    unpitched and padding-free (then every tile, whose bounds are multiples of each block, is too)."""
+    drop = "drop inplace=True to convert with a source and a destination buffer per tile"
+    for side, L in (("source", src), ("destination", dst)):
+        if L.pitch or L.align:
+            raise LayoutError(f"inplace=True: the {side} layout {L!r} has pitched rows, so its tiles are not the size "
+                              f"of the other side's; {drop}")
+        if L.has_padding:
+            padded = ", ".join(f"{a} padded to {n}" for a, n in L.padded_dims.items() if n != L.dims[a])
+            raise LayoutError(f"inplace=True: the {side} layout {L!r} holds {L.size - L.count} padding slots "
+                              f"({padded}), so a tile's destination is not the size of its source; {drop}")
 
 
 # --------------------------------------------------------------------------------- the job
@@ -373,10 +459,13 @@ class _Job:
         self.src_fd = -1
         self.tmp_fd = -1
         self.tmp_path: str | None = None
+        self.inplace = False
 
     @classmethod
-    def open(cls, src_path: str, src: Any, dst_path: str, dst: Any, budget: int, dims: Mapping[str, int]) -> "_Job":
+    def open(cls, src_path: str, src: Any, dst_path: str, dst: Any, budget: int, dims: Mapping[str, int],
+             inplace: bool = False) -> "_Job":
         job = cls()
+        job.inplace = inplace
         try:
             job._open(src_path, src, dst_path, dst, budget, dims)
         except BaseException:
@@ -391,16 +480,21 @@ class _Job:
             raise LayoutError(f"src_path {src_path!r} is a directory, expected a .npy file")
         if os.path.realpath(src_path) == os.path.realpath(dst_path) or (
                 os.path.exists(dst_path) and os.path.samefile(src_path, dst_path)):
-            raise LayoutError(f"dst_path {dst_path!r} is the source file; write the result to another path")
+            raise LayoutError(f"dst_path {dst_path!r} is the source file; write the result to another path, or pass "
+                              f"inplace=True to convert the file in its own bytes (not atomic: see convert_file_inplace)")
         folder = os.path.dirname(os.path.abspath(dst_path))
         if not os.path.isdir(folder):
             raise FileNotFoundError(2, f"dst_path {dst_path!r}: its folder does not exist", folder)
         if os.path.isdir(dst_path):
             raise LayoutError(f"dst_path {dst_path!r} is a directory, expected a file path")
+        if self.inplace and isinstance(src, Layout) and (src.pitch or src.align):
+            check_inplace(src, src)  # before the file's shape is compared with the pitched one
         self.src_fd = os.open(src_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         shape, self.dtype, self.src_base = read_header(self.src_fd, src_path)
         self.src_end = os.fstat(self.src_fd).st_size
         self.src_layout, self.dst_layout = self._layouts(src, dst, shape, dims)
+        if self.inplace:
+            check_inplace(self.src_layout, self.dst_layout)
         self.src_shape, self.src_strides = self.src_layout.shape, self.src_layout.stride_tuple
         self.dst_strides = self.dst_layout.stride_tuple
         item = self.dtype.itemsize
@@ -409,7 +503,7 @@ class _Job:
         self.header = header_bytes(out_shape, self.dtype)
         self.nbytes = self.dst_layout.size * item
         self.tile = plan_tiles(self.src_layout, self.dst_layout, self.src_shape, self.src_strides,
-                               self.dst_strides, item, int(budget * BUFFER_SHARE))
+                               self.dst_strides, item, int(budget * BUFFER_SHARE), self.inplace)
         self.dst_path = dst_path
 
     def _layouts(self, src: Any, dst: Any, shape: tuple, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
@@ -455,11 +549,13 @@ class _Job:
         first = {a: (0, self.tile[a]) for a in dst_L.axes}
         r_src = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, first))
         r_dst = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, first))
-        src_buf = None  # allocated when a tile is read rather than mapped
-        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(WRITE_BUFFERS)]
         base = len(self.header)
         label = f"{src_L.spec} -> {dst_L.spec}"
         total = math.prod(dst_L.shape) * item  # the tiles' elements, pitch gaps aside
+        if self.inplace:
+            return self._convert_inplace(progress, r_src.elements, base, label, total)
+        src_buf = None  # allocated when a tile is read rather than mapped
+        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(WRITE_BUFFERS)]
         with reporter(progress, total, label) as step, ThreadPoolExecutor(1, "layouts-writer") as writer:
             if dst_L.count == 0:
                 step(total)  # no element: the preallocated zeros are the whole output
@@ -492,6 +588,23 @@ class _Job:
             if pending is not None:
                 pending[0].result()
                 step(pending[1])
+
+    def _convert_inplace(self, progress: Any, elements: int, base: int, label: str, total: int) -> None:
+        """``inplace=True``: each tile read into one buffer, converted there, written from it."""
+        src_L, dst_L = self.src_layout, self.dst_layout
+        buf = np.empty(max(elements, 1), self.dtype)
+        with reporter(progress, total, label) as step:
+            if dst_L.count == 0:
+                step(total)
+                return
+            for box in tiles(dst_L, self.tile):
+                rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
+                rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
+                b = buf[:rs.elements]  # unpitched: the stacked runs are the source tile, C-contiguous
+                read_region(self.src_fd, rs, b, self.src_base, self.src_end)
+                convert_tile_inplace(b, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box))
+                write_region(self.tmp_fd, rd, b, base)  # ... and then the destination tile, C-contiguous
+                step(rd.elements * self.dtype.itemsize)
 
     def close(self) -> None:
         for attr in ("src_fd", "tmp_fd"):

@@ -82,14 +82,24 @@ def _nchw(x, what):
     return a
 
 
-def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndarray:
+def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None, *, inplace: bool = False) -> np.ndarray:
     """Float NCHW -> the FPGA's flat FP16 buffer (aligned NHWC rows, padding zero), as the
     runtime's feed does. ``out``: a float16 buffer of :func:`fpga_image_size` elements.
     Values beyond float16's range become +-inf; NaN stays NaN.
 
+    ``inplace=True`` converts in ``x``'s own memory (:func:`layouts.convert_inplace`, extra
+    memory at most ``max(1% of x, 64 KiB)``) and returns the flat buffer as a view of ``x``, for a
+    board without room for a second copy. It needs ``x`` float16, C-contiguous and writable, and
+    rows that need no padding (``W * C`` a multiple of ``alignment``); otherwise a LayoutError says
+    which condition fails. ``x`` then holds the FPGA's bytes (NHWC), no longer NCHW.
+
     >>> x = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
     >>> feed(x, alignment=8).reshape(2, 8)[0].tolist()
     [0.0, 4.0, 8.0, 1.0, 5.0, 9.0, 0.0, 0.0]
+    >>> h = np.arange(16, dtype=np.float16).reshape(1, 4, 2, 2)     # W*C = 8: rows need no padding
+    >>> buf = feed(h, alignment=8, inplace=True)
+    >>> buf[:8].tolist(), np.shares_memory(buf, h)
+    ([0.0, 4.0, 8.0, 12.0, 1.0, 5.0, 9.0, 13.0], True)
     """
     from layouts import convert
 
@@ -97,6 +107,10 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndar
     threads = threads_arg(threads)
     N, C, H, W = a.shape
     L = fpga_image_layout(N, C, H, W, alignment)
+    if not isinstance(inplace, (bool, np.bool_)):
+        raise TypeError(f"inplace must be True or False, got {type(inplace).__name__}")
+    if inplace:
+        return _feed_inplace(x, a, out, L, threads)
     if out is None:
         out = np.empty(L.size, np.float16)
     elif not isinstance(out, np.ndarray):
@@ -115,6 +129,35 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None) -> np.ndar
         half = a.astype(np.float16, copy=False)
     convert(half, "NCHW", L, out=out, threads=threads)
     return out
+
+
+def _feed_inplace(x, a, out, L, threads) -> np.ndarray:
+    """``feed(..., inplace=True)``: every condition checked before a byte moves."""
+    from layouts import convert_inplace
+
+    N, C, H, W = a.shape
+    why = "drop inplace=True to feed into a new buffer"
+    if out is not None:
+        raise LayoutError(f"out= and inplace=True exclude each other: inplace=True writes the FPGA buffer into "
+                          f"x's own memory; {why}")
+    if not isinstance(x, np.ndarray):
+        raise LayoutError(f"inplace=True needs x to be a numpy float16 array, got {type(x).__name__}; {why}")
+    if a.dtype != np.float16:
+        raise LayoutError(f"inplace=True needs x in float16, got {a.dtype}: the cast to float16 needs a new "
+                          f"buffer (x.astype(np.float16) first, or {why})")
+    if not a.flags.writeable:
+        raise LayoutError(f"inplace=True writes into x, but x is read-only; {why}")
+    if not a.flags.c_contiguous:
+        raise LayoutError(f"inplace=True needs x C-contiguous (strides {a.strides}); np.ascontiguousarray(x) "
+                          f"first, or {why}")
+    if L.size != a.size:
+        row = W * C
+        raise LayoutError(f"inplace=True needs rows without padding, but a row of W*C = {row} values is padded "
+                          f"to {align_to_x(row, L.align['H'])} "
+                          f"(alignment {L.align['H']}): the FPGA buffer needs {L.size} elements, x holds {a.size} "
+                          f"({L.size - a.size} more); {why}")
+    y = convert_inplace(a, "NCHW", "NHWC", threads=threads)
+    return y.reshape(-1)
 
 
 def fetch(buffer, N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNMENT,
