@@ -14,11 +14,17 @@ back the caller's kind, without copying where the memory allows:
   - a tensor that **requires grad** is refused: ``convert`` is not differentiable, and its result
     would silently cut the autograd graph. Pass ``t.detach()``;
   - a **meta** tensor (a shape without data) is refused;
-  - a tensor **not on the CPU** is refused (convert's kernels run on the CPU): pass ``t.cpu()``
-    and move the result back with ``.to(device)``;
+  - a tensor **not on the CPU** is read through a copy on the host (convert's kernels run on the
+    CPU) and the result goes back to its device; with ``copy=False`` (which never copies) and as
+    ``out=`` (which must be written in place) it is refused. :mod:`layouts.interop.pytorch` reads
+    tensors through this same bridge, so the same rule holds there;
   - sparse, quantized and nested tensors are refused (pass ``.to_dense()`` / ``.int_repr()``);
   - a tensor with the lazy conjugate or negative bit (``t.conj()``) is resolved first (a copy);
-    as ``out=`` it is refused.
+    with ``copy=False`` and as ``out=`` it is refused;
+  - the dtype is never reinterpreted: :func:`as_numpy` reports the tensor's own dtype beside the
+    raw-bits view, so ``convert`` refuses a ``bfloat16`` ``x`` with an ``int16`` ``out``;
+  - a tensor written as ``out=`` has its autograd version counter bumped (as ``copy_`` does), so
+    a graph that saved it before the write raises rather than computing a wrong gradient.
 
 * any other object with ``__dlpack__`` is read through ``np.from_dlpack`` (zero-copy, CPU only);
   when it also names its array-API namespace (``__array_namespace__``), the result goes back
@@ -29,9 +35,9 @@ torch is imported only when a torch tensor is given (found by its type's module,
 importing torch to check).
 
 >>> import numpy as np
->>> a, back = as_numpy(np.zeros(3))
->>> back(a) is a
-True
+>>> a, back, dtype = as_numpy(np.zeros(3))
+>>> back(a) is a, dtype
+(True, dtype('float64'))
 """
 
 from __future__ import annotations
@@ -58,63 +64,118 @@ def is_torch_tensor(x: Any) -> bool:
     return torch is not None and isinstance(x, getattr(torch, "Tensor", ()))
 
 
-def as_numpy(x: Any, what: str = "x", *, writable: bool = False) -> tuple[np.ndarray, Back]:
-    """``x`` as a numpy array (a view where possible) and the function that turns a numpy result
-    back into ``x``'s kind. ``writable``: ``x`` is an output (refuse what cannot be written)."""
+def as_numpy(x: Any, what: str = "x", *, writable: bool = False,
+             copy: bool | None = True) -> tuple[np.ndarray, Back, Any]:
+    """``(array, back, dtype)``: ``x`` as a numpy array (a view where possible), the function that
+    turns a numpy result back into ``x``'s kind, and ``x``'s element type (a numpy dtype, or the
+    torch dtype numpy lacks, whose raw bits ``array`` holds: compare these, not ``array.dtype``,
+    so ``bfloat16`` never passes for ``int16``). ``writable``: ``x`` is an output (refuse what
+    cannot be written in place). ``copy=False``: refuse a tensor whose values can only be read
+    through a copy (a lazy conjugate/negative view, a tensor on another device)."""
     if isinstance(x, np.ndarray):
-        return x, _same
+        return x, _same, x.dtype
     if is_torch_tensor(x):
-        return _from_torch(x, what, writable)
+        return _from_torch(x, what, writable, copy)
     if hasattr(x, "__dlpack__") and not isinstance(x, type):
-        return _from_dlpack(x, what, writable)
+        arr, back = _from_dlpack(x, what, writable)
+        return arr, back, arr.dtype
     if writable:
         raise LayoutTypeError(f"{what} must be a numpy array, a torch tensor or a DLPack array, got {type_name(x)}")
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError, RuntimeError) as err:
         raise LayoutTypeError(f"{what} must be an array (numpy, torch, DLPack) or array-like, got {type_name(x)}: {err}") from None
-    return arr, _same
+    return arr, _same, arr.dtype
 
 
 # ---------------------------------------------------------------------------- torch
-def _raw_dtypes(torch: Any) -> dict:
-    """torch dtype -> numpy dtype for the dtypes numpy has (others move as raw bits)."""
-    names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-             "complex64", "complex128", "uint16", "uint32", "uint64"]
-    return {getattr(torch, n): np.dtype(n) for n in names if hasattr(torch, n)}
+#: torch dtypes numpy has (by name); the others move as raw bits of their size
+NUMPY_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
+                "float16", "float32", "float64", "complex64", "complex128")
 
 
-def _from_torch(t: Any, what: str, writable: bool) -> tuple[np.ndarray, Back]:
+def numpy_dtype(dtype: Any) -> "np.dtype | None":
+    """The numpy dtype of a torch dtype, or None when numpy lacks it (``bfloat16``, ``float8``...)."""
+    name = str(dtype).replace("torch.", "")
+    return np.dtype(name) if name in NUMPY_DTYPES else None
+
+
+def bits_dtype(torch: Any, dtype: Any, what: str = "x") -> Any:
+    """The signed torch integer dtype of ``dtype``'s size, which carries its raw bits."""
+    size = torch.empty((), dtype=dtype).element_size()
+    raw = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}.get(size)
+    if raw is None:
+        raise LayoutError(f"{what} has dtype {dtype} of {size} bytes, which has no integer twin to move its bits")
+    return raw
+
+
+def check_tensor(t: Any, what: str, data: bool = True) -> None:
+    """The refusals every torch entry point shares: not strided, quantized, nested; with ``data``
+    (the values are read) also meta and requires-grad tensors."""
     import torch
 
-    if t.device.type == "meta":
-        raise LayoutError(f"{what} is a meta tensor: it has a shape but no data to convert")
-    if t.device.type != "cpu":
-        raise LayoutError(f"{what} is on {t.device}; convert works on CPU memory: pass {what}.cpu() "
-                          f"(and move the result back with .to('{t.device}'))")
     if t.layout != torch.strided:
-        raise LayoutError(f"{what} is a {t.layout} tensor; convert needs a dense one: pass {what}.to_dense()")
+        raise LayoutError(f"{what} is a {t.layout} tensor; only strided (dense) tensors have a memory layout: "
+                          f"pass {what}.to_dense()")
     if t.is_quantized:
         raise LayoutError(f"{what} is quantized ({t.dtype}); pass {what}.int_repr() or {what}.dequantize()")
     if getattr(t, "is_nested", False):
         raise LayoutError(f"{what} is a nested tensor; convert takes one dense tensor")
+    if not data:
+        return
+    if t.device.type == "meta":
+        raise LayoutError(f"{what} is a meta tensor: it has a shape and strides but no data to convert")
     if t.requires_grad:
-        raise LayoutError(f"{what} requires grad: convert is not differentiable and its result would cut the "
-                          f"autograd graph; pass {what}.detach() (the result then does not require grad)")
+        raise LayoutError(f"{what} requires grad: layouts converts outside autograd and its result would cut the "
+                          f"autograd graph; pass {what}.detach() (the result then does not require grad; torch's "
+                          f"{what}.contiguous(memory_format=...) keeps the graph)")
+
+
+def _from_torch(t: Any, what: str, writable: bool, copy: bool | None) -> tuple[np.ndarray, Back, Any]:
+    import torch
+
+    check_tensor(t, what)
+    no_copy = isinstance(copy, (bool, np.bool_)) and not copy  # copy=False (a wrong kind is said by convert)
+    device = t.device
+    if device.type != "cpu":
+        if writable:
+            raise LayoutError(f"{what} is on {device}; convert writes CPU memory: pass a CPU tensor as {what} "
+                              f"(and move it with .to('{device}') afterwards)")
+        if no_copy:
+            raise LayoutError(f"copy=False, but {what} is on {device} and reading it on the CPU is a copy; "
+                              f"pass copy=None (or {what}.cpu())")
+        t = t.cpu()  # a copy: convert's kernels run on the host; the result goes back to the device
     if t.is_conj() or t.is_neg():
         if writable:
             raise LayoutError(f"{what} is a lazy conjugate/negative view; pass a tensor that owns its values "
                               f"({what}.resolve_conj().resolve_neg() is a copy, so convert could not write into {what})")
+        if no_copy:
+            raise LayoutError(f"copy=False, but {what} is a lazy conjugate/negative view and reading its values is "
+                              f"a copy; pass copy=None (or {what}.resolve_conj().resolve_neg())")
         t = t.resolve_conj().resolve_neg()
     dtype = t.dtype
-    if dtype in _raw_dtypes(torch):
+    np_dtype = numpy_dtype(dtype)
+    if np_dtype is not None:
         arr = t.numpy()
-        return arr, lambda r: torch.from_numpy(r)
-    raw = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}.get(t.element_size())
-    if raw is None:
-        raise LayoutError(f"{what} has dtype {dtype} of {t.element_size()} bytes, which has no integer twin to move its bits")
-    arr = t.view(raw).numpy()
-    return arr, lambda r: torch.from_numpy(r).view(dtype)
+        back = (lambda r: torch.from_numpy(r)) if device.type == "cpu" else (lambda r: torch.from_numpy(r).to(device))
+        return arr, back, np_dtype
+    arr = t.view(bits_dtype(torch, dtype, what)).numpy()
+    if device.type == "cpu":
+        return arr, lambda r: torch.from_numpy(r).view(dtype), dtype
+    return arr, lambda r: torch.from_numpy(r).view(dtype).to(device), dtype
+
+
+def bump_version(t: Any) -> None:
+    """Tell autograd that ``t`` was written in place (as ``t.copy_`` does), so a graph that saved
+    ``t`` before the write raises instead of computing a wrong gradient."""
+    import torch
+
+    increment = getattr(getattr(torch.autograd, "graph", None), "increment_version", None)
+    if increment is not None:
+        increment(t)
+    else:  # pragma: no cover - torch < 2.1: an in-place write of the same bits bumps it too
+        with torch.no_grad():
+            t.copy_(t.detach().clone())
 
 
 # ---------------------------------------------------------------------------- DLPack / array API

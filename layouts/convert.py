@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -48,8 +48,9 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         ``(N, C1, H, W, 16)`` for ``"NCHW16c"``), with any strides (a slice, a transposed
         view, an OpenCV ROI), or, when ``src`` is a :class:`Layout`, the flat buffer holding it.
         The result is of ``x``'s kind: a torch tensor gives a torch tensor (zero-copy in and out;
-        ``bfloat16`` and other dtypes numpy lacks move as raw bits; a tensor that requires grad,
-        a meta tensor or a non-CPU tensor is refused with what to do): see :mod:`layouts.arrays`.
+        ``bfloat16`` and other dtypes numpy lacks move as raw bits; a tensor that requires grad
+        or a meta tensor is refused with what to do; a tensor on another device is read through a
+        host copy and the result goes back to it): see :mod:`layouts.arrays`.
     src, dst : str or Layout
         Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`.
     out : ndarray or torch tensor, optional
@@ -102,15 +103,25 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.
-        xa, back = as_numpy(x, "x")
-        oa = None if out is None else as_numpy(out, "out", writable=True)[0]
-        result, warning = _convert(xa, src, dst, oa, threads, copy, dims)
+        xa, back, x_dtype = as_numpy(x, "x", copy=copy)
+        oa = None
+        if out is not None:
+            oa, _, out_dtype = as_numpy(out, "out", writable=True)
+            if out_dtype != x_dtype:  # the dtypes themselves: bfloat16 is not its int16 raw bits
+                raise LayoutError(f"out has dtype {out_dtype}, expected {x_dtype} (x's dtype; convert does not cast)")
+
+        def warn(message: str) -> None:  # before anything is written: with -W error, out stays untouched
+            warnings.warn(f"convert({_name(src)} -> {_name(dst)}): {message}", LayoutWarning, stacklevel=4)
+
+        result = _convert(xa, src, dst, oa, threads, copy, dims, warn)
     except LayoutError as err:
         shape = _shape_of(x)
         raise type(err)(f"convert({_name(src)} -> {_name(dst)}, input shape {shape}): {err}") from None
-    if warning:
-        warnings.warn(f"convert({_name(src)} -> {_name(dst)}): {warning}", LayoutWarning, stacklevel=2)
     if out is not None:
+        if oa is not out:  # a torch tensor written through a numpy view: tell autograd, as copy_ does
+            from .arrays import bump_version, is_torch_tensor
+            if is_torch_tensor(out):
+                bump_version(out)
         return out
     return back(result)
 
@@ -135,7 +146,9 @@ def _shape_of(x: Any) -> Any:
 
 
 def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarray | None, threads: int | None,
-             copy: bool | None, dims: Mapping[str, int]) -> tuple[np.ndarray, str | None]:
+             copy: bool | None, dims: Mapping[str, int], warn: Callable[[str], None]) -> np.ndarray:
+    """The conversion on numpy arrays; ``warn`` is called with the padding warning (if any) after
+    every check and before anything is written."""
     if x.dtype.hasobject:
         raise LayoutError(f"dtype {x.dtype} holds Python objects; convert moves numeric and bool data only")
     if x.dtype.itemsize == 0:
@@ -166,12 +179,18 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         if view is None:
             raise LayoutError(f"copy=False, but x's memory is not in the order of {_name(dst)} (it would need a copy); "
                               f"pass copy=None to copy only when needed")
-        return view, warning
+        if warning:
+            warn(warning)
+        return view
     if copy is None and out is None:
         view = _as_view(x, steps, dst_layout)
         if view is not None:
-            return view, warning
+            if warning:
+                warn(warning)
+            return view
     result, target, flat = _target(out, dst_layout, x)
+    if warning:
+        warn(warning)  # before the first write: an error raised by it leaves out untouched
     from .kernels import copy_into, fill_zero  # numba loads here, on the first conversion
 
     for step in steps:
@@ -183,7 +202,7 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         for gap in pitch_gap_views(dst_layout, flat):
             if gap.size:
                 fill_zero(gap, threads=threads)
-    return result, warning
+    return result
 
 
 def _suspects(src: str | Layout, src_layout: Layout, dst_layout: Layout, dims: Mapping[str, int]) -> tuple:

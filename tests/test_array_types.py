@@ -125,6 +125,71 @@ def test_requires_grad_detached_works_and_conj_is_resolved():
     assert torch.equal(ly.convert(c, "NCHW", "NHWC"), c.resolve_conj().permute(0, 2, 3, 1))
 
 
+def test_out_written_bumps_autograd_version_so_a_stale_graph_raises():
+    """A graph that saved ``o`` before convert wrote into it must raise on backward, as it does
+    after torch's own ``o.copy_(...)`` (found: the gradient came out silently from the new values)."""
+    src = torch.ones(1, 3, 4, 5)
+    for dtype in (torch.float32, torch.bfloat16):               # bfloat16: written through its int16 bits
+        w = torch.ones(1, 4, 5, 3, dtype=dtype, requires_grad=True)
+        o = torch.zeros(1, 4, 5, 3, dtype=dtype)
+        y = (w * o).sum()
+        v0 = o._version
+        assert ly.convert(src.to(dtype), "NCHW", "NHWC", out=o) is o
+        assert o._version > v0 and torch.equal(o, src.to(dtype).permute(0, 2, 3, 1))
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+    base = torch.zeros(2, 4, 5, 3)                              # a view as out: its base's counter moves too
+    v0 = base._version
+    ly.convert(src, "NCHW", "NHWC", out=base[1:])
+    assert base._version > v0 and torch.equal(base[1], src[0].permute(1, 2, 0)) and not base[0].any()
+
+
+def test_torch_dtypes_are_not_reinterpreted_as_their_raw_bits():
+    """bfloat16 moves as int16 bits, but is not int16: convert does not cast, either way."""
+    x = torch.arange(120, dtype=torch.float32).reshape(2, 3, 4, 5).to(torch.bfloat16)
+    i16 = torch.full((2, 4, 5, 3), 7, dtype=torch.int16)
+    check_refused(lambda: ly.convert(x, "NCHW", "NHWC", out=i16), LayoutError, ["torch.bfloat16", "int16", "cast"])
+    assert (i16 == 7).all()
+    b16 = torch.full((2, 4, 5, 3), 7, dtype=torch.bfloat16)
+    for x16 in (np.arange(120, dtype=np.int16).reshape(2, 3, 4, 5), torch.arange(120, dtype=torch.int16).reshape(2, 3, 4, 5)):
+        check_refused(lambda: ly.convert(x16, "NCHW", "NHWC", out=b16), LayoutError, ["torch.bfloat16", "int16", "cast"])
+    assert (b16 == 7).all()
+    f16 = np.zeros((2, 4, 5, 3), np.float16)                    # float16 vs bfloat16: same size, other dtype
+    check_refused(lambda: ly.convert(x, "NCHW", "NHWC", out=f16), LayoutError, ["torch.bfloat16", "float16"])
+    ok = np.zeros((2, 4, 5, 3), np.float32)                     # torch float32 into numpy float32: the same dtype
+    ly.convert(x.float(), "NCHW", "NHWC", out=ok)
+    assert np.array_equal(ok, x.float().permute(0, 2, 3, 1).numpy())
+
+
+def test_copy_false_refuses_a_lazy_conjugate_or_negative_view():
+    """Reading a conj/neg view resolves it, a copy: copy=False must say so, not copy silently."""
+    c = _t((1, 2, 3, 4), torch.complex64).conj()
+    n = torch._neg_view(_t((1, 2, 3, 4)))
+    for v in (c, n):
+        check_refused(lambda: ly.convert(v, "NCHW", "NCHW", copy=False), LayoutError, ["copy=False", "conjugate/negative"])
+        got = ly.convert(v, "NCHW", "NCHW", copy=None)                 # copy=None: the resolved values
+        assert torch.equal(got, v.resolve_conj().resolve_neg()) and not got.is_conj() and not got.is_neg()
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_warning_turned_error_leaves_out_untouched(kind):
+    """With -W error the padding warning raises: it must come before convert writes into out."""
+    import warnings
+
+    z = ly.convert(np.ones((1, 20, 2, 2), np.float32), "NCHW", "NCHW16c")   # C 20 padded to 32: zeros at c=31
+    out = np.full((1, 32, 2, 2), 7, np.float32)
+    if kind == "torch":
+        z, out = torch.from_numpy(z), torch.from_numpy(out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ly.LayoutWarning)
+        with pytest.raises(ly.LayoutWarning, match="C=<true size>"):
+            ly.convert(z, "NCHW16c", "NCHW", out=out)
+    assert (out == 7).all()
+    with pytest.warns(ly.LayoutWarning, match="C=<true size>") as caught:  # as a warning: written, and said at the caller
+        ly.convert(z, "NCHW16c", "NCHW", out=out)
+    assert caught[0].filename == __file__ and (out[:, :20] == 1).all() and (out[:, 20:] == 0).all()
+
+
 class _DLPackOnly:
     """An array that speaks only DLPack (as a foreign library's CPU array would)."""
 

@@ -167,6 +167,48 @@ def test_requires_grad_is_refused_with_the_rule():
     assert lt.memory_formats(t) == ["contiguous_format"]                # strides only: fine
 
 
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor:UserWarning")  # torch's deprecation
+def test_interop_and_convert_share_one_bridge():
+    """to_numpy / convert_tensor read tensors through layouts.convert's own bridge (one set of
+    checks, one dtype table): the same tensor is refused with the same reason by all three."""
+    import layouts as ly
+
+    t = torch.arange(120.0).reshape(2, 3, 4, 5)
+    bad = [t.clone().requires_grad_(), torch.empty(2, 3, 4, 5, device="meta"), t.to_sparse(),
+           torch.quantize_per_tensor(t, 0.5, 0, torch.quint8)]
+    for b in bad:
+        said = set()
+        for call in (lambda: lt.to_numpy(b), lambda: lt.convert_tensor(b, "NHWC"),
+                     lambda: ly.convert(b, "NCHW", "NHWC")):
+            with pytest.raises(LayoutError) as err:
+                call()
+            said.add(str(err.value).split(": ", 1)[1] if str(err.value).startswith("convert(") else str(err.value))
+        assert len({m.replace("x ", "t ", 1).replace("x.", "t.") for m in said}) == 1, said
+    c = (t + 1j * t).to(torch.complex64).conj()                 # conj views: resolved by both, same values
+    a, _ = lt.to_numpy(c)
+    assert np.array_equal(a, c.resolve_conj().numpy())
+    assert torch.equal(lt.convert_tensor(c, "NHWC"), ly.convert(c, "NCHW", "NCHW"))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_tensor_on_another_device_one_rule():
+    """One rule for convert and the interop: read through a host copy, the result back on the
+    device; as out= or with copy=False (both would need the tensor's own memory) refused."""
+    import layouts as ly
+
+    g = torch.arange(120.0).reshape(2, 3, 4, 5).cuda()
+    y = ly.convert(g, "NCHW", "NHWC")
+    assert y.device == g.device and torch.equal(y.cpu(), g.cpu().permute(0, 2, 3, 1))
+    z = lt.convert_tensor(g, "NHWC")
+    assert z.device == g.device and torch.equal(z.cpu(), g.cpu())
+    with pytest.raises(LayoutError, match="copy=False"):
+        ly.convert(g, "NCHW", "NCHW", copy=False)
+    out = torch.zeros(2, 4, 5, 3, device=g.device)
+    with pytest.raises(LayoutError, match="out is on cuda"):
+        ly.convert(g.cpu(), "NCHW", "NHWC", out=out)
+    assert not out.any()
+
+
 def test_meta_tensors_have_strides_but_no_data():
     m = torch.empty(2, 3, 4, 5, device="meta").to(memory_format=torch.channels_last)
     assert lt.memory_formats(m) == ["channels_last"] and lt.layout_of_tensor(m).spec == "NHWC"

@@ -25,7 +25,8 @@ The rules for what numpy cannot hold:
 * ``meta`` tensors have strides but no data: :func:`memory_formats` and
   :func:`layout_of_tensor` read them; the functions that touch data refuse them.
 * other devices: the data is copied to the host, and :func:`convert_tensor` returns its result on
-  the tensor's device.
+  the tensor's device. This is :func:`layouts.convert`'s rule too: both read tensors through one
+  bridge, :func:`layouts.arrays.as_numpy`, with the same checks and messages.
 
 torch is imported only inside these functions; this module imports without it.
 
@@ -59,11 +60,6 @@ FORMATS = {
     "channels_last_3d": {5: ("NCDHW", "NDHWC")},
 }
 
-#: torch dtypes numpy reads through DLPack (others travel as raw bits of the same size)
-_NUMPY_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
-                 "float16", "float32", "float64", "complex64", "complex128")
-
-
 def _torch():
     try:
         import torch
@@ -73,16 +69,14 @@ def _torch():
 
 
 def _tensor(t, name: str = "t"):
-    """``t`` checked to be a strided torch tensor (sparse, quantized and the like refused)."""
+    """``t`` checked to be a strided torch tensor (sparse, quantized and the like refused, by the
+    same checks :func:`layouts.convert` makes: :func:`layouts.arrays.check_tensor`)."""
+    from layouts.arrays import check_tensor
+
     torch = _torch()
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-    if t.layout != torch.strided:
-        raise LayoutError(f"{name} is a {t.layout} tensor; only strided (dense) tensors have a "
-                          "memory layout (call .to_dense() first)")
-    if t.is_quantized:
-        raise LayoutError(f"{name} is quantized ({t.dtype}); dequantize it (or pass "
-                          ".int_repr()) first")
+    check_tensor(t, name, data=False)
     return t
 
 
@@ -146,35 +140,19 @@ def _prefer_arg(prefer):
     raise TypeError(f"prefer must be a layout spec or a list of specs, got {kind(prefer)}")
 
 
-def _bits_dtype(torch, itemsize: int):
-    return {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[itemsize]
-
-
 def _numpy_view(t, raw_bits: bool = False):
-    """Zero-copy numpy view of a CPU tensor's elements with its strides (DLPack); a tensor of a
-    dtype numpy lacks is viewed as integers of its size when ``raw_bits``."""
-    torch = _torch()
+    """Zero-copy numpy view of a CPU tensor's elements with its strides, through the one bridge
+    :func:`layouts.convert` uses (:func:`layouts.arrays.as_numpy`: the same refusals, the same
+    host copy of a tensor on another device); a tensor of a dtype numpy lacks is viewed as
+    integers of its size when ``raw_bits``, else refused."""
+    from layouts.arrays import as_numpy, bits_dtype
+
     _tensor(t)
-    if t.device.type == "meta":
-        raise LayoutError("t is a meta tensor: it has shape and strides but no data (memory_formats"
-                          " and layout_of_tensor read it; converting needs real data)")
-    if t.requires_grad:
-        raise LayoutError("t requires grad; layouts converts outside autograd, so pass t.detach() "
-                          "(torch's t.contiguous(memory_format=...) keeps the graph)")
-    if t.device.type != "cpu":
-        t = t.cpu()  # a copy: numpy lives on the host
-    t = t.resolve_conj().resolve_neg()
-    name = str(t.dtype).replace("torch.", "")
-    if name not in _NUMPY_DTYPES:
-        if not raw_bits:
-            raise LayoutError(f"torch.{name} has no numpy dtype; convert_tensor moves it as raw "
-                              f"bits, or pass t.view({_bits_dtype(torch, t.element_size())}) for "
-                              "its bits as integers")
-        t = t.view(_bits_dtype(torch, t.element_size()))
-    try:
-        return np.from_dlpack(t)
-    except (TypeError, RuntimeError, BufferError):
-        return t.numpy()
+    arr, _, dtype = as_numpy(t, "t")
+    if not raw_bits and not isinstance(dtype, np.dtype):
+        raise LayoutError(f"{dtype} has no numpy dtype; convert_tensor moves it as raw bits, or pass "
+                          f"t.view({bits_dtype(_torch(), dtype)}) for its bits as integers")
+    return arr
 
 
 def to_numpy(t, axes=None, prefer=None):
@@ -262,6 +240,7 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
         sizes the physical shape cannot tell, as in :func:`layouts.convert` (``C=20``).
     """
     from layouts import Layout, convert
+    from layouts.arrays import numpy_dtype
 
     torch = _torch()
     _tensor(t)
@@ -271,7 +250,7 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
         raise TypeError(f"src must be None, a layout spec (str) or a Layout, got "
                         f"{type(src).__name__}")
     threads = threads_arg(threads)
-    raw_dtype = None if str(t.dtype).replace("torch.", "") in _NUMPY_DTYPES else t.dtype
+    raw_dtype = None if numpy_dtype(t.dtype) is not None else t.dtype
     if src is None:
         axes = _axes_for(t, axes)
         prefer = _prefer_arg(prefer)
