@@ -20,8 +20,12 @@ The passes are chosen by a shortest-path search over the orders of the (merged) 
 move weighted by its method's measured cost, also with one merged dim cut in two (so that
 NHWC -> CHWN becomes long-chunk, small-block, long-chunk passes). Extra memory is bounded by :func:`scratch_budget`:
 ``max(1% of x.nbytes, 64 KiB)`` in all, over all threads; the only exception is a ``ckg``
-pass, used when neither side of a transposition factors into pieces that fit, which needs
-``max(M, N)`` elements -- ``O(largest axis)`` when M and N are single axes.
+pass, used when neither side of an ``M x N`` transposition factors into pieces that fit: it
+needs one row or column of ``max(M, N)`` elements (its indices are closed-form, nothing else is
+stored, and its undo is the same size), so the bound is then
+``max(1% of x.nbytes, 64 KiB) + max(M, N) * itemsize`` -- ``O(largest axis)`` when M and N are
+single axes, but M or N may be merged axes (one RGB image NCHW -> NHWC is a ``3 x HW``
+transposition: ``HW`` elements, a third of the tensor).
 
 >>> import numpy as np, layouts as ly
 >>> x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
@@ -281,7 +285,7 @@ def choose(B: int, M: int, N: int, e: int, budget: int, threads: int) -> tuple[s
             break
     if best:
         return "split", best[1], _COST["scratch"] + _chunk_cost(best[0])
-    need = max(M, N) * e + 8 * M + _PAD
+    need = max(M, N) * e + _PAD  # the kernel's one row/column buffer; its indices are closed-form
     return "ckg", (Op("ckg", B, (M, N), T, e, max(1, min(threads, B, budget // need)), 1, need),), _COST["ckg"]
 
 
@@ -552,8 +556,11 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     -----
     Extra memory: at most :func:`scratch_budget` (``max(1% of x.nbytes, 64 KiB)``), over all
     threads, allocated before the first write; :func:`plan_inplace` tells the passes and the
-    exact scratch. The only exception is a ``ckg`` pass (a transposition where neither side
-    factors into pieces that fit), which needs ``max(M, N)`` elements: ``O(largest axis)``.
+    exact scratch. The only exception is a ``ckg`` pass (an ``M x N`` transposition where
+    neither side factors into pieces that fit; ``plan_inplace(...).passes`` shows its ``dims``),
+    which needs one line of ``max(M, N)`` elements: then the bound is ``max(1% of x.nbytes,
+    64 KiB) + max(M, N) * x.itemsize`` (``O(largest axis)`` for single axes; merged axes such as
+    ``HW`` count as one, up to half the tensor for a ``2 x n`` transposition).
 
     Every argument is checked and all scratch allocated and kernels compiled before the first
     byte moves. The work is a few passes, each a batched transposition whose inverse is
