@@ -566,7 +566,9 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     byte moves. The work is a few passes, each a batched transposition whose inverse is
     another. A KeyboardInterrupt (Ctrl-C under Python's default SIGINT handler, in the main
     thread) is held until the running pass ends; the finished passes are then undone, so ``x`` holds its source layout
-    again when the KeyboardInterrupt propagates. Any other exception raised by a kernel midway
+    again when the KeyboardInterrupt propagates. One that arrives after the last pass, while
+    the held handler is being removed, finds the work done: it is raised with a message that
+    says the conversion is complete and ``x``'s buffer holds ``dst`` (nothing is returned). Any other exception raised by a kernel midway
     (none is expected once the checks passed) leaves ``x`` holding a permutation of its
     elements; the error says which pass was running.
 
@@ -612,7 +614,7 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
     plan = _plan_for(s, d, x.dtype, threads)
     if plan.passes:
         from .kernels.inplace import run_plan  # numba loads here
-        run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard())
+        run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard(), d.shape)
     return x.reshape(d.shape)
 
 

@@ -322,6 +322,26 @@ def test_keyboard_interrupt_undoes_the_finished_passes(monkeypatch):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(monkeypatch):
+    """A Ctrl-C delivered while the guard's __exit__ restores the handler (after the last
+    pass's check): nothing was undone, so the message must not say so; x holds dst's bytes."""
+    real_exit = ip._interrupt_guard.__exit__
+
+    def late_exit(self, *exc):
+        self._handler(signal.SIGINT, None)
+        return real_exit(self, *exc)
+
+    monkeypatch.setattr(ip._interrupt_guard, "__exit__", late_exit)
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    before = x.copy()
+    with pytest.raises(KeyboardInterrupt) as info:
+        ly.convert_inplace(x, "NCHW", "NHWC")
+    message = str(info.value)
+    assert "undone" not in message and "destination" in message and "(2, 4, 5, 3)" in message
+    assert np.array_equal(x.reshape(2, 4, 5, 3), before.transpose(0, 2, 3, 1))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 # ---------------------------------------------------------------------------- refusals
 def test_refusals_leave_x_untouched():
     x = np.arange(2 * 20 * 3 * 3, dtype=np.float32).reshape(2, 20, 3, 3)

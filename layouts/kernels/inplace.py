@@ -269,13 +269,16 @@ def warm(buf: np.ndarray, plan) -> None:
                 ckg_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.int64), np.zeros(3, T))
 
 
-def run_plan(buf: np.ndarray, plan, guard) -> None:
+def run_plan(buf: np.ndarray, plan, guard, dst_shape: tuple | None = None) -> None:
     """Run every pass of ``plan`` on the byte buffer ``buf``. A KeyboardInterrupt held by
-    ``guard`` undoes the finished passes (their inverse transpositions, newest first) and is
-    then raised."""
+    ``guard`` when a pass ends undoes the finished passes (their inverse transpositions, newest
+    first) and is then raised; one that arrives after the last pass's check (while the guard
+    restores the handler) is raised saying the conversion is complete: nothing is undone then
+    (the handler is gone, a second Ctrl-C could stop an undo midway), so ``buf`` holds the
+    destination layout, of ``dst_shape``."""
     scratch = np.empty(plan.scratch_bytes, np.uint8)
     warm(buf, plan)
-    done = []
+    undone = False
     with guard:
         for i, p in enumerate(plan.passes):
             try:
@@ -286,12 +289,15 @@ def run_plan(buf: np.ndarray, plan, guard) -> None:
                     err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
                                  f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
                 raise
-            done.append(p)
             if guard.pending:
-                for q in reversed(done):
+                for q in reversed(plan.passes[:i + 1]):
                     for op in q.undo:
                         transpose_batched(buf, op, scratch)
+                undone = True
                 break
-    if guard.pending:
+    if undone:
         raise KeyboardInterrupt("convert_inplace was interrupted; the finished passes were undone and "
                                 "x holds its source layout again")
+    if guard.pending:
+        raise KeyboardInterrupt("convert_inplace was interrupted after its last pass: the conversion is complete, "
+                                f"x's buffer holds the destination layout (view it with x.reshape({dst_shape}))")
