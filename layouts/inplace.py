@@ -44,6 +44,7 @@ import itertools
 import math
 import signal
 import threading
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
@@ -51,7 +52,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import config
-from .errors import LayoutError
+from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import Layout
 from .spec import parse
 
@@ -443,53 +444,28 @@ def _plan_cached(sizes: tuple[int, ...], order: tuple[int, ...], isz: int, nbyte
 
 
 # ---------------------------------------------------------------------------- layouts
-def _params(spec: Any) -> set[str]:
-    return {d.block for d in spec.dims if isinstance(d.block, str)}
-
-
 def _layouts(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
+    """Both layouts, resolved as :func:`layouts.convert` resolves them (its ``_source`` and
+    ``_destination``: the same defaults, checks and messages), plus a flat ``x`` and the
+    in-place limits (no pitch, no padding)."""
+    from .convert import _destination, _params, _source
     if not isinstance(src, (str, Layout)):
-        raise TypeError(f"src must be a spec string or a Layout, got {type(src).__name__}")
+        raise LayoutTypeError(f"src must be a spec string such as 'NCHW' or a Layout, got {type_name(src)}")
     if not isinstance(dst, (str, Layout)):
-        raise TypeError(f"dst must be a spec string or a Layout, got {type(dst).__name__}")
-    if isinstance(src, Layout):
-        s = src
-        if len(shape) == 1 and shape != s.shape:
-            if shape[0] != s.size:
-                raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
-        elif shape != s.shape:
-            raise LayoutError(f"x has shape {shape}, but layout {s!r} has physical shape {s.shape}")
-        for axis, n in dims.items():
-            if axis in s.dims and s.dims[axis] != n:
-                raise LayoutError(f"{axis}={n} was given, but the source layout has {axis}={s.dims[axis]}")
-    else:
+        raise LayoutTypeError(f"dst must be a spec string such as 'NHWC' or a Layout, got {type_name(dst)}")
+    flat = len(shape) == 1
+    if flat and isinstance(src, Layout) and shape != src.shape:
+        if shape[0] != src.size:
+            raise LayoutError(f"a flat x for {src!r} must hold {src.size} elements, got {shape[0]}")
+        shape = src.shape
+    elif flat and isinstance(src, str) and len(parse(src).dims) != 1:  # a flat buffer: every size from dims
         spec = parse(src)
-        own = {k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)}
-        if len(shape) == 1 and len(spec.dims) != 1:  # a flat buffer: every size from dims
-            s = Layout(spec, **own)
-            if s.size != shape[0]:
-                raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
-        else:
-            s = Layout.from_shape(spec, shape, **own)
-    if isinstance(dst, Layout):
-        d = dst
-    else:
-        spec = parse(dst)
-        if set(spec.axes) != set(s.axes):
-            raise LayoutError(f"source axes {''.join(s.axes)} and destination axes {''.join(spec.axes)} differ; "
-                              f"a conversion reorders the same axes")
-        src_blocks = dict(zip(s.dim_names, s.shape))
-        params = {p: dims.get(p, src_blocks.get(p, 32 if byte_sized else 16)) for p in _params(spec)}
-        d = Layout(spec, **s.dims, **params)
-    if set(d.axes) != set(s.axes):
-        raise LayoutError(f"source axes {''.join(s.axes)} and destination axes {''.join(d.axes)} differ; "
-                          f"a conversion reorders the same axes")
-    for axis in s.axes:
-        if d.dims[axis] != s.dims[axis]:
-            raise LayoutError(f"axis {axis} has size {s.dims[axis]} in the source but {d.dims[axis]} in the destination layout")
-    unknown = [k for k in dims if k not in set(s.axes) | _params(s.parsed) | _params(d.parsed)]
-    if unknown:
-        raise LayoutError(f"unknown size {', '.join(unknown)}: the layouts have axes {', '.join(s.axes)}")
+        s = Layout(spec, **{k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)})
+        if s.size != shape[0]:
+            raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
+        shape = s.shape
+    s = _source(src, shape, dims)
+    d = _destination(dst, s, byte_sized, dims)
     for name, L in (("source", s), ("destination", d)):
         if L.pitch or L.align:
             raise LayoutError(f"the {name} layout {L!r} has pitched rows (pitch/align): its gaps make it a different "
@@ -588,11 +564,9 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     try:
         return _convert_inplace(x, src, dst, threads, dims)
     except LayoutError as err:
-        raise LayoutError(f"convert_inplace({_name(src)} -> {_name(dst)}, x shape {getattr(x, 'shape', None)}): {err}") from None
-
-
-def _name(layout: Any) -> str:
-    return layout.spec if isinstance(layout, Layout) else repr(layout)
+        from .convert import _name
+        raise type(err)(f"convert_inplace({_name(src)} -> {_name(dst)}, x shape {getattr(x, 'shape', None)}): "
+                        f"{err}") from None
 
 
 def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:
@@ -612,6 +586,12 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
     if x.size == 0 or x.ndim == 0:
         return x.reshape(d.shape)
     plan = _plan_for(s, d, x.dtype, threads)
+    from .convert import _name, _padding_read_as_data, _suspects
+    suspects = _suspects(src, s, d, dims)  # convert's warning: a blocked source's padding read as data
+    with np.errstate(invalid="ignore"):     # any() of NaN bit patterns (complex, longdouble)
+        warning = _padding_read_as_data(x.reshape(s.shape), s, suspects) if suspects else None
+    if warning:  # after every check, before the first write: a warning made an error leaves x untouched
+        warnings.warn(f"convert_inplace({_name(src)} -> {_name(dst)}): {warning}", LayoutWarning, stacklevel=3)
     if plan.passes:
         from .kernels.inplace import run_plan  # numba loads here
         run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard(), d.shape)

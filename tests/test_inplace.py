@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -340,6 +341,46 @@ def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(mon
     assert "undone" not in message and "destination" in message and "(2, 4, 5, 3)" in message
     assert np.array_equal(x.reshape(2, 4, 5, 3), before.transpose(0, 2, 3, 1))
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# ---------------------------------------------------------------------------- shared with convert
+def test_padding_read_as_data_warns_as_convert_does_before_any_write():
+    """A blocked source whose C is read from the shape keeps its padding as data: convert warns
+    (LayoutWarning), and so must convert_inplace, with the same reason, before moving a byte."""
+    x = np.arange(2 * 2 * 3 * 3 * 8, dtype=np.float32).reshape(2, 2, 3, 3, 8)
+    x[:, 1, :, :, 5:] = 0                                   # C=13 padded to 16: c=13..15 are zeros
+    with pytest.warns(ly.LayoutWarning) as out_of_place:
+        want = ly.convert(x, "NCHW8c", "NCHW")
+    with pytest.warns(ly.LayoutWarning, match=r"^convert_inplace\('NCHW8c' -> 'NCHW'\)") as in_place:
+        y = ly.convert_inplace(x.copy(), "NCHW8c", "NCHW")
+    reason = str(out_of_place[0].message).split("): ", 1)[1]
+    assert str(in_place[0].message).split("): ", 1)[1] == reason and "C=<true size>" in reason
+    assert in_place[0].filename == __file__                  # points at the caller
+    assert np.array_equal(y, want)
+    before = x.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ly.LayoutWarning)
+        with pytest.raises(ly.LayoutWarning):
+            ly.convert_inplace(x, "NCHW8c", "NCHW")
+    assert np.array_equal(x, before)                        # refused before the first write
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ly.LayoutWarning)    # C given: no warning
+        assert np.array_equal(ly.convert_inplace(x.copy(), "NCHW8c", "NCHW", C=16), want)
+
+
+def test_messages_name_layouts_as_convert_does():
+    x = np.zeros((1, 20, 2, 2), np.float32)
+    for src in ("NCHW", Layout("NCHW", N=1, C=20, H=2, W=2)):
+        for dst in ("NCHW16c", Layout("NCHW16c", N=1, C=20, H=2, W=2)):
+            with pytest.raises(ly.LayoutError) as info:
+                ly.convert_inplace(x, src, dst)
+            assert str(info.value).startswith("convert_inplace('NCHW' -> 'NCHW16c', x shape (1, 20, 2, 2)): ")
+    with pytest.raises(ly.LayoutError) as theirs:
+        ly.convert(x, "NCHW", "NCHWD")
+    with pytest.raises(ly.LayoutError) as ours:
+        ly.convert_inplace(x, "NCHW", "NCHWD")
+    assert str(ours.value).split("): ", 1)[1] == str(theirs.value).split("): ", 1)[1]
+    check_refused(lambda: ly.convert_inplace(x, 3, "NHWC"), TypeError, "src", keep=[x])
 
 
 # ---------------------------------------------------------------------------- refusals
