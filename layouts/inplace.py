@@ -20,8 +20,12 @@ The passes are chosen by a shortest-path search over the orders of the (merged) 
 move weighted by its method's measured cost, also with one merged dim cut in two (so that
 NHWC -> CHWN becomes long-chunk, small-block, long-chunk passes). Extra memory is bounded by :func:`scratch_budget`:
 ``max(1% of x.nbytes, 64 KiB)`` in all, over all threads; the only exception is a ``ckg``
-pass, used when neither side of a transposition factors into pieces that fit, which needs
-``max(M, N)`` elements -- ``O(largest axis)`` when M and N are single axes.
+pass, used when neither side of an ``M x N`` transposition factors into pieces that fit: it
+needs one row or column of ``max(M, N)`` elements (its indices are closed-form, nothing else is
+stored, and its undo is the same size), so the bound is then
+``max(1% of x.nbytes, 64 KiB) + max(M, N) * itemsize`` -- ``O(largest axis)`` when M and N are
+single axes, but M or N may be merged axes (one RGB image NCHW -> NHWC is a ``3 x HW``
+transposition: ``HW`` elements, a third of the tensor).
 
 >>> import numpy as np, layouts as ly
 >>> x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
@@ -40,6 +44,7 @@ import itertools
 import math
 import signal
 import threading
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
@@ -47,7 +52,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import config
-from .errors import LayoutError
+from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import Layout
 from .spec import parse
 
@@ -281,7 +286,7 @@ def choose(B: int, M: int, N: int, e: int, budget: int, threads: int) -> tuple[s
             break
     if best:
         return "split", best[1], _COST["scratch"] + _chunk_cost(best[0])
-    need = max(M, N) * e + 8 * M + _PAD
+    need = max(M, N) * e + _PAD  # the kernel's one row/column buffer; its indices are closed-form
     return "ckg", (Op("ckg", B, (M, N), T, e, max(1, min(threads, B, budget // need)), 1, need),), _COST["ckg"]
 
 
@@ -439,53 +444,28 @@ def _plan_cached(sizes: tuple[int, ...], order: tuple[int, ...], isz: int, nbyte
 
 
 # ---------------------------------------------------------------------------- layouts
-def _params(spec: Any) -> set[str]:
-    return {d.block for d in spec.dims if isinstance(d.block, str)}
-
-
 def _layouts(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
+    """Both layouts, resolved as :func:`layouts.convert` resolves them (its ``_source`` and
+    ``_destination``: the same defaults, checks and messages), plus a flat ``x`` and the
+    in-place limits (no pitch, no padding)."""
+    from .convert import _destination, _params, _source
     if not isinstance(src, (str, Layout)):
-        raise TypeError(f"src must be a spec string or a Layout, got {type(src).__name__}")
+        raise LayoutTypeError(f"src must be a spec string such as 'NCHW' or a Layout, got {type_name(src)}")
     if not isinstance(dst, (str, Layout)):
-        raise TypeError(f"dst must be a spec string or a Layout, got {type(dst).__name__}")
-    if isinstance(src, Layout):
-        s = src
-        if len(shape) == 1 and shape != s.shape:
-            if shape[0] != s.size:
-                raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
-        elif shape != s.shape:
-            raise LayoutError(f"x has shape {shape}, but layout {s!r} has physical shape {s.shape}")
-        for axis, n in dims.items():
-            if axis in s.dims and s.dims[axis] != n:
-                raise LayoutError(f"{axis}={n} was given, but the source layout has {axis}={s.dims[axis]}")
-    else:
+        raise LayoutTypeError(f"dst must be a spec string such as 'NHWC' or a Layout, got {type_name(dst)}")
+    flat = len(shape) == 1
+    if flat and isinstance(src, Layout) and shape != src.shape:
+        if shape[0] != src.size:
+            raise LayoutError(f"a flat x for {src!r} must hold {src.size} elements, got {shape[0]}")
+        shape = src.shape
+    elif flat and isinstance(src, str) and len(parse(src).dims) != 1:  # a flat buffer: every size from dims
         spec = parse(src)
-        own = {k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)}
-        if len(shape) == 1 and len(spec.dims) != 1:  # a flat buffer: every size from dims
-            s = Layout(spec, **own)
-            if s.size != shape[0]:
-                raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
-        else:
-            s = Layout.from_shape(spec, shape, **own)
-    if isinstance(dst, Layout):
-        d = dst
-    else:
-        spec = parse(dst)
-        if set(spec.axes) != set(s.axes):
-            raise LayoutError(f"source axes {''.join(s.axes)} and destination axes {''.join(spec.axes)} differ; "
-                              f"a conversion reorders the same axes")
-        src_blocks = dict(zip(s.dim_names, s.shape))
-        params = {p: dims.get(p, src_blocks.get(p, 32 if byte_sized else 16)) for p in _params(spec)}
-        d = Layout(spec, **s.dims, **params)
-    if set(d.axes) != set(s.axes):
-        raise LayoutError(f"source axes {''.join(s.axes)} and destination axes {''.join(d.axes)} differ; "
-                          f"a conversion reorders the same axes")
-    for axis in s.axes:
-        if d.dims[axis] != s.dims[axis]:
-            raise LayoutError(f"axis {axis} has size {s.dims[axis]} in the source but {d.dims[axis]} in the destination layout")
-    unknown = [k for k in dims if k not in set(s.axes) | _params(s.parsed) | _params(d.parsed)]
-    if unknown:
-        raise LayoutError(f"unknown size {', '.join(unknown)}: the layouts have axes {', '.join(s.axes)}")
+        s = Layout(spec, **{k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)})
+        if s.size != shape[0]:
+            raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
+        shape = s.shape
+    s = _source(src, shape, dims)
+    d = _destination(dst, s, byte_sized, dims)
     for name, L in (("source", s), ("destination", d)):
         if L.pitch or L.align:
             raise LayoutError(f"the {name} layout {L!r} has pitched rows (pitch/align): its gaps make it a different "
@@ -552,14 +532,19 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     -----
     Extra memory: at most :func:`scratch_budget` (``max(1% of x.nbytes, 64 KiB)``), over all
     threads, allocated before the first write; :func:`plan_inplace` tells the passes and the
-    exact scratch. The only exception is a ``ckg`` pass (a transposition where neither side
-    factors into pieces that fit), which needs ``max(M, N)`` elements: ``O(largest axis)``.
+    exact scratch. The only exception is a ``ckg`` pass (an ``M x N`` transposition where
+    neither side factors into pieces that fit; ``plan_inplace(...).passes`` shows its ``dims``),
+    which needs one line of ``max(M, N)`` elements: then the bound is ``max(1% of x.nbytes,
+    64 KiB) + max(M, N) * x.itemsize`` (``O(largest axis)`` for single axes; merged axes such as
+    ``HW`` count as one, up to half the tensor for a ``2 x n`` transposition).
 
     Every argument is checked and all scratch allocated and kernels compiled before the first
     byte moves. The work is a few passes, each a batched transposition whose inverse is
     another. A KeyboardInterrupt (Ctrl-C under Python's default SIGINT handler, in the main
     thread) is held until the running pass ends; the finished passes are then undone, so ``x`` holds its source layout
-    again when the KeyboardInterrupt propagates. Any other exception raised by a kernel midway
+    again when the KeyboardInterrupt propagates. One that arrives after the last pass, while
+    the held handler is being removed, finds the work done: it is raised with a message that
+    says the conversion is complete and ``x``'s buffer holds ``dst`` (nothing is returned). Any other exception raised by a kernel midway
     (none is expected once the checks passed) leaves ``x`` holding a permutation of its
     elements; the error says which pass was running.
 
@@ -579,11 +564,9 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     try:
         return _convert_inplace(x, src, dst, threads, dims)
     except LayoutError as err:
-        raise LayoutError(f"convert_inplace({_name(src)} -> {_name(dst)}, x shape {getattr(x, 'shape', None)}): {err}") from None
-
-
-def _name(layout: Any) -> str:
-    return layout.spec if isinstance(layout, Layout) else repr(layout)
+        from .convert import _name
+        raise type(err)(f"convert_inplace({_name(src)} -> {_name(dst)}, x shape {getattr(x, 'shape', None)}): "
+                        f"{err}") from None
 
 
 def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:
@@ -603,9 +586,15 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
     if x.size == 0 or x.ndim == 0:
         return x.reshape(d.shape)
     plan = _plan_for(s, d, x.dtype, threads)
+    from .convert import _name, _padding_read_as_data, _suspects
+    suspects = _suspects(src, s, d, dims)  # convert's warning: a blocked source's padding read as data
+    with np.errstate(invalid="ignore"):     # any() of NaN bit patterns (complex, longdouble)
+        warning = _padding_read_as_data(x.reshape(s.shape), s, suspects) if suspects else None
+    if warning:  # after every check, before the first write: a warning made an error leaves x untouched
+        warnings.warn(f"convert_inplace({_name(src)} -> {_name(dst)}): {warning}", LayoutWarning, stacklevel=3)
     if plan.passes:
         from .kernels.inplace import run_plan  # numba loads here
-        run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard())
+        run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard(), d.shape)
     return x.reshape(d.shape)
 
 

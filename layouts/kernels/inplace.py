@@ -13,7 +13,7 @@ scratch array is allocated by the caller with numpy (tracemalloc sees it).
 >>> import numpy as np
 >>> a = np.arange(3 * 5 * 2, dtype=np.uint16)               # 3 x 5 elements of 2 units
 >>> want = a.reshape(3, 5, 2).transpose(1, 0, 2).ravel().copy()
->>> ckg_kernel(a, np.array([0, 1, 3, 5, 2], np.int64), np.empty(10, np.uint16), np.empty(3, np.int64))
+>>> ckg_kernel(a, np.array([0, 1, 3, 5, 2], np.int64), np.empty(10, np.uint16))
 >>> bool((a == want).all())
 True
 """
@@ -88,12 +88,13 @@ def square_kernel(buf, P):
 
 
 @njit(cache=True, nogil=True)
-def ckg_kernel(buf, P, tmp, perm):
-    """P = [b0, b1, M, N, w] (int64); tmp holds max(M, N) elements, perm M int64.
+def ckg_kernel(buf, P, tmp):
+    """P = [b0, b1, M, N, w] (int64); tmp holds max(M, N) elements of w units (the only scratch).
 
     C2R transposition of Catanzaro, Keller and Garland: with c = gcd(M, N), a = M/c, b = N/c,
     k = a^-1 mod b: rotate column j up by j // b; gather row i from s(i, j); gather column j
-    from row (p(i) + j) mod M, p(i) = (i*N - i*c // M) mod M.
+    from row (p(i) + j) mod M, p(i) = (i*N - i*c // M) mod M. Every index is closed-form:
+    p(i) is stepped along i (two additions and two compares), never stored.
     """
     b0 = P[0]; b1 = P[1]; M = P[2]; N = P[3]; w = P[4]
     c = M
@@ -110,8 +111,7 @@ def ckg_kernel(buf, P, tmp, perm):
             r0, r1 = r1, r0 - q * r1
             t0, t1 = t1, t0 - q * t1
         k = t0 % bb
-    for i in range(M):
-        perm[i] = (i * (N % M) - (i * c) // M) % M
+    nm = N % M
     for bt in range(b0, b1):
         base = bt * M * N * w
         if c > 1:
@@ -140,10 +140,29 @@ def ckg_kernel(buf, P, tmp, perm):
             for q in range(N * w):
                 buf[row + q] = tmp[q]
         for j in range(N):
+            jm = j % M
+            # p(i) = (i*(N mod M) - (i*c) // M) mod M, stepped: am = i*nm mod M, qd = i*c // M
+            # (qd < c <= M), rm = i*c mod M
+            am = 0
+            qd = 0
+            rm = 0
             for i in range(M):
-                s0 = base + (((perm[i] + j) % M) * N + j) * w
+                p = am - qd
+                if p < 0:
+                    p += M
+                src = p + jm
+                if src >= M:
+                    src -= M
+                s0 = base + (src * N + j) * w
                 for t in range(w):
                     tmp[i * w + t] = buf[s0 + t]
+                am += nm
+                if am >= M:
+                    am -= M
+                rm += c
+                if rm >= M:
+                    rm -= M
+                    qd += 1
             for i in range(M):
                 d0 = base + (i * N + j) * w
                 for t in range(w):
@@ -208,8 +227,7 @@ def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
         run_split(square_kernel, lambda k0, k1: (U, np.array([k0, k1, M, w], np.uint64)), B, t)
     elif op.method == "ckg":
         def ckg(k0: int, k1: int, mine: np.ndarray) -> None:
-            perm = _tail(mine, 8 * M, 8).view(np.int64)
-            ckg_kernel(U, np.array([k0, k1, M, N, w], np.int64), _head(mine, max(M, N) * e, u), perm)
+            ckg_kernel(U, np.array([k0, k1, M, N, w], np.int64), _head(mine, max(M, N) * e, u))
 
         run_split(ckg, lambda k0, k1: (k0, k1, part(k0, B)), B, t)
     else:  # pragma: no cover - the planner names only the methods above
@@ -248,16 +266,19 @@ def warm(buf: np.ndarray, plan) -> None:
             elif op.method == "square":
                 square_kernel(np.zeros(4, T), np.array([0, 1, 2, 1], np.uint64))
             elif op.method == "ckg":
-                ckg_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.int64), np.zeros(3, T), np.zeros(2, np.int64))
+                ckg_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.int64), np.zeros(3, T))
 
 
-def run_plan(buf: np.ndarray, plan, guard) -> None:
+def run_plan(buf: np.ndarray, plan, guard, dst_shape: tuple | None = None) -> None:
     """Run every pass of ``plan`` on the byte buffer ``buf``. A KeyboardInterrupt held by
-    ``guard`` undoes the finished passes (their inverse transpositions, newest first) and is
-    then raised."""
+    ``guard`` when a pass ends undoes the finished passes (their inverse transpositions, newest
+    first) and is then raised; one that arrives after the last pass's check (while the guard
+    restores the handler) is raised saying the conversion is complete: nothing is undone then
+    (the handler is gone, a second Ctrl-C could stop an undo midway), so ``buf`` holds the
+    destination layout, of ``dst_shape``."""
     scratch = np.empty(plan.scratch_bytes, np.uint8)
     warm(buf, plan)
-    done = []
+    undone = False
     with guard:
         for i, p in enumerate(plan.passes):
             try:
@@ -268,12 +289,15 @@ def run_plan(buf: np.ndarray, plan, guard) -> None:
                     err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
                                  f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
                 raise
-            done.append(p)
             if guard.pending:
-                for q in reversed(done):
+                for q in reversed(plan.passes[:i + 1]):
                     for op in q.undo:
                         transpose_batched(buf, op, scratch)
+                undone = True
                 break
-    if guard.pending:
+    if undone:
         raise KeyboardInterrupt("convert_inplace was interrupted; the finished passes were undone and "
                                 "x holds its source layout again")
+    if guard.pending:
+        raise KeyboardInterrupt("convert_inplace was interrupted after its last pass: the conversion is complete, "
+                                f"x's buffer holds the destination layout (view it with x.reshape({dst_shape}))")
