@@ -3,7 +3,8 @@
 For the case where the tensor does not fit in memory twice, nor on the disk twice: the file's
 data is mapped (``mmap``, shared, so the kernel writes the pages back and may evict them: a
 file larger than RAM works, at disk speed) and converted by :func:`layouts.convert_inplace`,
-whose extra memory is its scratch (``max(1% of the file, 64 KiB)``, refused when above
+whose extra memory is its scratch (``max(1% of the file, 64 KiB)``, plus one line of ``max(M, N)``
+elements when a pass needs Catanzaro-Keller-Garland; the plan's exact figure is refused when above
 ``memory``); then the header is rewritten to the new shape. The new header is padded to the
 old one's exact length, so the data does not move: numpy pads headers to a multiple of 64 bytes
 and leaves room for 21 digits of the first axis, so a new shape (one more dim for a blocked

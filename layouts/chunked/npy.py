@@ -339,6 +339,8 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     """Bytes of buffers a tile needs: a source tile plus :data:`WRITE_BUFFERS` destination tiles,
     or, ``inplace``, one tile plus :func:`layouts.convert_inplace`'s documented scratch bound for
     it, ``max(1% of the tile, 64 KiB)`` (the 64 KiB floor makes small budgets no better in place).
+    A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
+    ``max(M, N)`` elements more than this (see :mod:`layouts.inplace`); tiles are not re-sized for it.
 
     >>> tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
     (80000000, 40400000, 69536)

@@ -88,7 +88,7 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None, *, inplace
     Values beyond float16's range become +-inf; NaN stays NaN.
 
     ``inplace=True`` converts in ``x``'s own memory (:func:`layouts.convert_inplace`, extra
-    memory at most ``max(1% of x, 64 KiB)``) and returns the flat buffer as a view of ``x``, for a
+    memory ``max(1% of x, 64 KiB)``, one line more in a rare CKG pass) and returns the flat buffer as a view of ``x``, for a
     board without room for a second copy. It needs ``x`` float16, C-contiguous and writable, and
     rows that need no padding (``W * C`` a multiple of ``alignment``); otherwise a LayoutError says
     which condition fails. ``x`` then holds the FPGA's bytes (NHWC), no longer NCHW.
