@@ -11,6 +11,12 @@ A layout is named by its spec in single quotes (``'NCHW16c'``), or by its repr
   ``except TypeError`` and ``except LayoutError`` each catch it.
 * :class:`LayoutWarning` (a ``UserWarning``): a call that works but may not do what was meant.
 
+It also holds the one set of message helpers every part of the package (core, interop, viz)
+uses, so a value is described alike everywhere and never crashes the message: :func:`number`
+(an int of any size), :func:`show` (any value, short), :func:`type_name` / :func:`kind` (a
+value and its type), and the generic checks :func:`int_arg` (an int, with bounds) and
+:func:`str_arg`.
+
 >>> from layouts.errors import LayoutError, LayoutTypeError
 >>> issubclass(LayoutError, ValueError), issubclass(LayoutTypeError, TypeError)
 (True, True)
@@ -18,7 +24,10 @@ A layout is named by its spec in single quotes (``'NCHW16c'``), or by its repr
 
 from __future__ import annotations
 
-from typing import Any
+import numbers
+from typing import Any, Optional
+
+import numpy as np
 
 
 class LayoutError(ValueError):
@@ -33,21 +42,98 @@ class LayoutWarning(UserWarning):
     """A call that works but may not do what was meant (it says how to be explicit)."""
 
 
-def number(value: int) -> str:
+def number(value: Any) -> str:
     """An int for a message: in full, or its size when it is too long to print (Python refuses
-    to turn ints of more than 4300 digits into text)."""
+    to turn ints of more than 4300 digits into text, and a message of thousands of digits helps
+    nobody).
+
+    >>> number(-12), number(10**4999), number(-10**5000)
+    ('-12', 'an integer of about 5000 digits', 'a negative integer of about 5001 digits')
+    """
+    value = int(value)
     if abs(value).bit_length() <= 256:
         return str(value)
-    return f"{'-' if value < 0 else ''}(a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits)"
+    digits = int(abs(value).bit_length() * 0.30103) + 1
+    return f"{'a negative' if value < 0 else 'an'} integer of about {digits} digits"
+
+
+def _is_int(value: Any) -> bool:
+    """An integer argument: Python's, numpy's (anything ``numbers.Integral``), but not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def show(value: Any, _outer: bool = True) -> str:
+    """A short text of ``value`` for a message, safe whatever it is: an int of any size
+    (:func:`number`), a ``repr`` cut to 60 characters, ``<unprintable>`` for a failing ``repr``
+    (a list or tuple whose ``repr`` fails, as one holding a huge int does, is shown item by item).
+
+    >>> show("NCHW"), show(10**5000), show("x" * 100)[-5:], show([4, -10**5000])
+    ("'NCHW'", 'an integer of about 5001 digits', 'xx...', '[4, a negative integer of about 5001 digits]')
+    """
+    try:
+        text = number(value) if _is_int(value) else repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not hide the real message
+        text = "<unprintable>"
+        if _outer and type(value) in (list, tuple):
+            items = ", ".join(show(v, False) for v in value[:4]) + (", ..." if len(value) > 4 else "")
+            text = f"[{items}]" if type(value) is list else f"({items}{',' if len(value) == 1 else ''})"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def type_name(value: Any) -> str:
     """A short repr of ``value`` and its type, for messages: ``"[('H', 16)] (a list)"``."""
-    try:
-        text = number(value) if isinstance(value, int) and not isinstance(value, bool) else repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__ must not hide the real message
-        text = "<unprintable>"
-    if len(text) > 60:
-        text = text[:57] + "..."
     name = type(value).__name__
-    return f"{text} ({'an' if name[:1] in 'aeiou' else 'a'} {name})"
+    return f"{show(value)} ({'an' if name[:1] in 'aeiou' else 'a'} {name})"
+
+
+def kind(value: Any) -> str:
+    """The type and a short repr of ``value``, for messages: ``"str '3'"``."""
+    return f"{type(value).__name__} {show(value)}"
+
+
+def int_arg(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int] = None, *,
+            expected: Optional[str] = None, allow_none: bool = False) -> Optional[int]:
+    """``value`` as a Python int, checked: a :class:`LayoutTypeError` unless it is an integer
+    (bool is not), a :class:`LayoutError` outside ``lo..hi`` (either bound optional). Both name
+    ``name`` and what was expected (``expected``, or the bounds); ``None`` passes when
+    ``allow_none``. Any size is reported safely.
+
+    >>> int_arg("cn", 3, lo=1)
+    3
+    >>> int_arg("cn", "3")
+    Traceback (most recent call last):
+    layouts.errors.LayoutTypeError: cn must be an int, got str '3'
+    >>> int_arg("cn", -10**5000, lo=1, hi=128)
+    Traceback (most recent call last):
+    layouts.errors.LayoutError: cn is a negative integer of about 5001 digits; expected 1..128
+    >>> int_arg("wrap", 0, lo=1, expected="a positive number of slots per row", allow_none=True)
+    Traceback (most recent call last):
+    layouts.errors.LayoutError: wrap is 0; expected a positive number of slots per row (or None for the default)
+    """
+    if value is None and allow_none:
+        return None
+    if not _is_int(value):
+        raise LayoutTypeError(f"{name} must be {expected or 'an int'}{' or None' if allow_none else ''}, "
+                              f"got {kind(value)}")
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if expected is None:
+            expected = f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"{lo}..{hi}"
+        raise LayoutError(f"{name} is {number(value)}; expected {expected}"
+                          f"{' (or None for the default)' if allow_none else ''}")
+    return value
+
+
+def str_arg(name: str, value: Any, *, allow_none: bool = False) -> Optional[str]:
+    """``value`` if it is a str (or ``None`` when ``allow_none``), else a :class:`LayoutTypeError`
+    naming ``name``.
+
+    >>> str_arg("title", 3, allow_none=True)
+    Traceback (most recent call last):
+    layouts.errors.LayoutTypeError: title must be a str or None, got int 3
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str):
+        raise LayoutTypeError(f"{name} must be a str{' or None' if allow_none else ''}, got {kind(value)}")
+    return value

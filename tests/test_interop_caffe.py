@@ -420,3 +420,60 @@ def test_blob_axes_errors(pb):
         caffe.load_binaryproto(caffe.save_binaryproto(x, layout="HWC"), "HWC", "NCHW", src="NCHW")
     with pytest.raises(TypeError, match="path must be a file name"):
         caffe.save_binaryproto(x, 12, layout="HWC")
+
+
+# --- integers: never rounded silently (issue 12) ------------------------------------------------------
+def _parsed(raw: bytes):
+    """The BlobProto as protobuf itself reads it (no layouts code)."""
+    from layouts.interop.caffe_schema import messages
+
+    m = messages()["BlobProto"]()
+    m.ParseFromString(raw)
+    return m
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64, bool])
+def test_integers_float32_holds_exactly_still_save_as_float32(dtype, pb):
+    info = np.iinfo(dtype) if dtype is not bool else None
+    vals = [0, 1, -1, 2**24, -(2**24), 2**40, 3 * 2**60, 2**63, 16777215, 255, 2**53]  # all exact in float32
+    vals = [v for v in vals if info is None and v in (0, 1) or info is not None and info.min <= v <= info.max]
+    x = np.array(vals, dtype=dtype).reshape(1, 1, -1, 1)
+    assert x.size >= 2
+    m = _parsed(caffe.save_binaryproto(x))
+    assert len(m.double_data) == 0 and [int(v) for v in m.data] == [int(v) for v in x.ravel()]
+    y = caffe.load_binaryproto(caffe.save_binaryproto(x))
+    assert y.dtype == np.float32 and [int(v) for v in y.ravel()] == [int(v) for v in x.ravel()]
+
+
+@pytest.mark.parametrize("value", [2**24 + 1, 2**40 + 1, -(2**53 - 1), 2**53 - 2, 2**62 + 2**10])
+def test_integers_past_float32_are_saved_as_double_exactly(value, pb):
+    x = np.array([value, 3], np.int64).reshape(1, 2, 1, 1)
+    raw = caffe.save_binaryproto(x)
+    m = _parsed(raw)
+    assert len(m.data) == 0 and [int(v) for v in m.double_data] == [value, 3]  # exact, as Python ints
+    y = caffe.load_binaryproto(raw)
+    assert y.dtype == np.float64 and int(y.ravel()[0]) == value
+    lo, hi = min(value, 3), max(value, 3)
+    with pytest.raises(LayoutError, match=rf"array holds integers float32 cannot store exactly \(values {lo}\.\.{hi};.*double=True"):
+        caffe.save_binaryproto(x, double=False)
+    assert caffe.load_binaryproto(caffe.save_binaryproto(x, double=True)).tolist() == y.tolist()
+
+
+@pytest.mark.parametrize("value, dtype", [(2**53 + 1, np.int64), (2**63 - 1, np.int64), (-(2**63) + 1, np.int64),
+                                          (2**64 - 1, np.uint64)])
+def test_integers_past_float64_are_refused_naming_the_range(value, dtype, pb):
+    x = np.array([value, 0], dtype).reshape(1, 1, 1, 2)
+    lo, hi = min(value, 0), max(value, 0)
+    for double in (None, True):
+        with pytest.raises(LayoutError, match=rf"array holds integers float64 cannot store exactly \(values {lo}\.\.{hi};.*astype"):
+            caffe.save_binaryproto(x, double=double)
+    assert int(x.ravel()[0]) == value  # the input is untouched
+
+
+def test_integer_diff_is_checked_like_the_data(pb):
+    x = np.zeros((1, 1, 1, 2), np.int32)
+    d = np.array([2**30 + 1, 1], np.int32).reshape(x.shape)
+    m = _parsed(caffe.save_binaryproto(x, diff=d))                 # the diff needs double: both go as double
+    assert [int(v) for v in m.double_diff] == [2**30 + 1, 1] and len(m.double_data) == 2
+    with pytest.raises(LayoutError, match="diff holds integers float32 cannot"):
+        caffe.save_binaryproto(x, diff=d, double=False)

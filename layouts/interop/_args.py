@@ -2,13 +2,14 @@
 wrong value a :class:`~layouts.LayoutError`, and both name the argument and what was expected.
 
 They run before anything reaches numpy, cv2, protobuf or torch, so none of those libraries' own
-errors (or Python's int-conversion limits) leak out of a public function.
+errors (or Python's int-conversion limits) leak out of a public function. ``int_arg``,
+``str_arg``, ``kind`` and ``show_int`` are :mod:`layouts.errors`' (one set for the whole package).
 
 >>> int_arg("cn", 3, lo=1)
 3
 >>> int_arg("cn", "3")
 Traceback (most recent call last):
-TypeError: cn must be an int, got str '3'
+layouts.errors.LayoutTypeError: cn must be an int, got str '3'
 >>> int_arg("cn", 0, lo=1, hi=128)
 Traceback (most recent call last):
 layouts.errors.LayoutError: cn is 0; expected 1..128
@@ -21,53 +22,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..errors import LayoutError
-
-
-def show_int(v: int) -> str:
-    """An int for a message; one of thousands of digits is described, not printed (printing it
-    would hit Python's int-to-string limit)."""
-    if -10**20 < v < 10**20:
-        return str(int(v))
-    return f"an integer of about {int(abs(int(v)).bit_length() * 0.30103) + 1} digits"
-
-
-def _show(v: Any) -> str:
-    if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
-        return show_int(v)
-    try:
-        text = repr(v)
-    except Exception:  # noqa: BLE001 - a repr that fails must not hide the real message
-        text = f"<{type(v).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def kind(v: Any) -> str:
-    """``"str '3'"``: the type and a short repr, for messages."""
-    return f"{type(v).__name__} {_show(v)}"
-
-
-def int_arg(name: str, v: Any, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
-    """``v`` as a Python int: TypeError unless an integer (bool is not), LayoutError outside
-    ``lo..hi`` (either bound optional)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {kind(v)}")
-    v = int(v)
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        if hi is None:
-            want = f">= {lo}"
-        elif lo is None:
-            want = f"<= {hi}"
-        else:
-            want = f"{lo}..{hi}"
-        raise LayoutError(f"{name} is {_show(v)}; expected {want}")
-    return v
-
-
-def str_arg(name: str, v: Any) -> str:
-    if not isinstance(v, str):
-        raise TypeError(f"{name} must be a str, got {kind(v)}")
-    return v
+# The generic pieces (describe a value of any size, check an int or a str) are the core's, shared
+# with the pictures; this module keeps only what the interop edges need besides.
+from ..errors import LayoutError, int_arg, kind, str_arg  # noqa: F401 - re-exported for the edges
+from ..errors import number as show_int  # noqa: F401 - an int of any size, for messages
 
 
 def bool_arg(name: str, v: Any) -> bool:

@@ -610,8 +610,24 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
     ``layout``'s letters, with ``N`` first when an image layout lacks it (a mean file is a
     1 x C x H x W blob); letters of ``blob_axes`` missing from ``layout`` get size 1.
     ``legacy=True`` writes num/channels/height/width instead of ``shape`` (what
-    ``compute_image_mean`` writes). ``double`` defaults to ``array.dtype == float64``; ``diff``
-    (an array of ``array``'s shape, in ``layout``) is converted like the data.
+    ``compute_image_mean`` writes). ``diff`` (an array of ``array``'s shape, in ``layout``) is
+    converted like the data.
+
+    ``double`` picks the field the values go to: ``data`` (float32) or ``double_data`` (float64).
+    By default it is float64 for a float64 array, and for an integer array whose values float32
+    cannot hold exactly (float32 holds every integer up to 2**24, float64 up to 2**53); otherwise
+    float32. No integer is rounded silently: an integer array that the chosen type cannot hold
+    exactly (``double=False`` with values past float32, or values past float64 in any case) is
+    refused with a :class:`~layouts.LayoutError` naming the values' range; cast it yourself
+    (``array.astype(np.float32)``) to accept the rounding.
+
+    >>> big = np.array([2**40 + 1], np.int64).reshape(1, 1, 1, 1)
+    >>> int(load_binaryproto(save_binaryproto(big)).ravel()[0]) == 2**40 + 1   # saved as double
+    True
+    >>> save_binaryproto(big, double=False)
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: array holds integers float32 cannot store exactly (values 1099511627777..1099511627777; float32 holds every integer up to 2**24 = 16777216): pass double=True (exact up to 2**53), or cast explicitly (array.astype(np.float32)) to accept the rounding
 
     >>> hwc = np.zeros((2, 2, 3), np.float32)
     >>> raw = save_binaryproto(hwc, layout="HWC")
@@ -626,7 +642,7 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
     x = numeric_array("array", array)
     str_arg("layout", layout)
     legacy = bool_arg("legacy", legacy)
-    double = x.dtype == np.float64 if double is None else bool_arg("double", double)
+    double = None if double is None else bool_arg("double", double)
     if path is not None and not isinstance(path, (str, os.PathLike)) and not hasattr(path, "write"):
         raise TypeError(f"path must be a file name or a binary file (or None for bytes), got "
                         f"{type(path).__name__}")
@@ -644,6 +660,11 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
     d = None if diff is None else numeric_array("diff", diff)
     if d is not None and d.shape != x.shape:
         raise LayoutError(f"diff has shape {d.shape}, expected the array's shape {x.shape} (layout {layout!r})")
+    bits = {name: _integer_bits(a) for name, a in (("array", x), ("diff", d)) if a is not None}
+    if double is None:
+        double = x.dtype == np.float64 or max(bits.values()) > 24
+    for name, need in bits.items():
+        _check_exact(name, x if name == "array" else d, need, double)
     order = "".join(a for a in blob_axes if a in layout)  # the blob's order of the array's axes
     if layout != order:
         from layouts import convert
@@ -664,6 +685,39 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
         with open(path, "wb") as f:
             f.write(out)
     return None
+
+
+def _integer_bits(a: np.ndarray) -> int:
+    """The significant bits the integers of ``a`` need in a float's mantissa: the bit length of
+    the largest odd part ``|v| / 2**k`` (2**40 needs 1, 2**40 + 1 needs 41); 0 for a float,
+    bool or empty array. A float type holds the values exactly iff its mantissa has that many
+    bits (24 for float32, 53 for float64; no int64 exceeds either's exponent range)."""
+    if a.dtype.kind not in "iu" or a.size == 0:
+        return 0
+    if a.dtype.kind == "u":
+        u = a.astype(np.uint64).ravel()
+    else:  # |v| as uint64; abs(-2**63) wraps to -2**63, whose bits read as 2**63 unsigned
+        u = np.abs(a.astype(np.int64).ravel()).view(np.uint64)
+    u = u[u != 0]
+    if u.size == 0:
+        return 0
+    odd = u // (u & (~u + np.uint64(1)))  # u & -u: the lowest set bit
+    return int(odd.max()).bit_length()
+
+
+def _check_exact(name: str, a: np.ndarray, need: int, double: bool) -> None:
+    """Refuse integers of ``a`` that the float type chosen for the blob would round."""
+    have = 53 if double else 24
+    if need <= have:
+        return
+    rng = f"values {show_int(a.min())}..{show_int(a.max())}"
+    if double:
+        raise LayoutError(f"{name} holds integers float64 cannot store exactly ({rng}; float64 holds "
+                          f"every integer up to 2**53 = {2**53}): a BlobProto stores floats, so cast "
+                          f"explicitly ({name}.astype(np.float64)) to accept the rounding")
+    raise LayoutError(f"{name} holds integers float32 cannot store exactly ({rng}; float32 holds every "
+                      f"integer up to 2**24 = {2**24}): pass double=True (exact up to 2**53), or cast "
+                      f"explicitly ({name}.astype(np.float32)) to accept the rounding")
 
 
 def _is_plain(spec: str) -> bool:

@@ -1,12 +1,18 @@
 """Argument checks shared by every drawing entry, so a nonsense value is refused alike everywhere.
 
 Each check runs before any array is built: a wrong kind of argument is a ``TypeError`` naming it,
-a wrong value a :class:`~layouts.errors.LayoutError` naming it and what was expected.
+a wrong value a :class:`~layouts.errors.LayoutError` naming it and what was expected. The generic
+pieces (an int with bounds, a str, describing any value however large) are
+:mod:`layouts.errors`'; this module keeps what is specific to pictures.
 
 >>> check_wrap(-5)
 Traceback (most recent call last):
 ...
-layouts.errors.LayoutError: wrap must be a positive number of slots per row (or None for the default), got -5
+layouts.errors.LayoutError: wrap is -5; expected a positive number of slots per row (or None for the default)
+>>> check_wrap(-10**5000)
+Traceback (most recent call last):
+...
+layouts.errors.LayoutError: wrap is a negative integer of about 5001 digits; expected a positive number of slots per row (or None for the default)
 >>> check_layout("NCHW")
 Traceback (most recent call last):
 ...
@@ -18,8 +24,8 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..errors import LayoutError
-from ..layout import Layout
+from ..errors import LayoutError, int_arg, kind, show, str_arg
+from ..layout import MAX_ELEMENTS, Layout
 
 #: The smallest and largest cell a picture may be drawn with (inches per cell).
 CELL_RANGE = (0.02, 2.0)
@@ -32,7 +38,7 @@ def check_layout(layout, name: str = "layout") -> Layout:
         hint = ""
         if isinstance(layout, str):
             hint = f"; build one with layouts.Layout({layout!r}, N=..., C=..., H=..., W=...)"
-        raise TypeError(f"{name} must be a layouts.Layout, got {type(layout).__name__} {_short(layout)}{hint}")
+        raise TypeError(f"{name} must be a layouts.Layout, got {kind(layout)}{hint}")
     return layout
 
 
@@ -46,14 +52,13 @@ def check_nonempty(layout: Layout, name: str = "layout") -> Layout:
 
 
 def check_int(value, name: str, minimum: int = 1, what: str = "a positive integer", allow_none: bool = True):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be {what}{' or None' if allow_none else ''}, got {type(value).__name__} {_short(value)}")
-    value = int(value)
-    if value < minimum:
-        raise LayoutError(f"{name} must be {what}{' (or None for the default)' if allow_none else ''}, got {value}")
-    return value
+    """An int >= ``minimum`` (or None when ``allow_none``), described as ``what`` in the message.
+
+    No count, size or coordinate of a picture exceeds a layout's largest size, 2**63 - 1, so a
+    larger value is refused here too (the drawing code may then print every value it takes)."""
+    if isinstance(value, numbers.Integral) and value > MAX_ELEMENTS:
+        what = f"{what}, at most 2**63 - 1"
+    return int_arg(name, value, lo=minimum, hi=MAX_ELEMENTS, expected=what, allow_none=allow_none)
 
 
 def check_wrap(wrap, name: str = "wrap"):
@@ -65,28 +70,24 @@ def check_cell(cell):
     if cell is None:
         return None
     if isinstance(cell, bool) or not isinstance(cell, numbers.Real):
-        raise TypeError(f"cell must be a number of inches per cell or None, got {type(cell).__name__} {_short(cell)}")
-    cell = float(cell)
+        raise TypeError(f"cell must be a number of inches per cell or None, got {kind(cell)}")
+    given, cell = cell, _as_float(cell)
     lo, hi = CELL_RANGE
     if not (math.isfinite(cell) and lo <= cell <= hi):
-        raise LayoutError(f"cell must be inches per cell between {lo} and {hi} (or None for automatic), got {cell}")
+        raise LayoutError(f"cell must be inches per cell between {lo} and {hi} (or None for automatic), got {show(given)}")
     return cell
 
 
 def check_str(value, name: str, allow_none: bool = True):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str{' or None' if allow_none else ''}, got {type(value).__name__} {_short(value)}")
-    return value
+    return str_arg(name, value, allow_none=allow_none)
 
 
 def check_dpi(dpi, width_in: float, height_in: float):
     if isinstance(dpi, bool) or not isinstance(dpi, numbers.Real):
-        raise TypeError(f"dpi must be a number of dots per inch, got {type(dpi).__name__} {_short(dpi)}")
-    dpi = float(dpi)
+        raise TypeError(f"dpi must be a number of dots per inch, got {kind(dpi)}")
+    given, dpi = dpi, _as_float(dpi)
     if not (math.isfinite(dpi) and dpi > 0):
-        raise LayoutError(f"dpi must be a positive number of dots per inch, got {dpi}")
+        raise LayoutError(f"dpi must be a positive number of dots per inch, got {show(given)}")
     pixels = width_in * dpi * height_in * dpi
     if pixels > MAX_PIXELS:
         raise LayoutError(f"dpi={dpi:g} makes a {width_in * dpi:.0f} x {height_in * dpi:.0f} pixel image, more than "
@@ -106,10 +107,13 @@ def check_axes(ax):
         return None
     from matplotlib.axes import Axes
     if not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__} {_short(ax)}")
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {kind(ax)}")
     return ax
 
 
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _as_float(value) -> float:
+    """``float(value)``; an int too large for a float becomes an infinity (then refused as not finite)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
