@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import LayoutError
+from .errors import LayoutError, number
 
 
 def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> tuple:
@@ -26,9 +26,13 @@ def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> tu
     sizes = [_check_size(k, v, "size of axis") for k, v in (("N", N), ("C", C), ("H", H), ("W", W))]
     coords = [_coordinate(v, k, k.upper(), size) for (k, v), size in zip((("n", n), ("c", c), ("h", h), ("w", w)), sizes)]
     check_broadcast(dict(zip("nchw", coords)))
-    total = sizes[0] * sizes[1] * sizes[2] * sizes[3]
-    if total > MAX_ELEMENTS:
-        raise LayoutError(f"N*C*H*W = {total} elements, more than int64 offsets can address")
+    N_, C_, H_, W_ = sizes
+    # the total, and every stride the three formulas use (a product of three sizes): an empty axis
+    # makes the total 0 while a stride such as C*H*W can still be past int64
+    for name, value in (("N*C*H*W", N_ * C_ * H_ * W_), ("C*H*W", C_ * H_ * W_), ("N*H*W", N_ * H_ * W_),
+                        ("H*W*C", H_ * W_ * C_)):
+        if value > MAX_ELEMENTS:
+            raise LayoutError(f"{name} = {number(value)} elements, more than int64 offsets can address")
     return (*coords, *sizes)
 
 

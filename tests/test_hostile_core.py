@@ -496,3 +496,13 @@ def test_many_callers_at_once_equal_numpy_and_threads_bounded(monkeypatch):
         t.join()
     assert errors == []
     assert threading.active_count() <= before + max_threads()
+
+
+@pytest.mark.parametrize("formula", [ly.offset_nchw, ly.offset_nhwc, ly.offset_chwn])
+def test_formulas_refuse_a_stride_past_int64_when_an_axis_is_empty(formula):
+    """N=0 makes N*C*H*W zero, but the stride C*H*W (or H*W*N, H*W*C) still multiplies an int64
+    array: refused by name instead of numpy's OverflowError (found by the fuzz test)."""
+    n = np.array([], np.uint8)
+    check_refused(lambda: formula(n, n, n, n, N=0, C=2**31, H=2**31, W=2**40), LayoutError,
+                  "int64", keep=[n])
+    assert formula(1, 1, 0, 1, N=2, C=16, H=5, W=4) in (341, 337, 43)

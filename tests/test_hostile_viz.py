@@ -272,3 +272,15 @@ def test_fuzz_sensible_arguments_always_draw(layout, wrap, label, color_by):
     rows = [line.split(":", 1)[1].replace("|", " ").split() for line in text.splitlines()[1:-1]]
     width = len(str(max(layout.count - 1, 0)))
     assert [t for r in rows for t in r] == ["-" * width if v < 0 else f"{v:0{width}d}" for v in layout.physical_order().tolist()]
+
+
+@pytest.mark.parametrize("call, exc, word", [
+    (lambda S, S2: viz.draw_layout(S, color_by=10**5000), TypeError, "5001 digits"),
+    (lambda S, S2: viz.draw_conversion(S, S2, elements=[10**5000]), LayoutError, "5001 digits"),
+    (lambda S, S2: viz.draw_conversion(S, S2, elements=[[10**5000]]), TypeError, "5001 digits"),
+], ids=["color_by", "element", "element-in-list"])
+def test_huge_ints_in_messages_are_described_not_printed(call, exc, word):
+    """Python refuses to print an int of over 4300 digits: the message describes its size instead."""
+    S = ly.Layout("NCHW", N=1, C=2, H=2, W=2)
+    S2 = ly.Layout("NHWC", N=1, C=2, H=2, W=2)
+    check_refused(lambda: call(S, S2), exc, word)

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, kind
 from ..layout import Layout, canonical_order
 from . import _checks, _model, _style
 from ._figure import Panel, axes_cell_inches, pack
@@ -40,7 +40,7 @@ def resolve_color_by(layout: Layout, color_by) -> str | None:
                 return a
         return layout.parsed.dims[-1].axis
     if color_by is not None and not isinstance(color_by, str):
-        raise TypeError(f"color_by must be an axis letter, 'auto' or None, got {type(color_by).__name__} {color_by!r}")
+        raise TypeError(f"color_by must be an axis letter, 'auto' or None, got {kind(color_by)}")
     return _model.check_color_by(layout, color_by)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, kind, show
 from ..layout import Layout, canonical_order
 from . import _model
 from ._figure import pack
@@ -50,10 +50,10 @@ def _element_numbers(layout: Layout, elements) -> np.ndarray:
         elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
             n = int(e)
             if not 0 <= n < layout.count:
-                raise LayoutError(f"element {n} is not a logical number of {layout!r} (expected 0 <= element < {layout.count})")
+                raise LayoutError(f"element {show(n)} is not a logical number of {layout!r} (expected 0 <= element < {layout.count})")
             nums.append(n)
         else:
-            raise TypeError(f"elements[{i}] must be a logical number (int) or a dict of coordinates, got {type(e).__name__} {e!r}")
+            raise TypeError(f"elements[{i}] must be a logical number (int) or a dict of coordinates, got {kind(e)}")
     return np.asarray(nums, dtype=np.int64)
 
 
