@@ -196,7 +196,15 @@ def _from_dlpack(x: Any, what: str, writable: bool) -> tuple[np.ndarray, Back]:
         xp = namespace()
     except Exception:  # noqa: BLE001 - a namespace that cannot be had: hand back numpy
         return arr, _same
-    back = getattr(xp, "from_dlpack", None) or getattr(xp, "asarray", None)
-    if back is None:
-        return arr, _same
+    from_dlpack, asarray = getattr(xp, "from_dlpack", None), getattr(xp, "asarray", None)
+    if from_dlpack is None:
+        return arr, (asarray or _same)
+    if asarray is None:
+        return arr, from_dlpack
+
+    def back(result: np.ndarray) -> Any:
+        try:
+            return from_dlpack(result)
+        except BufferError:  # numpy < 2 cannot export a read-only array (a view of x): asarray can
+            return asarray(result)
     return arr, back

@@ -210,6 +210,7 @@ class _APIArray(_DLPackOnly):
     def __array_namespace__(self, api_version=None):
         ns = types.SimpleNamespace()
         ns.from_dlpack = lambda obj: _APIArray(np.from_dlpack(obj))
+        ns.asarray = lambda obj: _APIArray(np.asarray(obj))
         return ns
 
 
