@@ -85,3 +85,27 @@ def expected_strides(shape: tuple[int, ...], pitch_at: dict[int, int] | None = N
         arr = arr["v"]
     assert arr.shape == tuple(shape) and arr.dtype == np.uint8
     return tuple(arr.strides), size
+
+
+def random_array(shape: tuple[int, ...], dtype, rng: np.random.Generator) -> np.ndarray:
+    """Random values of ``dtype``: 0/1 for bool, normal floats (complex: both parts), ints in 0..99."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(0, 100, shape).astype(dtype)
+
+
+def spec_dims(spec: str) -> list[tuple[str, int | None]]:
+    """A spec's physical dims as :func:`blocked_physical` takes them: (axis, block or None)."""
+    from layouts import parse  # the grammar only: no offsets, no plan
+
+    return [(d.axis, d.block if d.is_block else None) for d in parse(spec).dims]
+
+
+def physical(logical: np.ndarray, axes: str, spec: str) -> np.ndarray:
+    """``spec``'s physical array of ``logical`` (dims in ``axes`` order), by numpy alone."""
+    return blocked_physical(logical, axes, spec_dims(spec))

@@ -12,10 +12,7 @@ import layouts as ly  # noqa: E402
 from hostile import check_refused  # noqa: E402
 from layouts import Layout, LayoutError  # noqa: E402
 from oracle import blocked_physical  # noqa: E402
-
-
-def _spec_dims(text):
-    return [(d.axis, d.block if d.is_block else None) for d in ly.parse(text).dims]
+from oracle import spec_dims as _spec_dims
 
 
 def _physical(logical, axes, spec):

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -17,29 +16,10 @@ import layouts as ly
 from hostile import check_refused
 from layouts import Layout, LayoutError
 from layouts.chunked import npy
-from oracle import blocked_physical, expected_strides, pitched_buffer
+from oracle import expected_strides, pitched_buffer
+from oracle import physical as _physical, random_array as _random
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _random(shape, dtype, rng):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    return rng.integers(0, 100, shape).astype(dtype)
-
-
-def _spec_dims(text):
-    return [(d.axis, d.block if d.is_block else None) for d in ly.parse(text).dims]
-
-
-def _physical(logical, axes, spec):
-    """The oracle: ``spec``'s physical array of ``logical`` (dims in ``axes`` order), numpy only."""
-    return blocked_physical(logical, axes, _spec_dims(spec))
 
 
 def _digest(path):

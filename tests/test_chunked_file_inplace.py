@@ -23,7 +23,7 @@ from layouts import Layout, LayoutError
 from layouts.chunked import npy
 from layouts.chunked.inplace_file import header_exact
 from layouts.inplace import plan_inplace
-from oracle import blocked_physical
+from oracle import physical as _physical, random_array as _random
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,21 +31,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _digest(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def _physical(logical, axes, spec):
-    return blocked_physical(logical, axes, [(d.axis, d.block if d.is_block else None) for d in ly.parse(spec).dims])
-
-
-def _random(shape, dtype, rng):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    return rng.integers(0, 100, shape).astype(dtype)
 
 
 # padding-free conversions (C a multiple of every block): the ones in-place can do

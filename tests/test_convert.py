@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import layouts as ly
 from layouts import Layout, LayoutError
 from oracle import blocked_physical, expected_strides, pitched_buffer
+from oracle import random_array as _random, spec_dims as _spec_dims
 
 @pytest.fixture(autouse=True, scope="module")
 def kernels_for_every_size():
@@ -23,21 +24,6 @@ def kernels_for_every_size():
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.float32,
           np.int64, np.uint64, np.float64, np.complex64, np.complex128]
-
-
-def _random(shape, dtype, rng):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    return rng.integers(0, 100, shape).astype(dtype)
-
-
-def _spec_dims(text):
-    return [(d.axis, d.block if d.is_block else None) for d in ly.parse(text).dims]
 
 
 @st.composite
