@@ -266,8 +266,7 @@ def test_peak_extra_memory_within_the_documented_bound(src, dst, threads):
     finally:
         tracemalloc.stop()
     assert np.array_equal(y, want)
-    bound = ip.scratch_budget(x.nbytes)
-    assert bound == max(x.nbytes // 100, ip.MIN_BUDGET)
+    bound = max(x.nbytes // 100, 64 * 1024)                 # the docs' bound, written out
     assert plan.scratch_bytes <= bound
     assert peak <= bound + 32 * 1024, (peak, bound, plan)   # + Python objects of the call
 
