@@ -86,3 +86,15 @@ def run_bounded(code: str, timeout: float = 20.0, memory_mb: int = 3072) -> subp
         raise AssertionError(f"the call took more than {timeout} s:\n{textwrap.dedent(code)}") from err
     assert proc.returncode == 0, f"child failed (rc={proc.returncode}):\n{proc.stderr[-3000:]}"
     return proc
+
+
+def require(module: str):
+    """``module`` imported; where an optional extra is missing the calling test module is skipped,
+    except under CI, whose test extra installs every one of them: there a missing module fails."""
+    import importlib
+
+    import pytest
+
+    if os.environ.get("CI"):
+        return importlib.import_module(module)
+    return pytest.importorskip(module)

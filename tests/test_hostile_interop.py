@@ -17,7 +17,10 @@ import io
 import numpy as np
 import pytest
 
-from hostile import check_refused, run_bounded
+from hostile import check_refused, require, run_bounded
+
+require("google.protobuf")   # the Caffe cases build real BlobProtos (the 'caffe' extra)
+require("cv2")               # the OpenCV cases compare with the real library (the 'opencv' extra)
 from layouts.errors import LayoutError
 from layouts.interop import caffe, edgeboard, opencv
 from layouts.interop.caffe import Blob, BlobProtoData, parse_blobproto

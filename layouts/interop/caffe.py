@@ -464,6 +464,7 @@ def parse_blobproto(source) -> BlobProtoData:
     Malformed or truncated bytes, dims out of range, or a data count that does not match the shape
     raise :class:`~layouts.LayoutError`.
 
+    >>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
     >>> p = parse_blobproto(b"\\x3a\\x04\\x0a\\x02\\x01\\x02"   # shape { dim: [1, 2] }
     ...                     b"\\x2a\\x08\\x00\\x00\\xc0\\x3f\\x00\\x00\\x00\\xc0")  # data: [1.5, -2.0]
     >>> p.shape, p.data.tolist(), p.legacy
@@ -565,6 +566,7 @@ def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = No
     ``source`` is the bytes, a path or a binary file. float32 (float64 for ``double_data``
     blobs). ``src=`` is the old name of ``blob_axes=``.
 
+    >>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
     >>> mean = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
     >>> blob = save_binaryproto(mean)            # no path: the serialized bytes
     >>> load_binaryproto(blob, "HWC")[0, 1]
@@ -621,6 +623,7 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
     refused with a :class:`~layouts.LayoutError` naming the values' range; cast it yourself
     (``array.astype(np.float32)``) to accept the rounding.
 
+    >>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
     >>> big = np.array([2**40 + 1], np.int64).reshape(1, 1, 1, 1)
     >>> int(load_binaryproto(save_binaryproto(big)).ravel()[0]) == 2**40 + 1   # saved as double
     True
