@@ -109,3 +109,19 @@ def spec_dims(spec: str) -> list[tuple[str, int | None]]:
 def physical(logical: np.ndarray, axes: str, spec: str) -> np.ndarray:
     """``spec``'s physical array of ``logical`` (dims in ``axes`` order), by numpy alone."""
     return blocked_physical(logical, axes, spec_dims(spec))
+
+
+def blobproto(**fields):
+    """A caffe.BlobProto message with ``fields``, built by protobuf itself from the schema (no
+    layouts code reads or writes it): ``shape=[...]`` fills ``shape.dim``, lists extend, the rest set."""
+    from layouts.interop.caffe_schema import messages
+
+    m = messages()["BlobProto"]()
+    for k, v in fields.items():
+        if k == "shape":
+            m.shape.dim.extend(v)
+        elif isinstance(v, list):
+            getattr(m, k).extend(v)
+        else:
+            setattr(m, k, v)
+    return m

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from hostile import check_refused, require, run_bounded
+from oracle import blobproto
 
 require("google.protobuf")   # the Caffe cases build real BlobProtos (the 'caffe' extra)
 require("cv2")               # the OpenCV cases compare with the real library (the 'opencv' extra)
@@ -32,17 +33,7 @@ L, T = LayoutError, TypeError
 # --- Caffe --------------------------------------------------------------------------------------
 def _proto(**fields) -> bytes:
     """A serialized caffe.BlobProto with ``fields``, written by protobuf itself (no layouts code)."""
-    from layouts.interop.caffe_schema import messages
-
-    m = messages()["BlobProto"]()
-    for k, v in fields.items():
-        if k == "shape":
-            m.shape.dim.extend(v)
-        elif isinstance(v, list):
-            getattr(m, k).extend(v)
-        else:
-            setattr(m, k, v)
-    return m.SerializeToString()
+    return blobproto(**fields).SerializeToString()
 
 
 X_HWC = np.arange(24, dtype=np.float32).reshape(2, 3, 4)

@@ -9,6 +9,7 @@ import pytest
 from layouts.errors import LayoutError
 from layouts.interop import caffe
 from layouts.interop.caffe import Blob, BlobProtoData, parse_blobproto
+from oracle import blobproto as _msg
 
 
 # --- shape math: hand-computed vectors ----------------------------------------------------------
@@ -156,21 +157,6 @@ def test_share_data_and_diff():
 def pb():
     """protobuf is a test extra; without it only the BlobProto tests skip."""
     return pytest.importorskip("google.protobuf")
-
-
-
-def _msg(**fields):
-    from layouts.interop.caffe_schema import messages
-
-    m = messages()["BlobProto"]()
-    for k, v in fields.items():
-        if k == "shape":
-            m.shape.dim.extend(v)
-        elif isinstance(v, list):
-            getattr(m, k).extend(v)
-        else:
-            setattr(m, k, v)
-    return m
 
 
 def test_schema_matches_caffe_proto_field_numbers_and_packing(pb):
