@@ -246,6 +246,18 @@ def test_threads_give_identical_results():
 
 
 # ---------------------------------------------------------------------------- memory bound
+def _converted_with_peak(x, src, dst, threads):
+    """``convert_inplace``'s result and the peak of memory it allocated beyond what was there."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        y = ly.convert_inplace(x, src, dst, threads=threads)
+        return y, tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("src, dst", [("NCHW", "NHWC"), ("NHWC", "NCHW"), ("NCHW", "CHWN"),
                                       ("NHWC", "CHWN"), ("NCHW", "NCHW16c")])
 @pytest.mark.parametrize("threads", [1, 2])
@@ -257,14 +269,7 @@ def test_peak_extra_memory_within_the_documented_bound(src, dst, threads):
     x = np.arange(x.size, dtype=np.float32).reshape(shape)
     want = ly.convert(x, src, dst)
     plan = ip.plan_inplace(src, dst, shape, np.float32, threads=threads)
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        y = ly.convert_inplace(x, src, dst, threads=threads)
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
+    y, peak = _converted_with_peak(x, src, dst, threads)
     assert np.array_equal(y, want)
     bound = max(x.nbytes // 100, 64 * 1024)                 # the docs' bound, written out
     assert plan.scratch_bytes <= bound
@@ -286,14 +291,7 @@ def test_peak_extra_memory_of_ckg_passes_within_the_documented_bound(shape, src,
     x = _random(shape, np.dtype(dtype), np.random.default_rng(5))
     want = ly.convert(x, src, dst)
     bound = max(x.nbytes // 100, 64 * 1024) + max(mn) * x.itemsize
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        y = ly.convert_inplace(x, src, dst, threads=threads)
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
+    y, peak = _converted_with_peak(x, src, dst, threads)
     assert y.tobytes() == want.tobytes() and np.shares_memory(x, y)
     assert peak <= bound, (peak, bound, x.nbytes)
 
