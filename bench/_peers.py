@@ -6,7 +6,7 @@ the timed ``run`` (outside the timing: thread settings), so rounds can interleav
 
 - ``numpy``   ``np.copyto(out, view)``
 - ``torch1``, ``torch2``   ``out.copy_(view)`` with 1 / 2 torch threads
-- ``cv2loop`` one ``cv2.transpose`` per 2-D block when the copy is a batch of 2-D transposes
+- ``cv2loop`` one ``cv2.transpose`` per 2-D block when the copy is a batch of several 2-D transposes
 - ``cv2one``  one ``cv2.transpose`` call when the whole copy is a single 2-D transpose
   (NCHW->CHWN is the (N, C*H*W) -> (C*H*W, N) transpose; CHWN->NCHW likewise)
 - ``cv2nd``   one ``cv2.transposeND`` call of the contiguous source (any permutation)
@@ -131,7 +131,7 @@ def make_peers(names, out, view, src_nd, perm):
             cv2 = None
     if cv2 is not None:
         pairs = _cv2_blocks(out, view) if ("cv2loop" in names or "cv2one" in names) else None
-        if pairs and "cv2loop" in names:
+        if pairs and len(pairs) > 1 and "cv2loop" in names:     # one pair: that is cv2one
             def loop():
                 for a, b in pairs:
                     cv2.transpose(a, b)
