@@ -8,7 +8,8 @@
 
 Per case (shape, dtype, direction) these methods run interleaved: one round calls each once,
 in a shuffled order, and each figure is the median over the rounds; the first call of each
-method (JIT compile, page faults) is made before the rounds and not timed:
+method (JIT compile, page faults) is made before the rounds and not timed, and each timed call
+follows a short sleep (``--gap``) so that the previous method's worker threads stop spinning:
 
 - ``ours<k>``  ``layouts.convert(x, src, dst, out=out, threads=k)`` for each k of ``--threads``
   (the direct ``layouts.kernels.copy_into(out, view)`` when convert is missing or differs; the
@@ -149,13 +150,13 @@ def bench_case(shape, dtype, direction, o):
     a = case_arrays(shape, dtype, s, d, rng)
     src, view = a["src"], a["view"]
     nothing = lambda: None
-    methods, first, path = {}, {}, None
+    methods, first, paths = {}, {}, {}
     for k in o.threads:
         t0 = time.perf_counter()
-        f, path_k = ours_fn(a, s, d, k, o.use_convert)
+        f, paths[k] = ours_fn(a, s, d, k, o.use_convert)
         first[f"ours{k}"] = time.perf_counter() - t0      # includes any compile and the check
-        path = path or path_k
         methods[f"ours{k}"] = (nothing, f)
+    path = "/".join(dict.fromkeys(paths.values()))
     cdst = np.empty_like(src)
     np.copyto(cdst, src)
     methods["copyto"] = (nothing, lambda: np.copyto(cdst, src))
@@ -193,6 +194,8 @@ def bench_case(shape, dtype, direction, o):
             for m in order:
                 prep, run = methods[m]
                 prep()
+                if o.gap:
+                    time.sleep(o.gap)
                 t0 = time.perf_counter()
                 run()
                 times[m].append(time.perf_counter() - t0)
@@ -203,25 +206,35 @@ def bench_case(shape, dtype, direction, o):
     med = {m: float(np.median(v)) for m, v in times.items()}
     main = f"ours{o.main_threads}"
     t = med[main]
-    res = dict(shape=list(shape), dtype=dtype, direction=direction, path=path, bytes=int(src.nbytes),
+    res = dict(shape=list(shape), dtype=dtype, direction=direction, path=path, paths=paths, bytes=int(src.nbytes),
                rounds=len(times[main]), threads=o.threads, main_threads=o.main_threads,
                t={m: v for m, v in med.items()}, first_call_s=first,
                t_ours=t, t_copyto=med["copyto"], t_nt=med["nt"], gbps=2 * src.nbytes / t / 1e9,
                ratio=med["copyto"] / t, ratio_nt=med["nt"] / t, nt_over_copyto=med["copyto"] / med["nt"],
-               peer_errors=peer_errors)
+               peer_errors=peer_errors, loadavg_1min=_load())
     for k in o.threads:
         if k != o.main_threads:
             res[f"ratio_{k}T"] = med["copyto"] / med[f"ours{k}"]
+            res[f"ratio_nt_{k}T"] = med["nt"] / med[f"ours{k}"]
             res[f"speedup_{k}T"] = t / med[f"ours{k}"]
     peers = {m: med[m] for m in methods if m in _peers.PEERS}
     for m in _peers.PEERS:
         res["r_" + m] = med["copyto"] / peers[m] if m in peers else None
+        res["r_nt_" + m] = med["nt"] / peers[m] if m in peers else None
     if peers:
         best = min(peers, key=peers.get)
         res["best_peer"], res["vs_best_peer"] = best, peers[best] / t
     else:
         res["best_peer"], res["vs_best_peer"] = None, None
     return res
+
+
+def _load():
+    """The 1-minute load average (other processes on the 2 cores skew 2-thread figures most)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
 
 
 # ------------------------------------------------------------------ per-call overhead
@@ -405,16 +418,20 @@ def parse(argv):
     ap.add_argument("--budget", type=float, default=20.0, help="seconds per case after which rounds stop (>= 3)")
     ap.add_argument("--threads", default="1", help="our thread counts, comma list, e.g. 1,2 (default 1)")
     ap.add_argument("--peers", default="numpy,torch,cv2", help=f"some of {_peers.PEERS}; torch, cv2 = all of theirs")
+    ap.add_argument("--gap", type=float, default=0.001,
+                    help="seconds of sleep before each timed call, so that the thread pools of the previous "
+                         "method (torch's OpenMP, numba's) stop spinning on the 2 cores (default 0.001)")
     ap.add_argument("--nt-width", type=int, default=64, choices=_limits.WIDTHS, help="bytes per NT store")
     ap.add_argument("--no-convert", action="store_true", help="time layouts.kernels.copy_into directly")
     ap.add_argument("--no-cold", action="store_true", help="skip the fresh-process first-call measurement")
     ap.add_argument("--no-overhead", action="store_true", help="skip the per-call overhead table")
     a = ap.parse_args(argv)
     try:
-        a.threads = [int(t) for t in a.threads.split(",")]
-        assert a.threads and all(t >= 1 for t in a.threads)
+        th = [int(t) for t in a.threads.split(",")]
+        assert th and all(t >= 1 for t in th)
     except (ValueError, AssertionError):
         ap.error(f"--threads: expected positive integers separated by commas, got {a.threads!r}")
+    a.threads = list(dict.fromkeys(th))
     a.main_threads = 1 if 1 in a.threads else a.threads[0]
     try:
         a.peers = _peers.expand([p for p in a.peers.split(",") if p])
@@ -446,7 +463,8 @@ def main(argv=None):
     print(f"# layouts kernels benchmark ({'quick' if o.quick else 'matrix'}), ours with threads "
           f"{','.join(map(str, o.threads))}, {o.repeats} interleaved rounds, medians\n")
     print("\n".join(_machine.describe(info)))
-    print("- shared 2-core machine: compare within this run only; absolute GB/s move between runs")
+    print(f"- shared {info['cores']}-core machine (load average {fmt(_load())} at start): compare within "
+          f"this run only; absolute GB/s move between runs, 2-thread figures most")
     print(f"- ratio = t(reference) / t(method), higher is better; /copyto: np.copyto of the same bytes; "
           f"/NT: a {o.nt_width}-byte non-temporal-store copy of them; peers on the np.copyto scale; "
           f"ours/best = t(fastest peer) / t(ours {o.main_threads}T)\n")
@@ -479,9 +497,11 @@ def main(argv=None):
     for t in tg:
         print(f"| {t['target']} | {fmt(t['value'], '{:.3g}')} | {t['case'] or '-'} | {t['status']}"
               f"{' (' + t['note'] + ')' if t['note'] and t['status'] == 'not measured' else ''} |")
-    print(f"\n{len(rows)} cases in {time.time() - t_start:.0f} s")
+    print(f"\n{len(rows)} cases in {time.time() - t_start:.0f} s; load average at the end {fmt(_load())} "
+          f"(per case in results.json)")
     os.makedirs(RESULTS, exist_ok=True)
     settings = dict(threads=o.threads, main_threads=o.main_threads, repeats=o.repeats, budget_s=o.budget,
+                    gap_s=o.gap,
                     peers=o.peers, nt_width=o.nt_width, use_convert=o.use_convert)
     with open(os.path.join(RESULTS, "results.json"), "w") as f:
         json.dump(dict(machine=info, settings=settings, cases=rows, overhead=ovh, cold=cold, targets=tg,
