@@ -1,7 +1,7 @@
 """Benchmark layout conversions: ours vs np.copyto and a non-temporal copy of the same bytes vs peers.
 
-    python bench/run.py                  # the issue's matrix, 1 thread (see --help for its size)
-    python bench/run.py --threads 1,2    # ours with 1 and 2 threads in the same rounds
+    python bench/run.py                  # the issue's matrix (84 cases), ours with 1 thread
+    python bench/run.py --threads 1,2    # ours with 1 and 2 threads in the same rounds (~5 min, 2 cores)
     python bench/run.py --quick          # a smoke subset
     python bench/run.py --only 256x3x32x32 --dtypes float32 --dirs NCHW-CHWN --repeats 3
     python bench/run.py --all-shapes     # every shape of SHAPES + EXTRA_SHAPES
@@ -93,7 +93,7 @@ def case_arrays(shape, dtype, s, d, rng):
     src_nd.transpose(perm)`` with src_nd a contiguous reshape of src (for cv2.transposeND).
     """
     n, c, h, w = shape
-    x = rng.integers(0, 255, size=shape).astype(dtype)
+    x = rng.integers(0, 255, size=shape, dtype=np.uint8).astype(dtype)    # real data, not the zero page
     if s == "NCHW16c" or d == "NCHW16c":
         cb = c // 16
         if s == "NCHW":                        # (n, cb, 16, h, w) -> (n, cb, h, w, 16)
