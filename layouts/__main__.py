@@ -19,6 +19,14 @@ from .errors import LayoutError
 
 #: A size word's digits: plain ASCII, and few enough that int() is instant and exact.
 _SIZE = re.compile(r"[0-9]{1,18}")
+_EPILOG_COPY = """examples:
+  {prog} explain-copy NCHW NHWC N=128 C=64 H=56 W=56 --dtype uint8
+  {prog} explain-copy NCHW CHWN N=256 C=3 H=32 W=32 --threads 2
+  {prog} explain-copy NCHW NCHW16c N=1 C=20 H=5 W=4 --strategies"""
+_EPILOG_TUNE = """examples:
+  {prog} tune                  # about a minute; saves the profile for this CPU
+  {prog} tune --quick --out my-profile.json
+  LAYOUTS_PROFILE=my-profile.json {prog} explain-copy NCHW NHWC N=8 C=64 H=32 W=32"""
 _EPILOG_EXPLAIN = """examples:
   {prog} explain NCHW16c N=1 C=20 H=5 W=4
   {prog} explain NHWC N=1 C=3 H=5 W=4 align:H=16 --ascii
@@ -37,7 +45,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Tensor memory layouts: where element (n, c, h, w) lives, and how "
                                "layouts convert.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
         description="Print the article's formulas, physical orders, a blocked and a pitched "
@@ -60,6 +68,28 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     explain.add_argument("dims", nargs="*", metavar="AXIS=SIZE",
                          help="sizes such as C=16, and align:DIM=K / pitch:DIM=STRIDE")
     explain.add_argument("--ascii", action="store_true", help="also print the memory order as text")
+    copy = sub.add_parser(
+        "explain-copy", help=f"which kernel converts: {prog} explain-copy NCHW NHWC N=8 C=64 H=32 W=32",
+        description="Print, for each copy a conversion makes, the strategy the registry chooses on this "
+                    "machine, its parameters, its threads and why every strategy before it declined. "
+                    "Nothing is allocated at full size, compiled or copied.",
+        epilog=_EPILOG_COPY.format(prog=prog), formatter_class=argparse.RawDescriptionHelpFormatter)
+    copy.add_argument("src", help="source layout spec, e.g. NCHW")
+    copy.add_argument("dst", help="destination layout spec, e.g. NHWC")
+    copy.add_argument("dims", nargs="*", metavar="AXIS=SIZE", help="the logical sizes, e.g. N=8 C=64 H=32 W=32")
+    copy.add_argument("--dtype", default="float32", help="element type (default: %(default)s)")
+    copy.add_argument("--threads", type=int, default=None, help="threads asked for (default: the package setting)")
+    copy.add_argument("--strategies", action="store_true", help="also list every registered strategy")
+    tune = sub.add_parser(
+        "tune", help="measure this machine's copy thresholds and save a profile",
+        description="Time the copy strategies against each other at growing sizes and save the thresholds "
+                    "where each starts to win (small_bytes, thread_min_bytes, nt_min_bytes, group_min_bytes) "
+                    "as this CPU's profile, which later processes load.",
+        epilog=_EPILOG_TUNE.format(prog=prog), formatter_class=argparse.RawDescriptionHelpFormatter)
+    tune.add_argument("--quick", action="store_true", help="fewer, smaller sizes (seconds; for a check)")
+    tune.add_argument("--out", default=None, metavar="FILE",
+                      help="where to save the profile (default: the per-user cache file for this CPU)")
+    tune.add_argument("--dry-run", action="store_true", help="measure and print, save nothing")
     return parser
 
 
@@ -80,6 +110,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             from .viz.gallery import write_gallery
             for path in write_gallery(args.dir):
                 print(f"wrote {path}")
+        elif args.command == "explain-copy":
+            _explain_copy(args)
+        elif args.command == "tune":
+            _tune(args)
         else:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())
@@ -116,6 +150,41 @@ def _writable_folder(folder: str) -> Path:
     probe.write_bytes(b"")
     probe.unlink()
     return path
+
+
+def _explain_copy(args: argparse.Namespace) -> None:
+    import numpy as np
+    try:
+        dtype = np.dtype(args.dtype)
+    except TypeError:
+        raise LayoutError(f"--dtype {args.dtype[:40]!r} is not a numpy dtype; expected e.g. float32, uint8") from None
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise LayoutError(f"--dtype {dtype} has no fixed-size bytes to move")
+    src = _layout_from_words(args.src, args.dims)
+    dims = dict(src.dims)
+    from .kernels import current
+    from .kernels.explain import explain_conversion, strategies_table
+    prof = current()
+    print(f"profile: {prof.source} | CPU {prof.cpu_name} ({', '.join(prof.cpu_features) or 'no SIMD features read'}), "
+          f"{prof.cpus} CPUs, L2 {prof.l2_bytes >> 10} KiB, L3 {prof.l3_bytes >> 20} MiB")
+    if args.strategies:
+        print("strategies, in the order they are tried:\n" + strategies_table())
+    print(f"{args.src} -> {args.dst}, {dtype}, {' '.join(f'{k}={v}' for k, v in dims.items())}")
+    for e in explain_conversion(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims):
+        print(e)
+
+
+def _tune(args: argparse.Namespace) -> None:
+    from .kernels import profile
+    from .kernels.tune import measured_table, report, tune
+    out = None if args.dry_run else Path(args.out) if args.out else profile.default_path()
+    if out is not None:
+        _writable_folder(str(out.parent))
+    prof, found = tune(quick=args.quick)
+    print(report(prof, found))
+    if out is not None:
+        profile.save(prof, out, measured_table(found))
+        print(f"\nsaved {out}" + ("" if args.out is None else f"; use it with LAYOUTS_PROFILE={out}"))
 
 
 def _layout_from_words(spec: str, words: list[str]):

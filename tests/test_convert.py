@@ -16,9 +16,7 @@ from oracle import random_array as _random, spec_dims as _spec_dims
 def kernels_for_every_size():
     """Small arrays would go to np.copyto and one thread: make every test here run the kernels."""
     from layouts import kernels
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(kernels, "SMALL_BYTES", 0)
-        mp.setattr(kernels, "PAR_MIN_BYTES", 0)
+    with kernels.use_profile(kernels.current().replace(small_bytes=0, thread_min_bytes=0)):
         yield
 
 

@@ -453,7 +453,7 @@ def test_thread_counts_stay_bounded():
         import threading, numpy as np, layouts as ly
         from layouts import kernels
         from layouts.kernels.pool import max_threads
-        kernels.SMALL_BYTES = 0; kernels.PAR_MIN_BYTES = 0
+        kernels.set_profile(kernels.current().replace(small_bytes=0, thread_min_bytes=0))
         x = np.random.default_rng(0).standard_normal((4, 16, 32, 32)).astype(np.float32)
         ref = x.transpose(0, 2, 3, 1)
         for n in (10**6, 10**6 - 1, 999, 64, 3, 2, 1, 10**100):
@@ -463,11 +463,14 @@ def test_thread_counts_stay_bounded():
     """, timeout=60, memory_mb=2048)
 
 
-def test_many_callers_at_once_equal_numpy_and_threads_bounded(monkeypatch):
+def test_many_callers_at_once_equal_numpy_and_threads_bounded():
     from layouts import kernels
     from layouts.kernels.pool import max_threads
-    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
-    monkeypatch.setattr(kernels, "PAR_MIN_BYTES", 0)
+    with kernels.use_profile(kernels.current().replace(small_bytes=0, thread_min_bytes=0)):
+        _many_callers(max_threads)
+
+
+def _many_callers(max_threads):
     rng = np.random.default_rng(11)
     jobs = []
     dtypes = [np.uint8, np.int16, np.float16, np.float32, np.float64, np.complex128, np.bool_]

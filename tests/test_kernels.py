@@ -21,12 +21,22 @@ DTYPES = [np.dtype(t) for t in (
 DTYPE_IDS = [str(d) if d.names is None else f"struct{d.itemsize}" for d in DTYPES]
 
 
+def tune(**changes):
+    """Make the active profile the current one with ``changes`` for the rest of the test."""
+    kernels.set_profile(kernels.current().replace(**changes))
+
+
+@pytest.fixture(autouse=True)
+def _restore_profile():
+    before = kernels.current()
+    yield
+    kernels.set_profile(before)
+
+
 @pytest.fixture(params=["simd", "simd-nt", "plain"])
-def path(request, monkeypatch):
-    monkeypatch.setattr(kernels, "USE_SIMD", request.param != "plain")
-    monkeypatch.setattr(kernels, "NT_MIN_BYTES", 0 if request.param == "simd-nt" else 1 << 62)
-    monkeypatch.setattr(kernels, "PAR_MIN_BYTES", 0)
-    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
+def path(request):
+    tune(simd=request.param != "plain", nt_min_bytes=0 if request.param == "simd-nt" else 1 << 62,
+         thread_min_bytes=0, small_bytes=0)
     return request.param
 
 
@@ -204,6 +214,7 @@ def test_coalesce_property():
 
 def test_size_one_axes_do_not_recompile():
     from layouts.kernels.transpose import KERNELS
+    tune(small_bytes=0)
     x = np.arange(4 * 16 * 5 * 7, dtype=np.float32).reshape(4, 16, 5, 7)
     for shape in [(4, 16, 5, 7), (1, 16, 5, 7), (4, 16, 1, 7), (1, 1, 1, 9), (3, 32, 2, 2)]:
         y = np.ascontiguousarray(np.resize(x, shape))
@@ -256,9 +267,8 @@ def test_misaligned_dst_edges(path, dtype, tiles, extra):
 def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
     """NHWC <-> CHWN with C = 2..4 (the staged (de)interleave + transpose path, chunks with a
     remainder, or the tile fallback), dst at several offsets inside a cache line."""
-    monkeypatch.setattr(kernels, "STAGED", staged)
     dt = np.dtype(dtype)
-    monkeypatch.setattr(kernels, "STAGE_BYTES", 40 * C * 17 * dt.itemsize)   # 17 pixels a chunk
+    tune(disabled=() if staged else ("staged",), stage_bytes=40 * C * 17 * dt.itemsize)   # 17 pixels a chunk
     rng = np.random.default_rng(C)
     for n in (16, 40):
         x = random_array(rng, (n, C, 9, 11), dt)                      # logical NCHW
@@ -278,21 +288,15 @@ def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
 @pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("dtype", ["u1", "u2"])
 @pytest.mark.parametrize("C,pitch_extra", [(64, 0), (68, 0), (64, 64), (128, 4), (80, 0)])
-@pytest.mark.parametrize("np_edges", [True, False])
-def test_grouped(path, monkeypatch, grouped, dtype, C, pitch_extra, np_edges):
+def test_grouped(path, grouped, dtype, C, pitch_extra):
     """uint8 / uint16 transposes with dst rows of 4k / 2k units through the word-grouped path
     (zip 4 / 2 source rows into words, 4-byte tile transpose), size thresholds off, small
     chunks with a remainder; NCHW->NHWC (batch) and NCHW->CHWN (no batch), pitched dst rows,
     dst at every 4-byte offset inside a cache line (and unaligned ones, which fall back),
     threads 1 and 2; and the same cases with the path off."""
     dt = np.dtype(dtype)
-    monkeypatch.setattr(kernels, "GROUPED", grouped)
-    if np_edges:                                   # stage-B edges by np.copyto, every size
-        monkeypatch.setattr(kernels, "EDGE_MAX_FRACTION", 1e-9)
-        monkeypatch.setattr(kernels, "EDGE_MAX_CALLS", 1 << 30)
-    monkeypatch.setattr(kernels, "GROUP_MIN_BYTES", 0)
-    monkeypatch.setattr(kernels, "GROUP_MIN_NJ", 0)
-    monkeypatch.setattr(kernels, "GROUP_BYTES", C * dt.itemsize * 48)    # Q = 48 columns a chunk
+    tune(disabled=() if grouped else ("grouped",), group_min_bytes=0, group_min_cols=0,
+         group_scratch_bytes=C * dt.itemsize * 48)                       # Q = 48 columns a chunk
     rng = np.random.default_rng(C + pitch_extra)
     x = random_array(rng, (3, C, 7, 15), dt)                            # NCHW, HW = 105
     for v, lead in ((x.transpose(0, 2, 3, 1), (3, 7, 15)), (x.transpose(1, 2, 3, 0)[..., None], None)):
@@ -314,22 +318,15 @@ def test_grouped(path, monkeypatch, grouped, dtype, C, pitch_extra, np_edges):
             assert not b[:, ni:].any()
 
 
-def test_grouped_chosen_by_plan(monkeypatch):
-    """The grouped path runs for large uint8 / uint16 NCHW->NHWC (C % 4 == 0) and not below
+def test_grouped_chosen_by_plan():
+    """The grouped path is chosen for large uint8 / uint16 NCHW->NHWC (C % 4 == 0) and not below
     the size threshold, for 4-byte units, or for short dst rows."""
-    from layouts.kernels import grouped
-    calls = []
-    real = grouped.group_kernel
-    monkeypatch.setattr(grouped, "group_kernel", lambda *a: (calls.append(1), real(*a)))
-    monkeypatch.setattr(kernels, "GROUP_MIN_BYTES", 1 << 20)
-    monkeypatch.setattr(kernels, "USE_SIMD", True)
+    tune(group_min_bytes=1 << 20, simd=True)
     x = np.zeros((4, 64, 64, 64), np.uint8)                              # 1 MiB
-    copy_into(np.empty((4, 64, 64, 64), np.uint8), x.transpose(0, 2, 3, 1), threads=1)
-    assert calls
-    calls.clear()
+    assert kernels.explain_copy(np.empty((4, 64, 64, 64), np.uint8), x.transpose(0, 2, 3, 1)).strategy == "grouped"
     for y in (x[:3], x.view(np.uint32)[..., :16], x[:, :16]):
-        copy_into(np.empty(y.transpose(0, 2, 3, 1).shape, y.dtype), y.transpose(0, 2, 3, 1), threads=1)
-    assert not calls
+        e = kernels.explain_copy(np.empty(y.transpose(0, 2, 3, 1).shape, y.dtype), y.transpose(0, 2, 3, 1))
+        assert e.strategy != "grouped" and "grouped" in dict(e.declined)
 
 
 @pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
@@ -339,10 +336,10 @@ def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
     j blocks covering all of j when src rows fit in BJ_LONG bytes (or one tile column with 0),
     nj with and without a remainder, dst at several offsets, threads 1 and 2."""
     from layouts.kernels.simd import TILE_SHAPE
-    monkeypatch.setattr(kernels, "BJ_LONG", bj_long)
+    tune(block_j_long_bytes=bj_long)
     dt = np.dtype(dtype)
     L, K = TILE_SHAPE[8 * dt.itemsize]
-    ni = max(kernels.LONG_ROW // dt.itemsize, K * L) + 3 * K * L + 5
+    ni = max(kernels.current().long_row_bytes // dt.itemsize, K * L) + 3 * K * L + 5
     rng = np.random.default_rng(ni)
     for nj in sorted({L, L + 1, 2 * L + 3, max(L, 64 // dt.itemsize), max(L, 128 // dt.itemsize)}):
         x = random_array(rng, (2, ni, nj), dt)                  # (batch, HW, c)
@@ -363,11 +360,8 @@ def test_transpose_edges(path, monkeypatch, numpy_edges, dtype):
     np.copyto of strided views (forced for every size) or by kernel_edges; every permutation
     of a 4-D array with ragged sizes, dst at several offsets inside a cache line."""
     import itertools
-    monkeypatch.setattr(kernels, "NUMPY_EDGES", numpy_edges)
-    monkeypatch.setattr(kernels, "EDGE_MAX_FRACTION", 1e-9)
-    monkeypatch.setattr(kernels, "EDGE_MAX_CALLS", 1 << 30)
-    monkeypatch.setattr(kernels, "BI_LONG", 256)          # several i-blocks
-    monkeypatch.setattr(kernels, "LONG_ROW", 128)
+    tune(edge_max_fraction=0, edge_max_calls=(1 << 30) if numpy_edges else 0,   # every edge by numpy / by the kernel
+         block_i_long_bytes=256, long_row_bytes=128)                           # several i-blocks
     dt = np.dtype(dtype)
     rng = np.random.default_rng(7)
     for shape in ((3, 37, 5, 21), (2, 64, 9, 17), (5, 16, 33, 8)):
@@ -385,8 +379,8 @@ def test_transpose_edges(path, monkeypatch, numpy_edges, dtype):
                 assert not buf[:start].any() and not buf[start + nb:].any()
 
 
-def test_overlapping_views_copy_as_numpy_does(monkeypatch):
-    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
+def test_overlapping_views_copy_as_numpy_does():
+    tune(small_bytes=0)
     a = np.arange(256 * 256.0).reshape(256, 256)
     b = a.copy()
     np.copyto(b, b.T)
@@ -394,10 +388,9 @@ def test_overlapping_views_copy_as_numpy_does(monkeypatch):
     assert np.array_equal(a, b)
 
 
-def test_threads_of_different_counts_from_several_callers(monkeypatch):
+def test_threads_of_different_counts_from_several_callers():
     import threading
-    monkeypatch.setattr(kernels, "SMALL_BYTES", 0)
-    monkeypatch.setattr(kernels, "PAR_MIN_BYTES", 0)
+    tune(small_bytes=0, thread_min_bytes=0)
     x = np.random.default_rng(0).integers(0, 255, (8, 64, 40, 40), dtype=np.uint8)
     ref = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
     errors = []

@@ -1,28 +1,27 @@
-"""Word-grouped transposes of uint8 units (numba).
+"""Word-grouped transposes of uint8 / uint16 units (numba).
 
-A uint8 transpose ``dst[db + j*dJ + i] = src[sb + i*sI + j]`` whose dst rows hold a multiple
-of 4 units (``ni % 4 == 0``; NCHW->NHWC with C % 4 == 0, NCHW->CHWN with N % 4 == 0) is a
-uint32 transpose of 4-byte words after a cheap interleave: per chunk of ``Q`` columns j,
-each 4 consecutive source rows i are zipped into one uint32 row of a cache-resident scratch
-(4 sequential input streams; a loop LLVM vectorises into vpmovzxbd/vpslld/vpor), then the
-(ni/4, q) word block is transposed into the output with the 4-byte tile kernels of
-:mod:`.transpose` (``KERNELS`` by the mode in ``T``, non-temporal stores where allowed).
-A uint8 tile needs 64 source rows live per 64-byte output line (spills, ~160 unpacks per
-KB); the word tile needs 16.  Little-endian: byte k of a word is bits [8k, 8k+8).
+A transpose ``dst[db + j*dJ + i] = src[sb + i*sI + j]`` of 1- or 2-byte units whose dst rows hold
+a multiple of G = 4 / 2 units (NCHW->NHWC with C % 4 == 0, NCHW->CHWN with N % 4 == 0) is a
+uint32 transpose of words after a cheap interleave: per chunk of ``Q`` columns j, each G
+consecutive source rows i are zipped into one uint32 row of a cache-resident scratch (stage A: G
+sequential input streams; :func:`.simd.zip4` for uint8), then the (ni/G, q) word block is
+transposed into the output by the 4-byte tile loops of :mod:`.transpose` (stage B). A uint8
+tile needs 64 source rows live per 64-byte output line (spills, ~160 unpacks per KB); the word
+tile needs 16. Little-endian: byte k of a word is bits [8k, 8k+8).
 
-``P``: d0, s0, ni, nj, dJ, sI, w0, w1, Q, [edges: 0 = leave the stage-B edges to the caller] (uint8 units; word offsets are unit offsets / 4);
-``T``: the stage-B transpose parameters in the layout of :mod:`.transpose` (only Bi, Bj,
-mode, peel, TI, TL are read; the rest is set per chunk).
-Work item ``w`` = (batch index, chunk of j).
+Arguments: ``gargs`` a :data:`.records.GROUP` record; ``tfull`` / ``tlast`` the stage-B
+:data:`.records.TILES` records of a full chunk and of the last, shorter one, ``rfull`` /
+``rlast`` their edge rectangles (all from :func:`.geometry.tiling`); work item = (batch index,
+chunk of j).
 
 >>> import numpy as np
->>> from layouts.kernels.grouped import group_kernel
->>> s = np.arange(8 * 6, dtype=np.uint8); d = np.zeros(48, np.uint8)    # (8, 6) -> (6, 8)
->>> e = np.zeros(0, np.uint64)
->>> P = np.array([0, 0, 8, 6, 8, 6, 0, 1, 16], np.uint64)
->>> T = np.array([0] * 10 + [16, 4, 1, 0, 16, 4, 0], np.uint64)   # stage B: mode 1 tiles
->>> group_kernel(d.view(np.uint32), s, P, T, e, e, e)
->>> bool((d.reshape(6, 8) == s.reshape(8, 6).T).all())
+>>> from layouts.kernels.records import record, records, batch_axes, GROUP, TILES, RECTS
+>>> s = np.arange(64 * 6, dtype=np.uint8); d = np.zeros(64 * 6, np.uint8)    # (64, 6) -> (6, 64)
+>>> g = record(GROUP, ni=64, nj=6, dJ=64, sI=6, Q=6)
+>>> t = record(TILES, ni=16, nj=6, dI=1, dJ=16, sI=6, sJ=1, ia=0, ie=16, je=4, js=0, Bi=16, Bj=4, Jc=4, TI=16, TL=4)
+>>> r = records(RECTS, [(0, 16, 4, 6, 0)])                                      # columns 4, 5: scalar
+>>> group_tiles_kernel(d.view(np.uint32), s, g, t, t, r, r, batch_axes([]), np.uint64(0), np.uint64(1))
+>>> bool((d.reshape(6, 64) == s.reshape(64, 6).T).all())
 True
 """
 
@@ -30,9 +29,9 @@ import numpy as np
 from numba import njit
 
 from .simd import prefetch, zip4
-from .transpose import batch_offsets, kernel_edges, kernel_nt, kernel_split, kernel_tile
+from .transpose import batch_offsets, run_rects, straddle_block, tiles_block, tiles_nt_block
 
-__all__ = ["group_kernel"]
+__all__ = ["group_tiles_kernel", "group_tiles_nt_kernel", "group_straddle_kernel", "GROUP_KERNELS"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -49,20 +48,20 @@ USE_ZIP4 = True
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs):
-    """Stage A of work item ``w``: zip G = 4 / itemsize source rows into each word row of
-    ``w32``; set the stage-B parameters ``Tc`` of the chunk."""
-    d0 = P[0]; s0 = P[1]; ni = P[2]; nj = P[3]; dJ = P[4]; sI = P[5]; Q = P[8]
-    G = np.uint64(4) // np.uint64(s.itemsize)
-    nch = (nj + Q - U1) // Q
-    ng = ni // G
+def _zip_chunk(w, w32, s, g, batch):
+    """Stage A of work item ``w``: zip G source rows into each word row of ``w32`` (row stride
+    Q words); returns the chunk's dst word offset and its column count q."""
+    G = U4 // np.uint64(s.itemsize)      # a compile-time constant per unit type
+    nch = (g.nj + g.Q - U1) // g.Q
+    ng = g.ni // G
     b = w // nch
-    k0 = (w - b * nch) * Q
-    q = min(Q, nj - k0)
-    db, sb = batch_offsets(b, d0, s0, bsh, dbs, sbs)
-    for g in range(ng):
-        r = sb + G * g * sI + k0
-        o = g * Q
+    k0 = (w - b * nch) * g.Q
+    q = min(g.Q, g.nj - k0)
+    db, sb = batch_offsets(b, batch)
+    sI = g.sI
+    for gi in range(ng):
+        r = sb + G * gi * sI + k0
+        o = gi * g.Q
         if G == U4 and USE_ZIP4:
             q32 = q // U64 * U64
             rn = r + PF_ROWS * sI
@@ -85,100 +84,51 @@ def _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs):
         else:
             for j in range(q):
                 w32[o + j] = np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(16))
-    # stage B: (ng, q) words -> output rows of ng words
-    Tc[0] = (db + k0 * dJ) // G; Tc[1] = U0; Tc[2] = ng; Tc[3] = q
-    Tc[4] = U1; Tc[5] = dJ // G; Tc[6] = Q; Tc[7] = U1
-    Tc[8] = U0; Tc[9] = (ng + Tc[10] - U1) // Tc[10]
+    return (db + k0 * g.dJ) // G, q
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _scratch(s, P):
-    ng = P[2] // (np.uint64(4) // np.uint64(s.itemsize))
-    return np.empty(ng * P[8], np.uint32)
-
-
-# The six drivers below differ only in the stage-B tile kernel they call and whether they run
-# kernel_edges. They are written out, not made by a factory: an njit closure capturing the tile
-# kernel (checked with numba 0.68) prunes the edges branch but never hits the on-disk cache (a
-# new entry is saved in every process), which would put a full compile on every first call.
+# The three drivers differ only in the stage-B tile loop they call; they are written out, not
+# made by a factory, because an njit closure capturing the loop is never served from the
+# on-disk cache (a full compile on every first call).
 @njit(cache=True, nogil=True)
-def group_tile(d32, s, P, T, bsh, dbs, sbs):
-    """Work items [P[6], P[7]) with stage B in plain tiles (mode 1)."""
-    w32 = _scratch(s, P)
-    Tc = T.copy()
-    e = np.zeros(0, np.uint64)
-    for w in range(P[6], P[7]):
-        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
-        kernel_tile(d32, w32, Tc, e, e, e)
-        kernel_edges(d32, w32, Tc, e, e, e)
+def group_tiles_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, w1):
+    """Stage B in plain tiles."""
+    g = gargs[0]
+    w32 = np.empty(g.ni // (U4 // np.uint64(s.itemsize)) * g.Q, np.uint32)
+    for w in range(w0, w1):
+        dw, q = _zip_chunk(w, w32, s, g, batch)
+        a = tfull[0] if q == g.Q else tlast[0]
+        for i0 in range(a.ia, a.ie, a.Bi):
+            tiles_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
+        run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 
 
 @njit(cache=True, nogil=True)
-def group_tile_ne(d32, s, P, T, bsh, dbs, sbs):
-    """As group_tile without the stage-B edges (the caller copies them)."""
-    w32 = _scratch(s, P)
-    Tc = T.copy()
-    e = np.zeros(0, np.uint64)
-    for w in range(P[6], P[7]):
-        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
-        kernel_tile(d32, w32, Tc, e, e, e)
+def group_tiles_nt_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, w1):
+    """Stage B in non-temporal tiles."""
+    g = gargs[0]
+    w32 = np.empty(g.ni // (U4 // np.uint64(s.itemsize)) * g.Q, np.uint32)
+    for w in range(w0, w1):
+        dw, q = _zip_chunk(w, w32, s, g, batch)
+        a = tfull[0] if q == g.Q else tlast[0]
+        for i0 in range(a.ia, a.ie, a.Bi):
+            tiles_nt_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
+        run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 
 
 @njit(cache=True, nogil=True)
-def group_nt(d32, s, P, T, bsh, dbs, sbs):
-    """As group_tile with non-temporal tiles (mode 2)."""
-    w32 = _scratch(s, P)
-    Tc = T.copy()
-    e = np.zeros(0, np.uint64)
-    for w in range(P[6], P[7]):
-        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
-        kernel_nt(d32, w32, Tc, e, e, e)
-        kernel_edges(d32, w32, Tc, e, e, e)
+def group_straddle_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, w1):
+    """Stage B in straddling non-temporal tiles."""
+    g = gargs[0]
+    w32 = np.empty(g.ni // (U4 // np.uint64(s.itemsize)) * g.Q, np.uint32)
+    for w in range(w0, w1):
+        dw, q = _zip_chunk(w, w32, s, g, batch)
+        a = tfull[0] if q == g.Q else tlast[0]
+        for i0 in range(a.ia, a.ie, a.Bi):
+            straddle_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
+        run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 
 
-@njit(cache=True, nogil=True)
-def group_nt_ne(d32, s, P, T, bsh, dbs, sbs):
-    """As group_nt without the stage-B edges (the caller copies them)."""
-    w32 = _scratch(s, P)
-    Tc = T.copy()
-    e = np.zeros(0, np.uint64)
-    for w in range(P[6], P[7]):
-        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
-        kernel_nt(d32, w32, Tc, e, e, e)
-
-
-@njit(cache=True, nogil=True)
-def group_split(d32, s, P, T, bsh, dbs, sbs):
-    """As group_tile with straddling non-temporal tiles (mode 7)."""
-    w32 = _scratch(s, P)
-    Tc = T.copy()
-    e = np.zeros(0, np.uint64)
-    for w in range(P[6], P[7]):
-        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
-        kernel_split(d32, w32, Tc, e, e, e)
-        kernel_edges(d32, w32, Tc, e, e, e)
-
-
-@njit(cache=True, nogil=True)
-def group_split_ne(d32, s, P, T, bsh, dbs, sbs):
-    """As group_split without the stage-B edges (the caller copies them)."""
-    w32 = _scratch(s, P)
-    Tc = T.copy()
-    e = np.zeros(0, np.uint64)
-    for w in range(P[6], P[7]):
-        _zip_chunk(w, w32, Tc, s, P, bsh, dbs, sbs)
-        kernel_split(d32, w32, Tc, e, e, e)
-
-
-#: one kernel per stage-B tile family (modes 1, 2, 7 of :mod:`.transpose`): a first call
-#: compiles only the family it needs
-GROUP_KERNELS = {1: group_tile, 2: group_nt, 7: group_split}
-#: ... without the stage-B edges (``P[9] == 0``: the caller copies them, no kernel_edges compile)
-GROUP_KERNELS_NE = {1: group_tile_ne, 2: group_nt_ne, 7: group_split_ne}
-
-
-def group_kernel(d32, s, P, T, bsh, dbs, sbs):
-    """Run the grouped kernel of the stage-B mode ``T[12]`` (1, 2 or 7); with the stage-B
-    edges unless ``P[9] == 0`` (absent: with)."""
-    ks = GROUP_KERNELS if P.shape[0] < 10 or P[9] else GROUP_KERNELS_NE
-    ks[int(T[12])](d32, s, P, T, bsh, dbs, sbs)
+#: the grouped kernel of each stage-B tile variant
+GROUP_KERNELS = {"tiles": group_tiles_kernel, "tiles-nt": group_tiles_nt_kernel,
+                 "straddle-nt": group_straddle_kernel}

@@ -88,3 +88,10 @@ def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, 
     finally:
         for f in futures:
             f.result()
+
+
+def run_items(kernel: Callable, head: tuple, tail: tuple, nwork: int, nthreads: int) -> None:
+    """``kernel(*head, w0, w1, *tail)`` over work items ``[0, nwork)`` cut in ``nthreads`` parts,
+    with ``w0, w1`` as uint64 (the kernels' index type)."""
+    import numpy as np
+    run_split(kernel, lambda w0, w1: head + (np.uint64(w0), np.uint64(w1)) + tail, nwork, nthreads)

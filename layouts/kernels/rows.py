@@ -1,19 +1,17 @@
 """Row copies and zero fills on flat unsigned buffers (numba).
 
-After coalescing, when dst and src share their innermost axis the copy is a set of
-rows: ``dst[db + k*dI] = src[sb + k*sI]`` for ``k < n``, one row per outer index.
-Outer indices ``[w0, w1)`` are walked with an odometer (one unravel per call).
-
-``P``: d0, s0, n, dI, sI, w0, w1
+After coalescing, when dst and src share their innermost axis the copy is a set of rows:
+``dst[db + k*dI] = src[sb + k*sI]`` for ``k < n``, one row per batch index. Batch indices
+``[w0, w1)`` are walked with an odometer (one unravel per call). ``args`` is a
+:data:`.records.ROWS` record, ``batch`` the :data:`.records.BATCH` axes.
 
 >>> import numpy as np
->>> from layouts.kernels.rows import rows_kernel, fill_kernel
+>>> from layouts.kernels.records import record, batch_axes, ROWS
 >>> s = np.arange(12, dtype=np.uint16); d = np.zeros(12, np.uint16)
->>> P = np.array([0, 0, 3, 1, 2, 0, 2], np.uint64)     # rows of 3, src step 2
->>> sh = np.array([2], np.uint64); ds = np.array([6], np.uint64); ss = np.array([6], np.uint64)
->>> rows_kernel(d, s, P, sh, ds, ss); d.tolist()
+>>> b = batch_axes([(2, 6, 6)])
+>>> rows_kernel(d, s, record(ROWS, n=3, dI=1, sI=2), b, np.uint64(0), np.uint64(2)); d.tolist()
 [0, 2, 4, 0, 0, 0, 6, 8, 10, 0, 0, 0]
->>> fill_kernel(s, np.array([0, 0, 3, 2, 2, 0, 2], np.uint64), sh, ss); s.tolist()
+>>> fill_kernel(s, record(ROWS, n=3, dI=2, sI=2), b, np.uint64(0), np.uint64(2)); s.tolist()
 [0, 1, 0, 3, 0, 5, 0, 7, 0, 9, 0, 11]
 """
 
@@ -27,70 +25,69 @@ U1 = np.uint64(1)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _start(w, d0, s0, osh, dos, sos, idx):
-    db = d0
-    sb = s0
+def _start(w, batch, idx):
+    """Offsets of batch index ``w``; its digits into ``idx`` (the odometer)."""
+    db = U0
+    sb = U0
     rem = w
-    k = osh.shape[0]
+    k = batch.shape[0]
     while k > 0:
         k -= 1
-        n = osh[k]
-        q = rem // n
-        r = rem - q * n
+        ax = batch[k]
+        q = rem // ax.n
+        r = rem - q * ax.n
         rem = q
         idx[k] = r
-        db += r * dos[k]
-        sb += r * sos[k]
+        db += r * ax.d
+        sb += r * ax.s
+    return db, sb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step(batch, idx, db, sb):
+    """The odometer's next batch index: its offsets."""
+    k = batch.shape[0]
+    while k > 0:
+        k -= 1
+        ax = batch[k]
+        idx[k] += U1
+        db += ax.d
+        sb += ax.s
+        if idx[k] < ax.n:
+            break
+        db -= idx[k] * ax.d
+        sb -= idx[k] * ax.s
+        idx[k] = U0
     return db, sb
 
 
 @njit(cache=True, nogil=True)
-def rows_kernel(dst, src, P, osh, dos, sos):
-    d0 = P[0]; s0 = P[1]; n = P[2]; dI = P[3]; sI = P[4]; w0 = P[5]; w1 = P[6]
-    r = osh.shape[0]
-    idx = np.zeros(max(r, 1), np.uint64)
-    db, sb = _start(w0, d0, s0, osh, dos, sos, idx)
+def rows_kernel(dst, src, args, batch, w0, w1):
+    a = args[0]
+    idx = np.zeros(max(batch.shape[0], 1), np.uint64)
+    db, sb = _start(w0, batch, idx)
     for w in range(w0, w1):
-        if dI == U1 and sI == U1:
-            for k in range(n):
+        if a.dI == U1 and a.sI == U1:
+            for k in range(a.n):
                 dst[db + k] = src[sb + k]
         else:
-            for k in range(n):
-                dst[db + k * dI] = src[sb + k * sI]
-        # odometer step
-        k = r
-        while k > 0:
-            k -= 1
-            idx[k] += U1
-            db += dos[k]
-            sb += sos[k]
-            if idx[k] < osh[k]:
-                break
-            db -= idx[k] * dos[k]
-            sb -= idx[k] * sos[k]
-            idx[k] = U0
+            for k in range(a.n):
+                dst[db + k * a.dI] = src[sb + k * a.sI]
+        db, sb = _step(batch, idx, db, sb)
 
 
 @njit(cache=True, nogil=True)
-def fill_kernel(dst, P, osh, dos):
-    d0 = P[0]; n = P[2]; dI = P[3]; w0 = P[5]; w1 = P[6]
-    r = osh.shape[0]
-    idx = np.zeros(max(r, 1), np.uint64)
-    db, _ = _start(w0, d0, d0, osh, dos, dos, idx)
+def fill_kernel(dst, args, batch, w0, w1):
+    """Zero rows of ``dst`` (the batch's dst strides; ``args.dI`` the row step)."""
+    a = args[0]
+    idx = np.zeros(max(batch.shape[0], 1), np.uint64)
+    db, _ = _start(w0, batch, idx)
     z = dst[0] ^ dst[0]
     for w in range(w0, w1):
-        if dI == U1:
-            for k in range(n):
+        if a.dI == U1:
+            for k in range(a.n):
                 dst[db + k] = z
         else:
-            for k in range(n):
-                dst[db + k * dI] = z
-        k = r
-        while k > 0:
-            k -= 1
-            idx[k] += U1
-            db += dos[k]
-            if idx[k] < osh[k]:
-                break
-            db -= idx[k] * dos[k]
-            idx[k] = U0
+            for k in range(a.n):
+                dst[db + k * a.dI] = z
+        db, _ = _step(batch, idx, db, db)

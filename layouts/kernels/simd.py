@@ -30,12 +30,9 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
+from .geometry import TILE_SHAPE
+
 __all__ = ["tile", "tile_nt", "tile_nt_split", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
-
-# (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them
-# side by side so that every stored vector is one 64-byte cache line.
-TILE_SHAPE = {8: (16, 4), 16: (8, 4), 32: (4, 4), 64: (2, 4)}
-
 
 def _zip_masks(L):
     i32 = ir.IntType(32)

@@ -1,0 +1,137 @@
+"""Say which strategy copies what, with which parameters, and why (``python -m layouts explain-copy``).
+
+>>> import numpy as np
+>>> x = np.zeros((256, 3, 32, 32), np.float32)
+>>> e = explain(np.empty((3, 32, 32, 256), np.float32), x.transpose(1, 2, 3, 0), nthreads=2)
+>>> e.strategy, e.threads
+('simd-tiles', 1)
+>>> print(str(e).splitlines()[0])
+copy of 3145728 bytes as uint32 units: transpose, i (dst-contiguous) 256 units, j (src-contiguous) 3072, batch ()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import profile as _profile
+from .registry import STRATEGIES, Task, choose
+
+__all__ = ["Explanation", "explain", "explain_conversion"]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One copy: its plan, the strategy chosen, its parameters, the threads, the ones declined."""
+
+    plan: Any
+    strategy: str
+    why: str
+    params: dict
+    declined: list
+    threads: int
+    threads_why: str
+    profile: Any
+    work_items: int = 1
+    label: str = field(default="")
+
+    def __str__(self) -> str:
+        p = self.plan
+        lines = []
+        if self.label:
+            lines.append(self.label)
+        if p.kind == "transpose":
+            shape = (f"transpose, i (dst-contiguous) {p.ni} units, j (src-contiguous) {p.nj}, "
+                     f"batch {tuple(a[0] for a in p.batch)}")
+        elif p.kind == "rows":
+            shape = f"rows of {p.n} units, batch {tuple(a[0] for a in p.batch)}"
+        else:
+            shape = p.kind
+        unit = f" as {p.unit} units" if p.unit is not None else ""
+        lines.append(f"copy of {p.nbytes} bytes{unit}: {shape}")
+        for name, reason in self.declined:
+            lines.append(f"  - {name}: declined: {reason}")
+        lines.append(f"  * {self.strategy}: CHOSEN: {self.why}")
+        for k, v in self.params.items():
+            lines.append(f"      {k} = {v}")
+        lines.append(f"  threads: {self.threads} ({self.threads_why}); work items: {self.work_items}")
+        return "\n".join(lines)
+
+
+def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = False, label: str = "") -> Explanation:
+    """The registry's decision for ``dst[...] = src`` on ``nthreads`` threads (nothing runs)."""
+    prof = _profile.current()
+    task = Task.of(dst, src, stream)
+    c, declined = choose(task, prof)
+    p = task.plan
+    if not c.flat or nthreads == 1:
+        nth, why = 1, "asked for 1" if nthreads == 1 else "numpy's own copy"
+    elif p.nbytes < prof.thread_min_bytes:
+        nth, why = 1, f"{p.nbytes} bytes < thread_min_bytes ({prof.thread_min_bytes}): a second thread costs more"
+    else:
+        nth = min(nthreads, c.work_items)
+        why = f"{nthreads} asked, {c.work_items} work items"
+    return Explanation(p, c.strategy, c.why, dict(c.params), declined, nth, why, prof, c.work_items, label)
+
+
+def _fake(shape: tuple[int, ...], strides: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A view with these shape and strides over a 64-byte aligned scrap of memory: its plan is
+    real, its elements must never be read (nothing here reads them)."""
+    base = np.empty(64 + dtype.itemsize, np.uint8)
+    off = (-base.ctypes.data) % 64
+    one = base[off:off + dtype.itemsize].view(dtype)
+    return np.lib.stride_tricks.as_strided(one, shape, strides, writeable=True)
+
+
+def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, threads: int | None = None,
+                       **dims: int) -> list[Explanation]:
+    """The copies ``layouts.convert`` would make for an input of ``shape`` and ``dtype`` in ``src``
+    into ``dst`` (a fresh, aligned output), each explained. Nothing is allocated at full size.
+
+    >>> [e.strategy for e in explain_conversion((128, 64, 56, 56), "uint8", "NCHW", "NHWC", threads=1)]
+    ['grouped']
+    """
+    from ..convert import _prepare
+    from ..plan import CopyStep
+    from .pool import thread_count
+    dt = np.dtype(dtype)
+    s_layout, d_layout, steps, pads, _ = _prepare(src, dst, tuple(int(n) for n in shape), dt, dims)
+    x = _fake(s_layout.shape, _contiguous(s_layout.shape, dt.itemsize), dt)
+    flat = _fake((d_layout.size,), (dt.itemsize,), dt)
+    target = d_layout.view(flat)
+    nth = thread_count(threads)
+    out = []
+    for k, step in enumerate(steps):
+        if not isinstance(step, CopyStep):
+            out.append(Explanation(_GatherPlan(), "gather", "no view-to-view plan between these layouts: every "
+                                   "element moved by its offsets (numpy)", {}, [], 1, "numpy", _profile.current()))
+            continue
+        sv, dv = step.views(x, target)
+        if sv.size:
+            out.append(explain(dv, sv, nth, label=f"step {k + 1} of {len(steps)}: region {dict(step.regions)}"
+                               if len(steps) > 1 else ""))
+    return out
+
+
+class _GatherPlan:
+    kind = "gather"
+    unit = None
+    nbytes = 0
+    batch = ()
+
+
+def _contiguous(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    st, acc = [], itemsize
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
+def strategies_table() -> str:
+    """Every registered strategy, in the order they are tried, with the profile fields it reads."""
+    rows = [f"{k + 1}. {s.name}: {s.handles}" + (f" [reads {', '.join(s.tunables)}]" if s.tunables else "")
+            for k, s in enumerate(STRATEGIES)]
+    return "\n".join(rows)

@@ -1,0 +1,151 @@
+"""Where the tiles of a transpose go, and which rectangles are left for the edges: the one place.
+
+A transpose ``dst[b*dB + j*dJ + i] = src[b*sB + i*sI + j]`` (dst contiguous along i, src along j)
+is covered by register tiles of ``TI`` rows of i by ``TL`` columns of j (:mod:`.simd`: every
+stored tile row is one 64-byte line). :func:`tiling` decides, in Python, the rectangle the full
+tiles cover (``i`` in ``[ia, ie)``, ``j`` in ``[0, je)``), the cache blocks they are walked in and
+the *edge* rectangles left over; the numba kernels only walk what they are given, so the edge
+geometry is never written twice.
+
+Variants (the tile family a kernel of :mod:`.transpose` runs):
+
+``tiles``        K groups of L x L zips per tile, plain stores
+``tiles-nt``     the same, non-temporal 64-byte aligned stores; tiles start at the first i
+                 (``peel``) whose dst address is 64-byte aligned in every row
+``straddle-nt``  as tiles-nt for dst rows that follow each other (``dJ == ni``): the line that
+                 straddles rows j and j+1 is one tile too, so no row has a scalar head or tail
+``narrow1``      dst rows shorter than a full tile: tiles of one group (L rows of i)
+``narrow2``      ... of two groups (2L rows of i)
+
+>>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
+...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).detect())
+>>> t.variant, (t.ia, t.ie, t.je, t.js), t.edges
+('straddle-nt', (12, 60, 100, 96), ((60, 64, 96, 100, 0), (0, 12, 0, 1, 0), (0, 12, 97, 100, 0)))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["TILE_SHAPE", "Tiling", "tiling", "scalar_tiling", "edge_elements"]
+
+#: (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them side by side,
+#: so that every stored tile row is one 64-byte line (``K * L * bits == 512``)
+TILE_SHAPE = {8: (16, 4), 16: (8, 4), 32: (4, 4), 64: (2, 4)}
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Full tiles over ``[ia, ie) x [0, je)`` walked in blocks of ``Bi x Bj``; ``edges``: the
+    rectangles ``(i0, i1, j0, j1, narrow)`` left over (``narrow``: copied by one-group tiles)."""
+
+    variant: str
+    TI: int
+    TL: int
+    ia: int
+    ie: int
+    je: int
+    js: int
+    Bi: int
+    Bj: int
+    peel: int
+    edges: tuple[tuple[int, int, int, int, int], ...]
+    why: str
+
+    @property
+    def nblocks(self) -> int:
+        """Cache blocks of i (work items per batch index)."""
+        return -(-(self.ie - self.ia) // self.Bi)
+
+
+def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, profile) -> tuple[int, int]:
+    """Cache blocks (Bi, Bj) in units, multiples of the tile: long dst rows go in blocks of
+    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short); short
+    dst rows take all of i by ``block_j_short_bytes`` of j."""
+    if ni * unit_bytes >= profile.long_row_bytes:
+        Bi = max(TI, profile.block_i_long_bytes // unit_bytes // TI * TI)
+        Bj = TL
+        if nj * unit_bytes <= profile.block_j_long_bytes:
+            Bj = max(TL, nj // TL * TL)
+    else:
+        Bi = max(TI, -(-ni // TI) * TI)
+        Bj = max(TL, profile.block_j_short_bytes // unit_bytes // TL * TL)
+    return Bi, Bj
+
+
+def _split_narrow(rect: tuple[int, int, int, int], je: int, L: int) -> list[tuple[int, int, int, int, int]]:
+    """An i-edge ``(a0, a1, 0, nj)`` as narrow tiles over whole groups of L rows (j < je) plus
+    scalar rest."""
+    a0, a1, j0, j1 = rect
+    wn = (a1 - a0) // L * L
+    if not wn or je == 0:
+        return [(a0, a1, j0, j1, 0)]
+    out = [(a0, a0 + wn, 0, je, 1)]
+    if j1 > je:
+        out.append((a0, a0 + wn, je, j1, 0))
+    if a1 > a0 + wn:
+        out.append((a0 + wn, a1, j0, j1, 0))
+    return out
+
+
+def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
+           stream: bool, profile) -> Tiling | str:
+    """The SIMD tiling of a ``dI == sJ == 1`` transpose, or why there is none (a string).
+
+    ``dst_addr``: the address of dst's first element (its alignment decides the peel);
+    ``stream``: the output is large (non-temporal stores where the alignment allows)."""
+    L, K = TILE_SHAPE[8 * unit_bytes]
+    TI, TL = K * L, L
+    if nj < TL:
+        return f"fewer than {TL} columns of j (nj={nj}) for one tile"
+    if ni < L:
+        return f"dst rows of {ni} units are shorter than one tile group ({L})"
+    peel, variant = 0, "tiles"
+    why = "full tiles, plain stores"
+    if ni < TI:
+        variant, TI = ("narrow2", 2 * L) if ni >= 2 * L and K > 2 else ("narrow1", L)
+        why = f"dst rows of {ni} units: tiles of {TI // L} group(s) of {L}"
+    elif stream and not profile.nt_stores:
+        why = "a large output, but this CPU has no non-temporal stores"
+    elif stream:
+        aligned = (dJ * unit_bytes) % 64 == 0 and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides)
+        if not aligned:
+            why = "a large output whose rows are not 64-byte multiples: plain stores"
+        else:
+            peel = ((-dst_addr) % 64) // unit_bytes
+            if (peel and profile.straddle and dJ == ni and ni % TI == 0
+                    and ni * unit_bytes < profile.long_row_bytes and nj > TL):
+                variant, why = "straddle-nt", "a large output in rows that follow each other, not 64-byte aligned"
+            elif peel == 0 or ni >= 4 * TI:
+                variant = "tiles-nt"
+                why = "a large output: non-temporal stores" + (f", rows peeled by {peel}" if peel else "")
+            else:
+                peel = 0
+                why = "a large output, but short misaligned rows: plain stores"
+    Bi, Bj = _blocks(ni, nj, TI, TL, unit_bytes, profile)
+    ia = peel
+    ie = ia + (ni - ia) // TI * TI
+    je = nj // TL * TL
+    js = 0
+    if variant == "straddle-nt":
+        js = (nj - 1) // TL * TL
+        edges = [(ie, ni, js, nj, 0), (0, ia, 0, 1, 0), (0, ia, js + 1, nj, 0), (ia, ie, je, nj, 0)]
+    else:
+        edges = [(ia, ie, je, nj, 0)]
+        for r in ((0, ia, 0, nj), (ie, ni, 0, nj)):
+            edges += _split_narrow(r, je, L)
+    if ie <= ia:
+        return f"no full tile of {TI} rows fits in i (ni={ni}, peel {peel})"
+    edges = tuple(e for e in edges if e[1] > e[0] and e[3] > e[2])
+    return Tiling(variant, TI, TL, ia, ie, je, js, Bi, Bj, peel, edges, why)
+
+
+def scalar_tiling(ni: int, nj: int, unit_bytes: int, profile) -> Tiling:
+    """Cache blocks of scalar copies over the whole of i and j (any strides): no edges."""
+    b = max(1, profile.plain_block_bytes // unit_bytes)
+    return Tiling("scalar", 1, 1, 0, ni, nj, 0, min(b, ni), min(b, nj), 0, (), "scalar cache blocks")
+
+
+def edge_elements(t: Tiling) -> int:
+    """Elements in the edges of one batch index."""
+    return sum((i1 - i0) * (j1 - j0) for i0, i1, j0, j1, _ in t.edges)

@@ -1,0 +1,274 @@
+"""The machine profile: what the copy strategies know about this CPU, and every tuning constant.
+
+A :class:`MachineProfile` holds the CPU's name and SIMD features (read once from llvmlite, the
+LLVM numba compiles with), its cache sizes (from Linux's sysfs; defaults elsewhere) and the
+thresholds and block sizes the strategies of :mod:`.registry` read, each a named field with a
+default. Nothing else in the kernels package holds a tuning constant.
+
+The active profile is, in order: the one set by :func:`set_profile` / :func:`use_profile`; the
+file named by ``$LAYOUTS_PROFILE``; the file ``python -m layouts tune`` saved for this CPU
+(:func:`default_path`); the defaults for this CPU (:func:`detect`).
+
+>>> p = detect()
+>>> p.thread_min_bytes > 0 and p.source
+'defaults'
+>>> q = p.replace(nt_min_bytes=0)
+>>> with use_profile(q):
+...     current().nt_min_bytes
+0
+>>> current() is q
+False
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import platform
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import LayoutError
+
+__all__ = ["MachineProfile", "detect", "current", "set_profile", "use_profile", "load", "save",
+           "default_path"]
+
+#: SIMD features the profile records (llvmlite names), when the CPU has them
+FEATURES = ("sse4.2", "avx", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512vbmi", "neon", "sve")
+
+
+@dataclass(frozen=True)
+class MachineProfile:
+    """The CPU and the tuning constants of the copy strategies (bytes unless named otherwise).
+
+    Hardware (read by :func:`detect`): ``cpu_name``, ``cpu_features``, ``cpus``, ``l1d_bytes``,
+    ``l2_bytes``, ``l3_bytes``. Tuning: the fields below; ``python -m layouts tune`` measures the
+    ones marked *tuned* on this machine. ``source`` says where the profile came from.
+    """
+
+    cpu_name: str = "generic"
+    cpu_features: tuple[str, ...] = ()
+    cpus: int = 1
+    l1d_bytes: int = 32 << 10
+    l2_bytes: int = 1 << 20
+    l3_bytes: int = 32 << 20
+
+    #: the LLVM-shuffle tile strategies (False: scalar tiles only; ``LAYOUTS_PLAIN_KERNELS=1``)
+    simd: bool = True
+    #: strategy names never chosen (tests and ``tune`` turn strategies off by name)
+    disabled: tuple[str, ...] = ()
+    #: *tuned*: copies smaller than this are one ``np.copyto`` (its call costs less than a kernel's)
+    small_bytes: int = 32 << 10
+    #: *tuned*: copies smaller than this run on one thread (a second thread costs more than it
+    #: gains below a few MB: 256x3x32x32 ran at 0.67-0.87x of one thread with two)
+    thread_min_bytes: int = 4 << 20
+    #: *tuned*: outputs at least this large are written with non-temporal stores (they bypass the
+    #: cache: a win once the output cannot stay in it, a loss when it is read back at once)
+    nt_min_bytes: int = 8 << 20
+    #: non-temporal stores exist (x86); elsewhere the tile strategies use plain stores
+    nt_stores: bool = True
+    #: tiles may straddle two dst rows that follow each other, so a 16-byte aligned ``out``
+    #: streams as well as a 64-byte aligned one
+    straddle: bool = True
+    #: dst rows at least this long count as long: blocks of ``block_i_long_bytes`` of i by one tile
+    #: column (dst rows written in long runs, the source block re-read from L2)
+    long_row_bytes: int = 1024
+    block_i_long_bytes: int = 2048
+    #: long dst rows whose src rows span at most this: blocks of all of j (NCHW16c->NCHW, C=64
+    #: NHWC->NCHW in u8/f16), each source line read once per tile row
+    block_j_long_bytes: int = 128
+    #: short dst rows: all of i by this much of j per block (few source streams)
+    block_j_short_bytes: int = 8192
+    #: the scalar-tile strategy's (i, j) block in bytes of i and j
+    plain_block_bytes: int = 256
+    #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)
+    stage_bytes: int = 4 << 20
+    #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large (in cache
+    #: the extra pass loses: 64x3x224x224 u8 NCHW->CHWN 0.51 -> 0.35 of np.copyto at 9.6 MB)
+    group_min_bytes: int = 24 << 20
+    #: ... and chunked axes at least this long
+    group_min_cols: int = 2048
+    #: ... with a word scratch of this size per chunk (L2-resident)
+    group_scratch_bytes: int = 512 << 10
+    #: tile edges are copied by ``np.copyto`` of strided views (no extra kernel to compile) when
+    #: there are at most this many rectangles ...
+    edge_max_calls: int = 64
+    #: ... holding at most 1/edge_max_fraction of the elements; otherwise by the edge kernel
+    edge_max_fraction: int = 64
+
+    source: str = field(default="defaults", compare=False)
+
+    def replace(self, **changes: Any) -> "MachineProfile":
+        """A copy with ``changes``; unknown names are refused with the list of fields."""
+        names = {f.name for f in dataclasses.fields(self)}
+        bad = sorted(set(changes) - names)
+        if bad:
+            raise LayoutError(f"MachineProfile has no field {', '.join(bad)}; fields: {', '.join(sorted(names))}")
+        return _checked(dataclasses.replace(self, **changes))
+
+    def has(self, feature: str) -> bool:
+        """Whether the CPU has ``feature`` (an llvmlite name such as ``"avx512bw"``)."""
+        return feature in self.cpu_features
+
+    @property
+    def machine_key(self) -> str:
+        """What must match for a saved profile to apply: CPU name, features and CPU count."""
+        return f"{self.cpu_name}|{'+'.join(self.cpu_features)}|{self.cpus}"
+
+    def tuning(self) -> dict[str, Any]:
+        """The tuning fields and their values (what :func:`save` writes besides the machine)."""
+        hw = {"cpu_name", "cpu_features", "cpus", "l1d_bytes", "l2_bytes", "l3_bytes", "source"}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in hw}
+
+
+def _checked(p: MachineProfile) -> MachineProfile:
+    """``p`` if every field has its type (ints >= 0), else a LayoutError naming the field."""
+    for f in dataclasses.fields(p):
+        v = getattr(p, f.name)
+        if f.type == "int" and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise LayoutError(f"profile field {f.name} must be an int >= 0, got {v!r}")
+        if f.type == "bool" and not isinstance(v, bool):
+            raise LayoutError(f"profile field {f.name} must be True or False, got {v!r}")
+        if f.type == "str" and not isinstance(v, str):
+            raise LayoutError(f"profile field {f.name} must be a string, got {v!r}")
+        if f.type.startswith("tuple") and (not isinstance(v, tuple) or not all(isinstance(s, str) for s in v)):
+            raise LayoutError(f"profile field {f.name} must be a tuple of names, got {v!r}")
+    return p
+
+
+def _cache_sizes() -> dict[str, int]:
+    """L1d / L2 / L3 sizes of CPU 0 from Linux sysfs; {} elsewhere."""
+    out = {}
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        for d in sorted(base.glob("index*")):
+            level = (d / "level").read_text().strip()
+            kind = (d / "type").read_text().strip()
+            size = (d / "size").read_text().strip().upper()
+            mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
+            n = int(size.rstrip("KMG")) * mult
+            if level == "1" and kind in ("Data", "Unified"):
+                out["l1d_bytes"] = n
+            elif level in ("2", "3"):
+                out[f"l{level}_bytes"] = n
+    except (OSError, ValueError):
+        return {}
+    return out
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def detect() -> MachineProfile:
+    """This machine's hardware fields (llvmlite's host CPU name and features, sysfs caches) and
+    the default tuning for it."""
+    try:
+        import llvmlite.binding as llvm
+        name = llvm.get_host_cpu_name()
+        flat = llvm.get_host_cpu_features().flatten()
+        have = {f[1:] for f in flat.split(",") if f.startswith("+")}
+    except Exception:  # noqa: BLE001 - an exotic llvmlite: a generic profile still works
+        name, have = "generic", set()
+    x86 = platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
+    hw = dict(cpu_name=str(name), cpu_features=tuple(f for f in FEATURES if f in have), cpus=_cpus(),
+              **_cache_sizes())
+    env_plain = os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") not in ("", "0")
+    return _checked(MachineProfile(**hw, simd=not env_plain, nt_stores=x86))
+
+
+def default_path() -> Path:
+    """Where ``python -m layouts tune`` saves this user's profile (``$XDG_CACHE_HOME/layouts``)."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(root) / "layouts" / "profile.json"
+
+
+def save(profile: MachineProfile, path: str | os.PathLike, measured: dict | None = None) -> Path:
+    """Write ``profile`` as JSON (machine, tuning and what ``tune`` measured) to ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"format": 1, "machine": profile.machine_key,
+           "hardware": {k: getattr(profile, k) for k in ("cpu_name", "cpu_features", "cpus", "l1d_bytes",
+                                                        "l2_bytes", "l3_bytes")},
+           "tuning": {k: list(v) if isinstance(v, tuple) else v for k, v in profile.tuning().items()},
+           "measured": measured or {}}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1))
+    tmp.replace(path)
+    return path
+
+
+def load(path: str | os.PathLike, *, any_machine: bool = False) -> MachineProfile:
+    """The profile saved at ``path`` on top of this machine's defaults.
+
+    A profile saved on another CPU is refused unless ``any_machine`` (a test can pass a profile
+    explicitly); unknown or mistyped tuning fields are refused by name."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise LayoutError(f"cannot read the profile {path}: {err}") from None
+    if not isinstance(doc, dict) or doc.get("format") != 1 or not isinstance(doc.get("tuning"), dict):
+        raise LayoutError(f"{path} is not a layouts profile (expected format 1 with a 'tuning' table)")
+    here = detect()
+    if not any_machine and doc.get("machine") != here.machine_key:
+        raise LayoutError(f"the profile {path} was measured on {doc.get('machine')!r}, this machine is "
+                          f"{here.machine_key!r}; run `python -m layouts tune` here")
+    tuning = {k: tuple(v) if isinstance(v, list) else v for k, v in doc["tuning"].items()}
+    return here.replace(**tuning, source=str(path))
+
+
+_lock = threading.Lock()
+_active: MachineProfile | None = None
+
+
+def _from_files() -> MachineProfile:
+    env = os.environ.get("LAYOUTS_PROFILE")
+    if env:
+        return load(env)
+    path = default_path()
+    if path.is_file():
+        try:
+            return load(path)
+        except LayoutError:  # another machine's (or a broken) file: the defaults, as `explain-copy` says
+            pass
+    return detect()
+
+
+def current() -> MachineProfile:
+    """The active profile (read once per process; see the module doc for the order)."""
+    global _active
+    p = _active
+    if p is None:
+        with _lock:
+            if _active is None:
+                _active = _from_files()
+            p = _active
+    return p
+
+
+def set_profile(profile: MachineProfile | None) -> None:
+    """Make ``profile`` the active one for every later copy (None: read the files again)."""
+    global _active
+    if profile is not None and not isinstance(profile, MachineProfile):
+        raise LayoutError(f"set_profile takes a MachineProfile or None, got {type(profile).__name__}")
+    with _lock:
+        _active = profile
+
+
+@contextlib.contextmanager
+def use_profile(profile: MachineProfile) -> Iterator[MachineProfile]:
+    """``with use_profile(p):`` copies inside use ``p``; the previous profile comes back after."""
+    before = current()
+    set_profile(profile)
+    try:
+        yield profile
+    finally:
+        set_profile(before)

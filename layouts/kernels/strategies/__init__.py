@@ -1,0 +1,1 @@
+"""One module per copy strategy; :mod:`..registry` lists them in the order they are tried."""

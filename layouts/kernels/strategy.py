@@ -1,0 +1,50 @@
+"""The records a copy strategy works with: the :class:`Task` it is offered, the :class:`Choice` it
+answers with, and the :class:`Strategy` entry of the registry (:mod:`.registry`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .plan import Plan, make_plan
+
+__all__ = ["Task", "Choice", "Strategy"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a strategy sees: the plan, the two first-byte addresses and whether the output is
+    part of a larger one that should be streamed past the cache (``stream``)."""
+
+    plan: Plan
+    dst_addr: int
+    src_addr: int
+    stream: bool = False
+
+    @classmethod
+    def of(cls, dst: np.ndarray, src: np.ndarray, stream: bool = False) -> "Task":
+        return cls(make_plan(dst, src), dst.ctypes.data, src.ctypes.data, stream)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A strategy's answer: ``run(dst, src, d, s, nthreads)`` copies (``d``/``s``: flat unit
+    views of the two buffers, or None when ``flat`` is False: the strategy takes the arrays)."""
+
+    strategy: str
+    why: str
+    params: dict[str, Any] = field(default_factory=dict)
+    run: Callable[..., None] | None = None
+    flat: bool = True
+    work_items: int = 1
+    plan: Plan | None = None
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    handles: str
+    tunables: tuple[str, ...]
+    consider: Callable[[Task, Any], "Choice | str"]

@@ -1,0 +1,163 @@
+"""``python -m layouts tune``: measure the profile's size thresholds on this machine and save them.
+
+Each threshold is where one way of copying starts to beat another, found by timing both on the
+same conversions at growing sizes (interleaved rounds, medians): the threshold is the smallest
+measured size from which the second way wins at that size and every larger one (so that, for
+``thread_min_bytes``, two threads are never slower than one above it). Sizes are powers of two
+and the conversions are the ones the defaults were set on (NCHW<->NHWC, NCHW->CHWN).
+
+===================  ======================================  ==========================
+field                first way                               second way
+===================  ======================================  ==========================
+small_bytes          one ``np.copyto``                        the kernels
+thread_min_bytes     one thread                              every thread
+nt_min_bytes         plain stores                            non-temporal stores
+group_min_bytes      tiles of bytes / halves                 word-grouped tiles
+===================  ======================================  ==========================
+
+The result is saved (``profile.save``) where later processes find it (``profile.default_path()``
+or ``--out``) and loaded only on the same CPU.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import profile as _profile
+
+__all__ = ["tune", "Measured"]
+
+
+@dataclass
+class Measured:
+    """One threshold: the sizes tried, the two ways' median seconds per case, what was chosen."""
+
+    field: str
+    first: str
+    second: str
+    sizes: list
+    rows: list          # (case, size, t_first, t_second)
+    chosen: int
+    note: str = ""
+
+
+def _case(direction: str, dtype: str, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(out, source view) of a conversion of about ``nbytes`` bytes: NCHW tensors with C=64, H=W=16,
+    N grown (or HW shrunk below one image)."""
+    dt = np.dtype(dtype)
+    per = 64 * 16 * 16 * dt.itemsize
+    n = max(1, nbytes // per)
+    hw = 16 if nbytes >= per else max(2, int((nbytes // (64 * dt.itemsize)) ** 0.5))
+    x = np.random.default_rng(0).integers(0, 200, (n, 64, hw, hw)).astype(dt)
+    perm = {"NCHW->NHWC": (0, 2, 3, 1), "NCHW->CHWN": (1, 2, 3, 0)}.get(direction)
+    if direction == "NHWC->NCHW":
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        v = x.transpose(0, 3, 1, 2)
+    else:
+        v = x.transpose(perm)
+    return np.empty(v.shape, dt), v
+
+
+def _time(run: Callable[[], None], nbytes: int) -> float:
+    """Seconds per call, from one sample of enough calls to last about 2 ms."""
+    reps = max(1, min(2000, (1 << 21) // max(nbytes, 1)))
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        run()
+    return (time.perf_counter() - t0) / reps
+
+
+def _crossover(field: str, first: str, second: str, cases: list[tuple[str, str]], sizes: list[int],
+               ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base) -> Measured:
+    from . import copy_into
+    rows = []
+    wins = {s: True for s in sizes}
+    for direction, dtype in cases:
+        for size in sizes:
+            out, v = _case(direction, dtype, size)
+            profs = [base.replace(**w) for w in ways]
+            runs = []
+            for prof, nth in zip(profs, threads):
+                def run(prof=prof, nth=nth):
+                    with _profile.use_profile(prof):
+                        copy_into(out, v, threads=nth)
+                runs.append(run)
+            for r in runs:
+                r()                                     # compile and warm
+            ts = [[], []]
+            for _ in range(rounds):
+                for k, r in enumerate(runs):
+                    ts[k].append(_time(r, out.nbytes))
+            t0, t1 = statistics.median(ts[0]), statistics.median(ts[1])
+            rows.append((f"{direction} {dtype}", out.nbytes, t0, t1))
+            wins[size] = wins[size] and t1 <= t0
+    chosen = None
+    for s in reversed(sizes):
+        if not wins[s]:
+            break
+        chosen = s
+    note = ""
+    if chosen is None:
+        chosen = 2 * sizes[-1]
+        note = f"the {second} did not win at the largest size tried: set past it"
+    elif chosen == sizes[0]:
+        note = f"the {second} won already at the smallest size tried"
+    return Measured(field, first, second, sizes, rows, chosen, note)
+
+
+def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.MachineProfile", list[Measured]]:
+    """Measure the thresholds (see the module doc) and return the tuned profile with what was
+    measured; ``quick`` tries fewer, smaller sizes (seconds, for a check; less trustworthy)."""
+    base = _profile.detect()
+    rounds = rounds or (3 if quick else 7)
+    K = 1 << 10
+    M = 1 << 20
+    found = []
+    small = [4 * K, 16 * K, 64 * K] if quick else [4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K]
+    found.append(_crossover("small_bytes", "np.copyto", "kernels", [("NCHW->NHWC", "float32")], small,
+                            ({"small_bytes": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base))
+    base = base.replace(small_bytes=found[-1].chosen)
+    if base.cpus > 1:
+        sizes = [256 * K, 1 * M, 4 * M] if quick else [256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 8 * M, 16 * M]
+        cases = [("NCHW->NHWC", "float32"), ("NHWC->NCHW", "float32"), ("NCHW->NHWC", "float16"),
+                 ("NCHW->CHWN", "uint8")]
+        found.append(_crossover("thread_min_bytes", "one thread", f"{base.cpus} threads", cases[:2] if quick else cases,
+                                sizes, ({"thread_min_bytes": 0}, {"thread_min_bytes": 0}), (1, base.cpus), rounds,
+                                base))
+        base = base.replace(thread_min_bytes=found[-1].chosen)
+    if base.nt_stores:
+        sizes = [2 * M, 8 * M] if quick else [2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
+        found.append(_crossover("nt_min_bytes", "plain stores", "non-temporal stores",
+                                [("NCHW->NHWC", "float32"), ("NCHW->CHWN", "float32")], sizes,
+                                ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base))
+        base = base.replace(nt_min_bytes=found[-1].chosen)
+    sizes = [2 * M, 8 * M] if quick else [4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
+    found.append(_crossover("group_min_bytes", "byte tiles", "word-grouped tiles",
+                            [("NCHW->NHWC", "uint8"), ("NCHW->CHWN", "uint8")], sizes,
+                            ({"disabled": ("grouped",)}, {"group_min_bytes": 0, "group_min_cols": 0}),
+                            (1, 1), rounds, base))
+    base = base.replace(group_min_bytes=found[-1].chosen)
+    return base.replace(source="tuned"), found
+
+
+def report(prof, found: list[Measured]) -> str:
+    """What was measured and chosen, as text."""
+    lines = [f"machine: {prof.machine_key}"]
+    for m in found:
+        lines.append(f"\n{m.field}: {m.first} vs {m.second} -> {m.chosen} bytes"
+                     + (f" ({m.note})" if m.note else ""))
+        for case, nbytes, t0, t1 in m.rows:
+            lines.append(f"  {case:22s} {nbytes:>10d} B  {m.first} {t0 * 1e6:9.1f} us  {m.second} "
+                         f"{t1 * 1e6:9.1f} us  ({t0 / t1:.2f}x)")
+    return "\n".join(lines)
+
+
+def measured_table(found: list[Measured]) -> dict:
+    """``found`` as plain data for the saved profile."""
+    return {m.field: {"first": m.first, "second": m.second, "chosen": m.chosen, "note": m.note,
+                      "rows": [[c, n, t0, t1] for c, n, t0, t1 in m.rows]} for m in found}
