@@ -54,8 +54,9 @@ class Tiling:
 
     @property
     def nblocks(self) -> int:
-        """Cache blocks of i (work items per batch index)."""
-        return -(-(self.ie - self.ia) // self.Bi)
+        """Cache blocks of i (work items per batch index); one, maybe empty, when straddling tiles
+        alone cover the rows."""
+        return max(1, -(-(self.ie - self.ia) // self.Bi))
 
 
 def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, profile) -> tuple[int, int]:
@@ -134,7 +135,7 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
         edges = [(ia, ie, je, nj, 0)]
         for r in ((0, ia, 0, nj), (ie, ni, 0, nj)):
             edges += _split_narrow(r, je, L)
-    if ie <= ia:
+    if ie <= ia and variant != "straddle-nt":     # straddling tiles alone may cover a short row
         return f"no full tile of {TI} rows fits in i (ni={ni}, peel {peel})"
     edges = tuple(e for e in edges if e[1] > e[0] and e[3] > e[2])
     return Tiling(variant, TI, TL, ia, ie, je, js, Bi, Bj, peel, edges, why)

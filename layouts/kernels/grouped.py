@@ -98,7 +98,8 @@ def group_tiles_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, w1)
     for w in range(w0, w1):
         dw, q = _zip_chunk(w, w32, s, g, batch)
         a = tfull[0] if q == g.Q else tlast[0]
-        for i0 in range(a.ia, a.ie, a.Bi):
+        for k in range(max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)):     # >= 1: straddles may be all
+            i0 = a.ia + k * a.Bi
             tiles_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 
@@ -111,7 +112,8 @@ def group_tiles_nt_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, 
     for w in range(w0, w1):
         dw, q = _zip_chunk(w, w32, s, g, batch)
         a = tfull[0] if q == g.Q else tlast[0]
-        for i0 in range(a.ia, a.ie, a.Bi):
+        for k in range(max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)):     # >= 1: straddles may be all
+            i0 = a.ia + k * a.Bi
             tiles_nt_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 
@@ -124,7 +126,8 @@ def group_straddle_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, 
     for w in range(w0, w1):
         dw, q = _zip_chunk(w, w32, s, g, batch)
         a = tfull[0] if q == g.Q else tlast[0]
-        for i0 in range(a.ia, a.ie, a.Bi):
+        for k in range(max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)):     # >= 1: straddles may be all
+            i0 = a.ia + k * a.Bi
             straddle_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 

@@ -54,7 +54,7 @@ def batch_offsets(b, batch):
 def block_of(w, a, batch):
     """Offsets, i-range ``[i0, i1)`` and j-range ``[j0, j1)`` of work item ``w``: batch index x
     block of Bi rows in [ia, ie) x run of Jc columns in [0, je)."""
-    nbi = (a.ie - a.ia + a.Bi - U1) // a.Bi
+    nbi = max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)     # one empty block when only straddling tiles run
     njc = (a.je + a.Jc - U1) // a.Jc
     b = w // (nbi * njc)
     r = w - b * (nbi * njc)

@@ -1,0 +1,216 @@
+"""The strategy registry, the machine profile, explain-copy and tune, from outside.
+
+Every strategy is reached through ``layouts.convert`` itself with the default profile (sizes chosen
+so that the registry picks it), its result compared with numpy's transpose, and the strategy named
+by ``explain_copy`` checked; the scalar path is reached by a profile with ``simd=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import layouts as ly
+from layouts import LayoutError, kernels
+from layouts.kernels import profile as prof
+from layouts.kernels.explain import explain_conversion
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
+
+
+@pytest.fixture(autouse=True)
+def defaults():
+    """Every test here runs under this machine's default profile (not a saved one)."""
+    with kernels.use_profile(prof.detect()):
+        yield
+
+
+def _data(shape, dtype, layout, seed=0):
+    x = np.random.default_rng(seed).integers(0, 250, shape).astype(dtype)   # logical NCHW
+    return x, np.ascontiguousarray(x.transpose(PERM[layout]))
+
+
+def _misaligned(shape, dtype, offset):
+    """An output of ``shape`` whose data starts ``offset`` bytes after a 64-byte boundary."""
+    n = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    buf = np.empty(n + 128, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    return buf[start:start + n].view(dtype).reshape(shape)
+
+
+CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out offset or None)
+    ("numpy", None, (1, 3, 4, 4), "float32", "NCHW", "NHWC", None),
+    ("small-c", None, (16, 3, 64, 64), "float32", "NCHW", "NHWC", None),
+    ("small-c", None, (16, 3, 64, 64), "uint8", "NHWC", "NCHW", None),
+    ("staged", None, (64, 3, 32, 32), "float32", "NHWC", "CHWN", None),
+    ("staged", None, (64, 3, 32, 32), "uint16", "CHWN", "NHWC", None),
+    ("grouped", None, (128, 64, 56, 56), "uint8", "NCHW", "NHWC", None),
+    ("grouped", None, (128, 64, 56, 56), "uint8", "NCHW", "CHWN", 16),
+    ("simd-tiles", "tiles", (8, 64, 32, 32), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles", (32, 64, 16, 16), "float16", "NHWC", "CHWN", None),
+    ("simd-tiles", "tiles-nt", (64, 64, 32, 32), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "straddle-nt", (64, 64, 32, 32), "float32", "NCHW", "NHWC", 16),
+    ("simd-tiles", "straddle-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", 32),
+    ("simd-tiles", "tiles-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", None),
+    ("simd-tiles", "tiles", (256, 3, 32, 32), "float32", "NCHW", "CHWN", None),
+]
+
+
+@pytest.mark.parametrize("strategy,variant,shape,dtype,src,dst,offset", CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[3]}-{c[4]}-{c[5]}-{c[6]}" for c in CASES])
+def test_each_strategy_through_convert(strategy, variant, shape, dtype, src, dst, offset):
+    x, xs = _data(shape, dtype, src)
+    want = x.transpose(PERM[dst])
+    out = _misaligned(want.shape, dtype, offset) if offset is not None else None
+    if out is None:                                      # convert allocates a 64-byte aligned output
+        [e] = explain_conversion(xs.shape, dtype, src, dst, threads=1)
+    else:
+        e = kernels.explain_copy(out, xs.transpose(_between(src, dst)), threads=1)
+    assert e.strategy == strategy, str(e)
+    if variant:
+        assert e.params["variant"] == variant, str(e)
+    for threads in (1, 2):
+        y = ly.convert(xs, src, dst, out=out, threads=threads)
+        assert np.array_equal(y, want)
+
+
+def _between(src, dst):
+    """The transpose of a ``src`` array that reads it in ``dst`` order."""
+    inv = np.argsort(PERM[src])
+    return tuple(int(inv[p]) for p in PERM[dst])
+
+
+def test_blocked_and_narrow_tiles_through_convert():
+    """NCHW -> NCHW16c (dst rows of 16 channels) in uint8: one-group tiles; back again; the
+    padded channel block of C=20 zero-filled."""
+    x = np.random.default_rng(1).integers(0, 250, (8, 64, 30, 30)).astype(np.uint8)
+    [e] = explain_conversion(x.shape, x.dtype, "NCHW", "NCHW16c", threads=1)
+    assert (e.strategy, e.params["variant"]) == ("simd-tiles", "narrow1")
+    y = ly.convert(x, "NCHW", "NCHW16c")
+    assert np.array_equal(y, x.reshape(8, 4, 16, 30, 30).transpose(0, 1, 3, 4, 2))
+    assert np.array_equal(ly.convert(y, "NCHW16c", "NCHW"), x)
+    z = ly.convert(x[:, :20], "NCHW", "NCHW16c")
+    assert np.array_equal(z[:, 1, ..., :4], x[:, 16:20].transpose(0, 2, 3, 1)) and not z[:, 1, ..., 4:].any()
+
+
+def test_rows_and_memcpy_through_convert():
+    x = np.random.default_rng(2).integers(0, 250, (64, 96, 3)).astype(np.float32)       # HWC
+    pitched = ly.Layout("HWC", H=64, W=96, C=3, pitch={"H": 300})
+    [e] = explain_conversion(x.shape, x.dtype, "HWC", pitched, threads=1)
+    assert e.strategy == "rows"
+    y = ly.convert(x, "HWC", pitched)                        # a view with rows 300 floats apart
+    assert y.strides[0] == 300 * 4 and np.array_equal(y, x)
+    z = np.random.default_rng(3).standard_normal((32, 64, 32, 32)).astype(np.float32)
+    [e] = explain_conversion(z.shape, z.dtype, "NCHW", "NCHW", threads=2)
+    assert e.strategy == "memcpy"
+    assert np.array_equal(ly.convert(z, "NCHW", "NCHW", copy=True), z)
+
+
+@pytest.mark.parametrize("src,dst", [("NCHW", "NHWC"), ("NHWC", "CHWN"), ("CHWN", "NCHW"), ("NCHW", "NCHW16c")])
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
+def test_scalar_path_through_convert(src, dst, dtype):
+    """With SIMD tiles off (``simd=False``, as LAYOUTS_PLAIN_KERNELS=1 sets) every transpose takes the
+    scalar cache blocks, bitwise equal to numpy."""
+    x, xs = _data((6, 32, 17, 19), dtype, src if src != "NCHW16c" else "NCHW", seed=4)
+    with kernels.use_profile(prof.detect().replace(simd=False, small_bytes=0, thread_min_bytes=0)):
+        [e] = explain_conversion(xs.shape, dtype, src, dst, threads=2)
+        assert e.strategy in ("scalar-tiles", "small-c"), str(e)
+        for threads in (1, 2):
+            y = ly.convert(xs, src, dst, threads=threads)
+            want = (x.reshape(6, 2, 16, 17, 19).transpose(0, 1, 3, 4, 2) if dst == "NCHW16c"
+                    else x.transpose(PERM[dst]))
+            assert np.array_equal(y, want)
+
+
+@pytest.mark.parametrize("dtype,ni", [("float32", 16), ("float32", 64), ("uint8", 64), ("uint16", 32)])
+@pytest.mark.parametrize("offset", [0, 16, 32, 48])
+def test_misaligned_outputs_keep_the_tiles(dtype, ni, offset):
+    """A large output at any 16-byte offset (what np.empty gives) streams through SIMD tiles,
+    straddling the rows when they follow each other, even when straddling tiles are all there is
+    (a row of one tile height) -- never the scalar fallback."""
+    dt = np.dtype(dtype)
+    n = (9 << 20) // (ni * 56 * 56 * dt.itemsize) + 1
+    x = np.random.default_rng(ni).integers(0, 250, (n, ni, 56, 56)).astype(dt)
+    out = _misaligned((n, 56, 56, ni), dt, offset)
+    e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=1)
+    assert e.strategy in ("simd-tiles", "grouped"), str(e)
+    kernels.copy_into(out, x.transpose(0, 2, 3, 1), threads=2)
+    assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+
+
+def test_threads_follow_the_profile_threshold():
+    x = np.zeros((8, 64, 32, 32), np.float32)                     # 2 MiB
+    out = np.empty((8, 32, 32, 64), np.float32)
+    with kernels.use_profile(prof.detect().replace(thread_min_bytes=4 << 20)):
+        assert kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2).threads == 1
+    with kernels.use_profile(prof.detect().replace(thread_min_bytes=1 << 20)):
+        e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2)
+        assert e.threads == min(2, kernels.pool.max_threads())
+
+
+def test_disabled_strategies_are_skipped_with_a_reason():
+    x = np.zeros((16, 3, 64, 64), np.float32)
+    out = np.empty((16, 64, 64, 3), np.float32)
+    with kernels.use_profile(prof.detect().replace(disabled=("small-c",))):
+        e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1))
+        assert e.strategy != "small-c" and dict(e.declined)["small-c"] == "disabled by the profile"
+        kernels.copy_into(out, x.transpose(0, 2, 3, 1))
+
+
+def test_profile_save_load_and_refusals(tmp_path):
+    p = prof.detect().replace(thread_min_bytes=123456, disabled=("grouped",))
+    path = prof.save(p, tmp_path / "p.json", {"note": "test"})
+    q = prof.load(path)
+    assert q.thread_min_bytes == 123456 and q.disabled == ("grouped",) and q.source == str(path)
+    doc = json.loads(path.read_text())
+    doc["machine"] = "another|cpu|64"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(LayoutError, match="measured on"):
+        prof.load(path)
+    assert prof.load(path, any_machine=True).thread_min_bytes == 123456
+    doc["tuning"]["thread_min_bites"] = 1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(LayoutError, match="thread_min_bites"):
+        prof.load(path, any_machine=True)
+    for bad in ({"nt_min_bytes": -1}, {"simd": 1}, {"disabled": "grouped"}):
+        with pytest.raises(LayoutError, match=next(iter(bad))):
+            prof.detect().replace(**bad)
+    (tmp_path / "junk.json").write_text("{")
+    with pytest.raises(LayoutError, match="cannot read"):
+        prof.load(tmp_path / "junk.json")
+    with pytest.raises(LayoutError, match="MachineProfile"):
+        prof.set_profile("fast")
+
+
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "layouts", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, **(env or {})), timeout=600)
+
+
+def test_explain_copy_command():
+    r = _cli("explain-copy", "NHWC", "CHWN", "N=128", "C=64", "H=56", "W=56", "--dtype", "uint8", "--strategies")
+    assert r.returncode == 0, r.stderr
+    assert "CHOSEN" in r.stdout and "grouped" in r.stdout and "profile:" in r.stdout
+    assert "8. scalar-tiles" in r.stdout
+    for bad in (["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "float99"], ["explain-copy", "NCHW", "NXYZ", "N=2"]):
+        r = _cli(*bad)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "error:" in r.stderr, r.stderr
+
+
+def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
+    out = tmp_path / "profile.json"
+    r = _cli("tune", "--quick", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    for field in ("small_bytes", "thread_min_bytes", "group_min_bytes"):
+        assert field in r.stdout
+    loaded = prof.load(out)
+    doc = json.loads(out.read_text())
+    assert doc["measured"]["small_bytes"]["chosen"] == loaded.small_bytes
+    r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": str(out)})
+    assert r.returncode == 0 and f"profile: {out}" in r.stdout, r.stdout + r.stderr
