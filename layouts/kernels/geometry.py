@@ -59,13 +59,16 @@ class Tiling:
         return max(1, -(-(self.ie - self.ia) // self.Bi))
 
 
-def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, profile) -> tuple[int, int]:
+def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: int, profile) -> tuple[int, int]:
     """Cache blocks (Bi, Bj) in units, multiples of the tile: long dst rows go in blocks of
-    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short); short
+    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short, and
+    ``block_j_aliased_bytes`` when the src rows are a multiple of 4 KiB apart); short
     dst rows take all of i by ``block_j_short_bytes`` of j."""
     if ni * unit_bytes >= profile.long_row_bytes:
         Bi = max(TI, profile.block_i_long_bytes // unit_bytes // TI * TI)
         Bj = TL
+        if src_row_bytes % 4096 == 0:       # every source row in the same cache sets: use up each line
+            Bj = max(TL, min(nj // TL * TL, profile.block_j_aliased_bytes // unit_bytes // TL * TL))
         if nj * unit_bytes <= profile.block_j_long_bytes:
             Bj = max(TL, nj // TL * TL)
     else:
@@ -90,11 +93,12 @@ def _split_narrow(rect: tuple[int, int, int, int], je: int, L: int) -> list[tupl
 
 
 def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
-           stream: bool, profile) -> Tiling | str:
+           stream: bool, profile, sI: int = 0) -> Tiling | str:
     """The SIMD tiling of a ``dI == sJ == 1`` transpose, or why there is none (a string).
 
     ``dst_addr``: the address of dst's first element (its alignment decides the peel);
-    ``stream``: the output is large (non-temporal stores where the alignment allows)."""
+    ``stream``: the output is large (non-temporal stores where the alignment allows); ``sI``: the
+    source row stride in units (its alignment to 4 KiB decides the column blocks)."""
     L, K = TILE_SHAPE[8 * unit_bytes]
     TI, TL = K * L, L
     if nj < TL:
@@ -123,7 +127,7 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
             else:
                 peel = 0
                 why = "a large output, but short misaligned rows: plain stores"
-    Bi, Bj = _blocks(ni, nj, TI, TL, unit_bytes, profile)
+    Bi, Bj = _blocks(ni, nj, TI, TL, unit_bytes, sI * unit_bytes, profile)
     ia = peel
     ie = ia + (ni - ia) // TI * TI
     je = nj // TL * TL

@@ -78,6 +78,11 @@ class MachineProfile:
     #: column (dst rows written in long runs, the source block re-read from L2)
     long_row_bytes: int = 1024
     block_i_long_bytes: int = 2048
+    #: ... but when the src rows are a multiple of 4 KiB apart (CHWN's N rows of C*H*W), they all
+    #: fall in the same L1 sets and a one-column block re-reads each line from L2: blocks of this
+    #: much of j (256x3x32x32 f32 NCHW->CHWN 0.19 -> 0.55 of np.copyto; NHWC->NCHW, 256-byte src
+    #: rows, loses with it: 0.89 -> 0.47)
+    block_j_aliased_bytes: int = 1024
     #: long dst rows whose src rows span at most this: blocks of all of j (NCHW16c->NCHW, C=64
     #: NHWC->NCHW in u8/f16), each source line read once per tile row
     block_j_long_bytes: int = 128

@@ -58,7 +58,8 @@ def consider(task, profile):
     if p.kind != "transpose" or p.dI != 1 or p.sJ != 1:
         return "not a transpose with unit-stride rows on both sides"
     stream = task.stream or p.nbytes >= profile.nt_min_bytes
-    t = tiling(p.ni, p.nj, p.dJ, tuple(a[1] for a in p.batch), p.unit.itemsize, task.dst_addr, stream, profile)
+    t = tiling(p.ni, p.nj, p.dJ, tuple(a[1] for a in p.batch), p.unit.itemsize, task.dst_addr, stream, profile,
+               p.sI)
     if isinstance(t, str):
         return t
     args, nwork = tile_record(p, t)
@@ -85,5 +86,5 @@ def consider(task, profile):
 
 
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",
-                    ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes",
+                    ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes", "block_j_aliased_bytes",
                      "block_j_long_bytes", "block_j_short_bytes", "edge_max_calls", "edge_max_fraction"), consider)
