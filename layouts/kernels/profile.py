@@ -61,13 +61,16 @@ class MachineProfile:
     simd: bool = True
     #: strategy names never chosen (tests and ``tune`` turn strategies off by name)
     disabled: tuple[str, ...] = ()
-    #: *tuned*: copies smaller than this are one ``np.copyto`` (its call costs less than a kernel's)
-    small_bytes: int = 32 << 10
+    #: *tuned*: copies smaller than this are one ``np.copyto`` (its call costs less than a kernel's;
+    #: ``tune`` on the AVX-512 EPYC: kernels 0.37x at 31 KB, 1.34x at 64 KB)
+    small_bytes: int = 64 << 10
     #: *tuned*: copies smaller than this run on one thread (a second thread costs more than it
-    #: gains below a few MB: 256x3x32x32 ran at 0.67-0.87x of one thread with two)
+    #: gains below a few MB: ``tune`` on the AVX-512 EPYC, 2 threads / 1: 0.31-0.43x at 256 KB,
+    #: 0.92-1.31x at 2 MB, 1.14-1.56x at 4 MB)
     thread_min_bytes: int = 4 << 20
     #: *tuned*: outputs at least this large are written with non-temporal stores (they bypass the
-    #: cache: a win once the output cannot stay in it, a loss when it is read back at once)
+    #: cache: a win once the output cannot stay in it, a loss when it is read back at once);
+    #: 8 MB measured on an AVX2 EPYC, 4 MB on the AVX-512 one (:func:`detect` picks by features)
     nt_min_bytes: int = 8 << 20
     #: non-temporal stores exist (x86); elsewhere the tile strategies use plain stores
     nt_stores: bool = True
@@ -92,8 +95,9 @@ class MachineProfile:
     plain_block_bytes: int = 256
     #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)
     stage_bytes: int = 4 << 20
-    #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large (in cache
-    #: the extra pass loses: 64x3x224x224 u8 NCHW->CHWN 0.51 -> 0.35 of np.copyto at 9.6 MB)
+    #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large. On an
+    #: AVX2 EPYC the extra pass lost in cache (64x3x224x224 u8 NCHW->CHWN 0.51 -> 0.35 of np.copyto
+    #: at 9.6 MB): 24 MB; on the AVX-512 one it won from 4 MB (1.38-1.68x): 4 MB
     group_min_bytes: int = 24 << 20
     #: ... and chunked axes at least this long
     group_min_cols: int = 2048
@@ -186,7 +190,10 @@ def detect() -> MachineProfile:
     hw = dict(cpu_name=str(name), cpu_features=tuple(f for f in FEATURES if f in have), cpus=_cpus(),
               **_cache_sizes())
     env_plain = os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") not in ("", "0")
-    return _checked(MachineProfile(**hw, simd=not env_plain, nt_stores=x86))
+    by_features = {}
+    if "avx512bw" in hw["cpu_features"]:     # measured with `tune` on a 2-vCPU AVX-512 EPYC (znver4)
+        by_features = dict(nt_min_bytes=4 << 20, group_min_bytes=4 << 20)
+    return _checked(MachineProfile(**hw, simd=not env_plain, nt_stores=x86, **by_features))
 
 
 def default_path() -> Path:
