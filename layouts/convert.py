@@ -191,8 +191,8 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
     result, target, flat = _target(out, dst_layout, x)
     if warning:
         warn(warning)  # before the first write: an error raised by it leaves out untouched
-    from .kernels import copy_into, fill_zero  # numba loads here, on the first conversion
-
+    kernels = _kernels()  # numba loads here, on the first conversion
+    copy_into, fill_zero = kernels.copy_into, kernels.fill_zero
     for step in steps:
         step.run(x, target, copy_into, threads)
     for pad in padding_views(dst_layout, target, pads):
@@ -203,6 +203,18 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
             if gap.size:
                 fill_zero(gap, threads=threads)
     return result
+
+
+_kernels_module = None
+
+
+def _kernels():
+    """:mod:`layouts.kernels`, imported on the first conversion (it brings numba), then kept."""
+    global _kernels_module
+    if _kernels_module is None:
+        from . import kernels
+        _kernels_module = kernels
+    return _kernels_module
 
 
 def _suspects(src: str | Layout, src_layout: Layout, dst_layout: Layout, dims: Mapping[str, int]) -> tuple:

@@ -84,7 +84,9 @@ def copy_into(dst, src, threads=None):
     """
     _check(dst, src)
     nth = thread_count(threads)
-    if np.may_share_memory(dst, src):  # overlapping views: numpy's copy buffers them correctly
+    if dst.nbytes < _profile.current().small_bytes or np.may_share_memory(dst, src):
+        # below small_bytes: the numpy strategy's rule, applied before any planning (planning a
+        # tiny copy costs more than the copy); overlapping views: numpy's copy buffers them
         np.copyto(dst, src, casting="no")
         return
     copy_views(dst, src, nth, False)

@@ -44,7 +44,8 @@ def max_threads() -> int:
 def thread_count(threads: Any) -> int:
     """``threads`` checked (None, or an int >= 1) and clamped to :func:`max_threads`; None means
     the package setting (:func:`layouts.set_threads`), and when that is None too numba's thread count."""
-    threads = check_threads(threads)
+    if type(threads) is not int or threads < 1:      # the common case (None, a plain int) stays cheap
+        threads = check_threads(threads)
     if threads is None:
         threads = get_threads()
     if threads is None:
