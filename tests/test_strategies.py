@@ -147,11 +147,14 @@ def test_misaligned_outputs_keep_the_tiles(dtype, ni, offset):
 def test_threads_follow_the_profile_threshold():
     x = np.zeros((8, 64, 32, 32), np.float32)                     # 2 MiB
     out = np.empty((8, 32, 32, 64), np.float32)
-    with kernels.use_profile(prof.detect().replace(thread_min_bytes=4 << 20)):
-        assert kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2).threads == 1
-    with kernels.use_profile(prof.detect().replace(thread_min_bytes=1 << 20)):
+    with kernels.use_profile(prof.detect().replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=())):
         e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2)
         assert e.threads == min(2, kernels.pool.max_threads())
+    for entries in (("simd-tiles=4194304",), ("grouped=1", "simd-tiles=4194304")):   # its own threshold wins
+        with kernels.use_profile(prof.detect().replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=entries)):
+            assert kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2).threads == 1
+    with pytest.raises(LayoutError, match="strategy=bytes"):
+        prof.detect().replace(thread_min_bytes_by_strategy=("simd-tiles:12",))
 
 
 def test_disabled_strategies_are_skipped_with_a_reason():

@@ -116,7 +116,7 @@ def copy_views(dst, src, nth, stream=False):
         c.run(dst, src, None, None, nth)
         return
     p = c.plan
-    if p.nbytes < prof.thread_min_bytes:
+    if p.nbytes < prof.thread_min(c.strategy):
         nth = 1
     c.run(dst, src, _flat(dst, p.dext, p.unit), _flat(src, p.sext, p.unit), nth)
 

@@ -68,8 +68,9 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
     p = task.plan
     if not c.flat or nthreads == 1:
         nth, why = 1, "asked for 1" if nthreads == 1 else "numpy's own copy"
-    elif p.nbytes < prof.thread_min_bytes:
-        nth, why = 1, f"{p.nbytes} bytes < thread_min_bytes ({prof.thread_min_bytes}): a second thread costs more"
+    elif p.nbytes < prof.thread_min(c.strategy):
+        nth, why = 1, (f"{p.nbytes} bytes < {prof.thread_min(c.strategy)}, where {c.strategy} starts to gain from "
+                       "more threads (profile thread_min_bytes)")
     else:
         nth = min(nthreads, c.work_items)
         why = f"{nthreads} asked, {c.work_items} work items"

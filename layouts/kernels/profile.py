@@ -64,10 +64,13 @@ class MachineProfile:
     #: *tuned*: copies smaller than this are one ``np.copyto`` (its call costs less than a kernel's;
     #: ``tune`` on the AVX-512 EPYC: kernels 0.37x at 31 KB, 1.34x at 64 KB)
     small_bytes: int = 64 << 10
-    #: *tuned*: copies smaller than this run on one thread (a second thread costs more than it
-    #: gains below a few MB: ``tune`` on the AVX-512 EPYC, 2 threads / 1: 0.31-0.43x at 256 KB,
-    #: 0.92-1.31x at 2 MB, 1.14-1.56x at 4 MB)
-    thread_min_bytes: int = 4 << 20
+    #: *tuned*: copies smaller than this run on one thread. Two ``tune`` runs on the 2-vCPU AVX-512
+    #: EPYC, 2 threads / 1 thread: at 1 MB 0.47-0.62x everywhere; at 4 MB 0.72-1.14x; at 8 MB
+    #: 0.86-1.47x (the tile transposes still lose there, hence their own 16 MB below)
+    thread_min_bytes: int = 8 << 20
+    #: *tuned*: per strategy, ``"name=bytes"`` entries that replace ``thread_min_bytes`` for it
+    #: (a memory-bound strategy may gain nothing from a second core at any size)
+    thread_min_bytes_by_strategy: tuple[str, ...] = ("simd-tiles=16777216",)
     #: *tuned*: outputs at least this large are written with non-temporal stores (they bypass the
     #: cache: a win once the output cannot stay in it, a loss when it is read back at once);
     #: 8 MB measured on an AVX2 EPYC, 4 MB on the AVX-512 one (:func:`detect` picks by features)
@@ -119,6 +122,14 @@ class MachineProfile:
             raise LayoutError(f"MachineProfile has no field {', '.join(bad)}; fields: {', '.join(sorted(names))}")
         return _checked(dataclasses.replace(self, **changes))
 
+    def thread_min(self, strategy: str) -> int:
+        """The size from which ``strategy`` runs on more than one thread."""
+        for entry in self.thread_min_bytes_by_strategy:
+            name, _, value = entry.partition("=")
+            if name == strategy:
+                return int(value)
+        return self.thread_min_bytes
+
     def has(self, feature: str) -> bool:
         """Whether the CPU has ``feature`` (an llvmlite name such as ``"avx512bw"``)."""
         return feature in self.cpu_features
@@ -146,6 +157,10 @@ def _checked(p: MachineProfile) -> MachineProfile:
             raise LayoutError(f"profile field {f.name} must be a string, got {v!r}")
         if f.type.startswith("tuple") and (not isinstance(v, tuple) or not all(isinstance(s, str) for s in v)):
             raise LayoutError(f"profile field {f.name} must be a tuple of names, got {v!r}")
+    for entry in p.thread_min_bytes_by_strategy:
+        name, sep, value = entry.partition("=")
+        if not name or not sep or not value.isdigit() or len(value) > 18:
+            raise LayoutError(f"profile field thread_min_bytes_by_strategy holds {entry!r}; expected 'strategy=bytes'")
     return p
 
 

@@ -4,13 +4,15 @@ Each threshold is where one way of copying starts to beat another, found by timi
 same conversions at growing sizes (interleaved rounds, medians): the threshold is the smallest
 measured size from which the second way wins at that size and every larger one (so that, for
 ``thread_min_bytes``, two threads are never slower than one above it). Sizes are powers of two
-and the conversions are the ones the defaults were set on (NCHW<->NHWC, NCHW->CHWN).
+and the conversions are the ones the defaults were set on (NCHW<->NHWC, NCHW->CHWN, C=3 cases for
+the small-channel strategies, :data:`THREAD_CASES`).
 
 ===================  ======================================  ==========================
 field                first way                               second way
 ===================  ======================================  ==========================
 small_bytes          one ``np.copyto``                        the kernels
-thread_min_bytes     one thread                              every thread
+thread_min_bytes     one thread                              every thread (per strategy:
+                                                             ``thread_min_bytes_by_strategy``)
 nt_min_bytes         plain stores                            non-temporal stores
 group_min_bytes      tiles of bytes / halves                 word-grouped tiles
 ===================  ======================================  ==========================
@@ -46,21 +48,38 @@ class Measured:
     note: str = ""
 
 
-def _case(direction: str, dtype: str, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
-    """(out, source view) of a conversion of about ``nbytes`` bytes: NCHW tensors with C=64, H=W=16,
-    N grown (or HW shrunk below one image)."""
+_ORDER = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
+
+
+def _case(direction: str, dtype: str, nbytes: int, C: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """(out, source view) of a conversion of about ``nbytes`` bytes of NCHW tensors with C
+    channels and H = W = 16 (32 when C < 16), N grown (or H = W shrunk below one image).
+    Directions: 'A->B' among NCHW, NHWC, CHWN, and 'NCHW16c->NCHW'."""
     dt = np.dtype(dtype)
-    per = 64 * 16 * 16 * dt.itemsize
+    side = 16 if C >= 16 else 32
+    per = C * side * side * dt.itemsize
     n = max(1, nbytes // per)
-    hw = 16 if nbytes >= per else max(2, int((nbytes // (64 * dt.itemsize)) ** 0.5))
-    x = np.random.default_rng(0).integers(0, 200, (n, 64, hw, hw)).astype(dt)
-    perm = {"NCHW->NHWC": (0, 2, 3, 1), "NCHW->CHWN": (1, 2, 3, 0)}.get(direction)
-    if direction == "NHWC->NCHW":
-        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-        v = x.transpose(0, 3, 1, 2)
+    hw = side if nbytes >= per else max(2, int((nbytes // (C * dt.itemsize)) ** 0.5))
+    x = np.random.default_rng(0).integers(0, 200, (n, C, hw, hw)).astype(dt)
+    src, dst = direction.split("->")
+    if src == "NCHW16c":
+        xs = np.ascontiguousarray(x.reshape(n, C // 16, 16, hw, hw).transpose(0, 1, 3, 4, 2))
+        v = xs.transpose(0, 1, 4, 2, 3)
     else:
-        v = x.transpose(perm)
+        xs = np.ascontiguousarray(x.transpose(_ORDER[src]))
+        inv = np.argsort(_ORDER[src])
+        v = xs.transpose(tuple(int(inv[k]) for k in _ORDER[dst]))
     return np.empty(v.shape, dt), v
+
+
+#: conversions on which each strategy's thread threshold is measured (direction, dtype, C)
+THREAD_CASES = {
+    "simd-tiles": [("NCHW->NHWC", "float32", 64), ("NHWC->NCHW", "float32", 64), ("NCHW->NHWC", "float16", 64),
+                   ("NCHW16c->NCHW", "uint8", 64)],
+    "grouped": [("NCHW->NHWC", "uint8", 64), ("NCHW->CHWN", "uint8", 64)],
+    "small-c": [("NCHW->NHWC", "uint8", 3), ("NHWC->NCHW", "float32", 3)],
+    "staged": [("CHWN->NHWC", "float16", 3), ("NHWC->CHWN", "float32", 3)],
+}
 
 
 def _time(run: Callable[[], None], nbytes: int) -> float:
@@ -72,14 +91,14 @@ def _time(run: Callable[[], None], nbytes: int) -> float:
     return (time.perf_counter() - t0) / reps
 
 
-def _crossover(field: str, first: str, second: str, cases: list[tuple[str, str]], sizes: list[int],
+def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
                ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base) -> Measured:
     from . import copy_into
     rows = []
     wins = {s: True for s in sizes}
-    for direction, dtype in cases:
+    for direction, dtype, *C in cases:
         for size in sizes:
-            out, v = _case(direction, dtype, size)
+            out, v = _case(direction, dtype, size, *C)
             profs = [base.replace(**w) for w in ways]
             runs = []
             for prof, nth in zip(profs, threads):
@@ -94,7 +113,7 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple[str, str]]
                 for k, r in enumerate(runs):
                     ts[k].append(_time(r, out.nbytes))
             t0, t1 = statistics.median(ts[0]), statistics.median(ts[1])
-            rows.append((f"{direction} {dtype}", out.nbytes, t0, t1))
+            rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             wins[size] = wins[size] and t1 <= t0
     chosen = None
     for s in reversed(sizes):
@@ -119,26 +138,28 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     M = 1 << 20
     found = []
     small = [4 * K, 16 * K, 64 * K] if quick else [4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K]
-    found.append(_crossover("small_bytes", "np.copyto", "kernels", [("NCHW->NHWC", "float32")], small,
+    found.append(_crossover("small_bytes", "np.copyto", "kernels", [("NCHW->NHWC", "float32", 64)], small,
                             ({"small_bytes": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base))
     base = base.replace(small_bytes=found[-1].chosen)
     if base.cpus > 1:
-        sizes = [256 * K, 1 * M, 4 * M] if quick else [256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 8 * M, 16 * M]
-        cases = [("NCHW->NHWC", "float32"), ("NHWC->NCHW", "float32"), ("NCHW->NHWC", "float16"),
-                 ("NCHW->CHWN", "uint8")]
-        found.append(_crossover("thread_min_bytes", "one thread", f"{base.cpus} threads", cases[:2] if quick else cases,
-                                sizes, ({"thread_min_bytes": 0}, {"thread_min_bytes": 0}), (1, base.cpus), rounds,
-                                base))
-        base = base.replace(thread_min_bytes=found[-1].chosen)
+        sizes = [1 * M, 4 * M] if quick else [1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
+        entries = []
+        for name, cases in THREAD_CASES.items():
+            m = _crossover(f"thread_min_bytes[{name}]", "one thread", f"{base.cpus} threads",
+                           cases[:1] if quick else cases, sizes, ({"group_min_bytes": 0}, {"group_min_bytes": 0}),
+                           (1, base.cpus), rounds, base.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=()))
+            found.append(m)
+            entries.append(f"{name}={m.chosen}")
+        base = base.replace(thread_min_bytes_by_strategy=tuple(entries))
     if base.nt_stores:
         sizes = [2 * M, 8 * M] if quick else [2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
         found.append(_crossover("nt_min_bytes", "plain stores", "non-temporal stores",
-                                [("NCHW->NHWC", "float32"), ("NCHW->CHWN", "float32")], sizes,
+                                [("NCHW->NHWC", "float32", 64), ("NCHW->CHWN", "float32", 64)], sizes,
                                 ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base))
         base = base.replace(nt_min_bytes=found[-1].chosen)
     sizes = [2 * M, 8 * M] if quick else [4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
     found.append(_crossover("group_min_bytes", "byte tiles", "word-grouped tiles",
-                            [("NCHW->NHWC", "uint8"), ("NCHW->CHWN", "uint8")], sizes,
+                            [("NCHW->NHWC", "uint8", 64), ("NCHW->CHWN", "uint8", 64)], sizes,
                             ({"disabled": ("grouped",)}, {"group_min_bytes": 0, "group_min_cols": 0}),
                             (1, 1), rounds, base))
     base = base.replace(group_min_bytes=found[-1].chosen)

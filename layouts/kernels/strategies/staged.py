@@ -1,7 +1,7 @@
 """Small channel counts on the strided side of both arrays (NHWC <-> CHWN with C=3): per chunk of
-pixels, a constant-C (de)interleave and a tile transpose through a cache-resident scratch. Each
-of the two sub-copies is planned again through the registry (NHWC->CHWN with C=3 ran at 0.13 of
-np.copyto as one tile transpose).
+pixels, a constant-C (de)interleave and a tile transpose through a cache-resident scratch; the chunks
+are split over threads, one scratch each. Each of the two sub-copies is planned again through the
+registry (NHWC->CHWN with C=3 ran at 0.13 of np.copyto as one tile transpose).
 
     A (NHWC->CHWN):  dst[c*dJ + p*ni + n] = src[n*sI + p*C + c]    (nj == C, batch p)
     B (CHWN->NHWC):  dst[n*dJ + p*C + c] = src[c*sI + p*nj + n]    (ni == C, batch p)
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..pool import run_split
 from ..strategy import Choice, Strategy
 
 
@@ -34,24 +35,30 @@ def consider(task, profile):
     stream = task.stream or p.nbytes >= profile.nt_min_bytes
     P = max(16, min(npx, profile.stage_bytes // (N * C * us)))
 
-    def run(dst, src, d, s, nth):
+    nchunks = -(-npx // P)
+
+    def chunks(d, s, c0, c1):
+        """Chunks [c0, c1) of P pixels through one scratch, on the calling thread."""
         from .. import copy_views
         tmp = np.empty(N * C * P + 64 // us, p.unit)
         tmp = tmp[((-tmp.ctypes.data) % 64) // us:]
-        for p0 in range(0, npx, P):
+        for p0 in range(c0 * P, min(c1 * P, npx), P):
             q = min(P, npx - p0)
             t = _view(tmp, (N, C, q), (C * q, q, 1))
             if case == "A":
-                copy_views(t, _view(s[p0 * C:], (N, C, q), (p.sI, 1, C)), nth, False)
-                copy_views(_view(d[p0 * N:], (C, q, N), (p.dJ, N, 1)), t.transpose(1, 2, 0), nth, stream)
+                copy_views(t, _view(s[p0 * C:], (N, C, q), (p.sI, 1, C)), 1, False)
+                copy_views(_view(d[p0 * N:], (C, q, N), (p.dJ, N, 1)), t.transpose(1, 2, 0), 1, stream)
             else:
-                copy_views(t, _view(s[p0 * N:], (N, C, q), (1, p.sI, N)), nth, False)
-                copy_views(_view(d[p0 * C:], (N, q, C), (p.dJ, C, 1)), t.transpose(0, 2, 1), nth, stream)
+                copy_views(t, _view(s[p0 * N:], (N, C, q), (1, p.sI, N)), 1, False)
+                copy_views(_view(d[p0 * C:], (N, q, C), (p.dJ, C, 1)), t.transpose(0, 2, 1), 1, stream)
+
+    def run(dst, src, d, s, nth):
+        run_split(chunks, lambda c0, c1: (d, s, c0, c1), nchunks, nth)
 
     what = "NHWC->CHWN-like: deinterleave, then transpose" if case == "A" else \
         "CHWN->NHWC-like: transpose, then interleave"
     return Choice("staged", f"C={C} strided on both sides ({what}) through a scratch of {P} pixels",
-                  {"C": C, "N": N, "pixels_per_stage": P, "stream": stream}, run)
+                  {"C": C, "N": N, "pixels_per_stage": P, "stream": stream}, run, work_items=nchunks)
 
 
 STRATEGY = Strategy("staged", "2-4 channels strided on both sides (NHWC<->CHWN, C=3): two sub-copies through a "
