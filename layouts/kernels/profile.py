@@ -73,7 +73,7 @@ class MachineProfile:
     thread_min_bytes_by_strategy: tuple[str, ...] = ("simd-tiles=16777216",)
     #: *tuned*: outputs at least this large are written with non-temporal stores (they bypass the
     #: cache: a win once the output cannot stay in it, a loss when it is read back at once);
-    #: 8 MB measured on an AVX2 EPYC, 4 MB on the AVX-512 one (:func:`detect` picks by features)
+    #: 8 MB measured on an AVX2 EPYC, 2-4 MB on the AVX-512 one (:func:`detect` picks by features)
     nt_min_bytes: int = 8 << 20
     #: non-temporal stores exist (x86); elsewhere the tile strategies use plain stores
     nt_stores: bool = True
@@ -98,10 +98,14 @@ class MachineProfile:
     plain_block_bytes: int = 256
     #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)
     stage_bytes: int = 4 << 20
-    #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large. On an
-    #: AVX2 EPYC the extra pass lost in cache (64x3x224x224 u8 NCHW->CHWN 0.51 -> 0.35 of np.copyto
-    #: at 9.6 MB): 24 MB; on the AVX-512 one it won from 4 MB (1.38-1.68x): 4 MB
+    #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large: below,
+    #: the extra pass loses (64x3x224x224 u8 NCHW->CHWN at 9.6 MB: 0.51 -> 0.35 of np.copyto on an
+    #: AVX2 EPYC, 0.62 -> 0.42 on the AVX-512 one; 32x64x56x56 NCHW->NHWC at 6.4 MB 0.75 -> 0.57)
     group_min_bytes: int = 24 << 20
+    #: ... or this large when the source rows are a multiple of 4 KiB apart (HW = 64x64 planes,
+    #: CHWN's N rows): byte tiles then re-read every line from L2 and grouping wins early
+    #: (16x64x64x64 u8 NCHW->NHWC at 4 MB: 0.20 -> 0.34 of np.copyto)
+    group_aliased_min_bytes: int = 1 << 20
     #: ... and chunked axes at least this long
     group_min_cols: int = 2048
     #: ... with a word scratch of this size per chunk (L2-resident)
@@ -207,7 +211,7 @@ def detect() -> MachineProfile:
     env_plain = os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") not in ("", "0")
     by_features = {}
     if "avx512bw" in hw["cpu_features"]:     # measured with `tune` on a 2-vCPU AVX-512 EPYC (znver4)
-        by_features = dict(nt_min_bytes=4 << 20, group_min_bytes=4 << 20)
+        by_features = dict(nt_min_bytes=4 << 20)
     return _checked(MachineProfile(**hw, simd=not env_plain, nt_stores=x86, **by_features))
 
 

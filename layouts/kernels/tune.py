@@ -51,12 +51,13 @@ class Measured:
 _ORDER = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
 
 
-def _case(direction: str, dtype: str, nbytes: int, C: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def _case(direction: str, dtype: str, nbytes: int, C: int = 64, side: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(out, source view) of a conversion of about ``nbytes`` bytes of NCHW tensors with C
-    channels and H = W = 16 (32 when C < 16), N grown (or H = W shrunk below one image).
+    channels and H = W = ``side`` (default 16, 32 when C < 16), N grown (or H = W shrunk below one
+    image).
     Directions: 'A->B' among NCHW, NHWC, CHWN, and 'NCHW16c->NCHW'."""
     dt = np.dtype(dtype)
-    side = 16 if C >= 16 else 32
+    side = side or (16 if C >= 16 else 32)
     per = C * side * side * dt.itemsize
     n = max(1, nbytes // per)
     hw = side if nbytes >= per else max(2, int((nbytes // (C * dt.itemsize)) ** 0.5))
@@ -158,8 +159,9 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
                                 ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base))
         base = base.replace(nt_min_bytes=found[-1].chosen)
     sizes = [2 * M, 8 * M] if quick else [4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
+    # 56x56 planes: rows not 4 KiB apart (those group from group_aliased_min_bytes)
     found.append(_crossover("group_min_bytes", "byte tiles", "word-grouped tiles",
-                            [("NCHW->NHWC", "uint8", 64), ("NCHW->CHWN", "uint8", 64)], sizes,
+                            [("NCHW->NHWC", "uint8", 64, 56), ("NCHW->NHWC", "uint16", 64, 56)], sizes,
                             ({"disabled": ("grouped",)}, {"group_min_bytes": 0, "group_min_cols": 0}),
                             (1, 1), rounds, base))
     base = base.replace(group_min_bytes=found[-1].chosen)

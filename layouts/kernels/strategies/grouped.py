@@ -39,8 +39,10 @@ def consider(task, profile):
     G = 4 // us
     if p.ni % G or p.ni * us < 64 or p.dJ % G or task.dst_addr % 4 or any(a[1] % G for a in p.batch):
         return f"dst rows are not whole 4-byte words of at least 64 bytes (ni={p.ni})"
-    if p.nbytes < profile.group_min_bytes:
-        return f"{p.nbytes} bytes < group_min_bytes ({profile.group_min_bytes}): in cache the extra pass loses"
+    aliased = (p.sI * us) % 4096 == 0
+    if p.nbytes < (profile.group_aliased_min_bytes if aliased else profile.group_min_bytes):
+        return (f"{p.nbytes} bytes < group_min_bytes ({profile.group_min_bytes}; "
+                f"{profile.group_aliased_min_bytes} for source rows a multiple of 4 KiB apart)")
     if p.nj < profile.group_min_cols:
         return f"nj={p.nj} < group_min_cols ({profile.group_min_cols})"
     stream = task.stream or p.nbytes >= profile.nt_min_bytes
@@ -69,5 +71,5 @@ def consider(task, profile):
 
 
 STRATEGY = Strategy("grouped", "large uint8/uint16 transposes with dst rows of whole words: zip rows into words, "
-                    "then 4-byte tiles", ("simd", "group_min_bytes", "group_min_cols", "group_scratch_bytes",
+                    "then 4-byte tiles", ("simd", "group_min_bytes", "group_aliased_min_bytes", "group_min_cols", "group_scratch_bytes",
                                           "nt_min_bytes"), consider)
