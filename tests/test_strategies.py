@@ -201,9 +201,21 @@ def test_explain_copy_command():
     assert r.returncode == 0, r.stderr
     assert "CHOSEN" in r.stdout and "grouped" in r.stdout and "profile:" in r.stdout
     assert "8. scalar-tiles" in r.stdout
-    for bad in (["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "float99"], ["explain-copy", "NCHW", "NXYZ", "N=2"]):
+    for bad in (["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "float99"], ["explain-copy", "NCHW", "NXYZ", "N=2"],
+                ["explain-copy", "NCHW", "NHWC", "N=2", "--threads", "0"], ["explain-copy", "NCHW", "NHWC", "N=two"],
+                ["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "object"],
+                ["tune", "--quick", "--out", "/proc/layouts-no/profile.json"]):
         r = _cli(*bad)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "error:" in r.stderr, r.stderr
+
+
+def test_explain_copy_refuses_what_copy_into_refuses():
+    with pytest.raises(TypeError, match="numpy arrays"):
+        kernels.explain_copy([1, 2], np.zeros(2))
+    with pytest.raises(ValueError, match="shapes differ"):
+        kernels.explain_copy(np.zeros(2), np.zeros(3))
+    with pytest.raises(LayoutError, match="threads"):
+        kernels.explain_copy(np.zeros(2), np.zeros(2), threads=0)
 
 
 def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
