@@ -3,8 +3,10 @@
     dst[db + j*dJ + i*dI] = src[sb + i*sI + j*sJ]      for every batch index b
 
 with runtime strides in units, compiled once per unit type (uint8/16/32/64), never per shape.
-Every kernel takes ``(dst, src, args, batch, w0, w1)``: ``args`` a :data:`.records.TILES`
-record (read by field name), ``batch`` the :data:`.records.BATCH` axes, and the work items
+Every tile kernel takes ``(dst, src, args, batch, rects, w0, w1)``: ``args`` a
+:data:`.records.TILES` record (read by field name), ``batch`` the :data:`.records.BATCH` axes,
+``rects`` the edge rectangles (:data:`.records.RECTS`; copied by the last work item of each batch
+index, while its rows are still in cache), and the work items
 ``[w0, w1)`` (batch index x cache block of i x run of columns), so that threads split the work; the kernels
 release the GIL. Where the tiles and edges go is decided by :func:`.geometry.tiling`; these
 loops only walk it. Each tile family is its own kernel, so a first call compiles only the family
@@ -26,7 +28,7 @@ from numba import njit
 from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_split
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "narrow1_kernel", "narrow2_kernel",
-           "straddle_kernel", "rects_kernel", "batch_offsets", "run_rects"]
+           "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -52,8 +54,8 @@ def batch_offsets(b, batch):
 
 @njit(cache=True, nogil=True, inline="always")
 def block_of(w, a, batch):
-    """Offsets, i-range ``[i0, i1)`` and j-range ``[j0, j1)`` of work item ``w``: batch index x
-    block of Bi rows in [ia, ie) x run of Jc columns in [0, je)."""
+    """Offsets, i-range ``[i0, i1)``, j-range ``[j0, j1)`` of work item ``w`` (batch index x block
+    of Bi rows in [ia, ie) x run of Jc columns in [0, je)) and whether it is its batch index's last."""
     nbi = max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)     # one empty block when only straddling tiles run
     njc = (a.je + a.Jc - U1) // a.Jc
     b = w // (nbi * njc)
@@ -63,7 +65,25 @@ def block_of(w, a, batch):
     db, sb = batch_offsets(b, batch)
     i0 = a.ia + ib * a.Bi
     j0 = jc * a.Jc
-    return db, sb, i0, min(i0 + a.Bi, a.ie), j0, min(j0 + a.Jc, a.je)
+    return db, sb, i0, min(i0 + a.Bi, a.ie), j0, min(j0 + a.Jc, a.je), r == nbi * njc - U1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_rects(dst, src, a, rects, db, sb):
+    """The edge rectangles of one batch index (``dI == sJ == 1``): narrow ones by one-group
+    tiles (L = TL rows and columns a tile), the rest by scalar loops."""
+    for r in range(rects.shape[0]):
+        e = rects[r]
+        if e.narrow:
+            for i in range(e.i0, e.i1, a.TL):
+                for j in range(e.j0, e.j1, a.TL):
+                    tile_k1(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        else:
+            for i in range(e.i0, e.i1):
+                dr = db + i
+                sr = sb + i * a.sI
+                for j in range(e.j0, e.j1):
+                    dst[dr + j * a.dJ] = src[sr + j]
 
 
 @njit(cache=True, nogil=True)
@@ -71,7 +91,7 @@ def scalar_kernel(dst, src, args, batch, w0, w1):
     """Scalar cache blocks, any strides (the ``scalar`` tiling: no edges)."""
     a = args[0]
     for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1 = block_of(w, a, batch)
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         for j0 in range(jb0, jb1, a.Bj):
             j1 = min(j0 + a.Bj, jb1)
             for i in range(i0, i1):
@@ -116,78 +136,61 @@ def straddle_block(dst, src, a, db, sb, i0, i1, jb0, jb1):
 
 
 @njit(cache=True, nogil=True)
-def tiles_kernel(dst, src, args, batch, w0, w1):
+def tiles_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1 = block_of(w, a, batch)
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         tiles_block(dst, src, a, db, sb, i0, i1, jb0, jb1)
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
 
 
 @njit(cache=True, nogil=True)
-def tiles_nt_kernel(dst, src, args, batch, w0, w1):
+def tiles_nt_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1 = block_of(w, a, batch)
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         tiles_nt_block(dst, src, a, db, sb, i0, i1, jb0, jb1)
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
 
 
 @njit(cache=True, nogil=True)
-def straddle_kernel(dst, src, args, batch, w0, w1):
+def straddle_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1 = block_of(w, a, batch)
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         straddle_block(dst, src, a, db, sb, i0, i1, jb0, jb1)
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
 
 
 @njit(cache=True, nogil=True)
-def narrow1_kernel(dst, src, args, batch, w0, w1):
+def narrow1_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1 = block_of(w, a, batch)
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         for j0 in range(jb0, jb1, a.Bj):
             j1 = min(j0 + a.Bj, jb1)
             for i in range(i0, i1, a.TI):
                 for j in range(j0, j1, a.TL):
                     tile_k1(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
 
 
 @njit(cache=True, nogil=True)
-def narrow2_kernel(dst, src, args, batch, w0, w1):
+def narrow2_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1 = block_of(w, a, batch)
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         for j0 in range(jb0, jb1, a.Bj):
             j1 = min(j0 + a.Bj, jb1)
             for i in range(i0, i1, a.TI):
                 for j in range(j0, j1, a.TL):
                     tile_k2(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def run_rects(dst, src, a, rects, db, sb):
-    """The edge rectangles of one batch index (``dI == sJ == 1``): narrow ones by one-group
-    tiles (L = TL rows and columns a tile), the rest by scalar loops."""
-    for r in range(rects.shape[0]):
-        e = rects[r]
-        if e.narrow:
-            for i in range(e.i0, e.i1, a.TL):
-                for j in range(e.j0, e.j1, a.TL):
-                    tile_k1(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
-        else:
-            for i in range(e.i0, e.i1):
-                dr = db + i
-                sr = sb + i * a.sI
-                for j in range(e.j0, e.j1):
-                    dst[dr + j * a.dJ] = src[sr + j]
-
-
-@njit(cache=True, nogil=True)
-def rects_kernel(dst, src, args, batch, rects, w0, w1):
-    """The edges of batch indices [w0, w1)."""
-    a = args[0]
-    for w in range(w0, w1):
-        db, sb = batch_offsets(w, batch)
-        run_rects(dst, src, a, rects, db, sb)
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
 
 
 #: the kernel of each tile variant of :func:`.geometry.tiling`

@@ -1,8 +1,9 @@
 """Register tiles of LLVM vector shuffles (:mod:`..simd`) in cache blocks: the general transpose
 of a dst-contiguous axis i and a src-contiguous axis j (NCHW<->NHWC, ->CHWN, NCHW<->NCHW16c).
 Non-temporal stores for large outputs; where the tiles and edges go is :func:`..geometry.tiling`.
-Edges are a few ``np.copyto`` calls of strided views when they are few and small (no second
-kernel to compile on a first call), else :func:`..transpose.rects_kernel`."""
+The edges of each batch index are copied by the tile kernel right after that index's tiles,
+while its rows are in cache (one-group tiles where they are whole groups of rows, scalar loops
+otherwise); a single transpose (no batch) with few, small edges leaves them to ``np.copyto``."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
 
 
 def edges_by_numpy(p, t: Tiling, profile) -> bool:
-    """Whether the edges are few and small enough for np.copyto (see the module doc)."""
+    """Whether the edges are few and small enough for np.copyto (``edge_max_calls`` rectangles,
+    at most 1/``edge_max_fraction`` of the elements)."""
     return (len(t.edges) <= profile.edge_max_calls
             and edge_elements(t) * profile.edge_max_fraction <= p.ni * p.nj)
 
@@ -64,27 +66,24 @@ def consider(task, profile):
         return t
     args, nwork = tile_record(p, t)
     batch = batch_axes(p.batch)
-    by_numpy = edges_by_numpy(p, t, profile)
-    rects = records(RECTS, t.edges)
+    by_numpy = bool(t.edges) and p.nbatch == 1 and edges_by_numpy(p, t, profile)
+    rects = records(RECTS, () if by_numpy else t.edges)
 
     def run(dst, src, d, s, nth):
-        from ..transpose import KERNELS, rects_kernel
-        run_items(KERNELS[t.variant], (d, s, args, batch), (), nwork, nth)
-        if not t.edges:
-            return
+        from ..transpose import KERNELS
+        run_items(KERNELS[t.variant], (d, s, args, batch, rects), (), nwork, nth)
         if by_numpy:
             numpy_edges(d, s, t.edges, p.batch, p.dJ, p.sI)
-        else:
-            run_items(rects_kernel, (d, s, args, batch, rects), (), p.nbatch, nth)
 
     a = args[0]
     params = {"variant": t.variant, "tile": f"{t.TI}x{t.TL}", "tiles_i": (t.ia, t.ie), "tiles_j": (0, t.je),
               "block": f"{t.Bi}x{t.Bj}", "run_of_j": int(a["Jc"]), "peel": t.peel, "stream": stream,
               "edges": f"{len(t.edges)} rectangles, {edge_elements(t)} elements a batch index, by "
-                       + ("np.copyto" if by_numpy else "the edge kernel") if t.edges else "none"}
+                       + ("np.copyto" if by_numpy else "the tile kernel, per batch index") if t.edges else "none"}
     return Choice("simd-tiles", t.why, params, run, work_items=nwork)
 
 
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",
-                    ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes", "block_j_aliased_bytes",
-                     "block_j_long_bytes", "block_j_short_bytes", "edge_max_calls", "edge_max_fraction"), consider)
+                    ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes",
+                     "block_j_aliased_bytes", "block_j_long_bytes", "block_j_short_bytes", "edge_max_calls",
+                     "edge_max_fraction"), consider)
