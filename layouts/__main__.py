@@ -120,6 +120,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             if args.ascii:
                 from .viz import ascii
                 print(ascii(layout))
+    except BrokenPipeError:  # the reader went away (`... | head`): not an error of ours
+        try:  # Python's recipe: point stdout at devnull so the exit-time flush does not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except (LayoutError, ValueError, TypeError, OSError, MemoryError) as err:
         print(f"{prog}: error: {_message(err)}", file=sys.stderr)
         return 2

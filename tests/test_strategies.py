@@ -209,6 +209,12 @@ def test_explain_copy_command():
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "error:" in r.stderr, r.stderr
 
 
+def test_a_closed_pipe_is_not_an_error():
+    r = subprocess.run(f"{sys.executable} -m layouts explain-copy NCHW NHWC N=8 C=64 H=32 W=32 --strategies | head -1",
+                       shell=True, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.stdout.startswith("profile:") and r.stderr == "", r.stderr
+
+
 def test_explain_copy_refuses_what_copy_into_refuses():
     with pytest.raises(TypeError, match="numpy arrays"):
         kernels.explain_copy([1, 2], np.zeros(2))
