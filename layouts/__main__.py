@@ -162,10 +162,11 @@ def _explain_copy(args: argparse.Namespace) -> None:
     import numpy as np
     try:
         dtype = np.dtype(args.dtype)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):
         raise LayoutError(f"--dtype {args.dtype[:40]!r} is not a numpy dtype; expected e.g. float32, uint8") from None
-    if dtype.hasobject or dtype.itemsize == 0:
-        raise LayoutError(f"--dtype {dtype} has no fixed-size bytes to move")
+    if dtype.hasobject or dtype.itemsize == 0 or dtype.shape != ():
+        raise LayoutError(f"--dtype {args.dtype[:40]!r} has no fixed-size elements to move (objects, empty or "
+                          "subarray dtype)")
     src = _layout_from_words(args.src, args.dims)
     dims = dict(src.dims)
     from .kernels import current
@@ -183,6 +184,8 @@ def _explain_copy(args: argparse.Namespace) -> None:
 def _tune(args: argparse.Namespace) -> None:
     from .kernels import profile
     from .kernels.tune import measured_table, report, tune
+    if args.out is not None and (not args.out.strip() or Path(args.out).is_dir()):
+        raise LayoutError(f"--out {args.out[:80]!r} is not a file name; expected e.g. my-profile.json")
     out = None if args.dry_run else Path(args.out) if args.out else profile.default_path()
     if out is not None:
         _writable_folder(str(out.parent))

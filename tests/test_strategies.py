@@ -235,3 +235,125 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     assert doc["measured"]["small_bytes"]["chosen"] == loaded.small_bytes
     r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": str(out)})
     assert r.returncode == 0 and f"profile: {out}" in r.stdout, r.stdout + r.stderr
+
+
+def test_use_profile_is_per_thread_and_restores_on_overlap():
+    """Two threads' overlapping ``with use_profile`` blocks neither see each other's profile nor
+    leave one behind; set_profile is the process's, and a block still wins inside it."""
+    import threading
+    base = kernels.current()
+    a, b = base.replace(small_bytes=1), base.replace(small_bytes=2)
+    seen = {}
+    entered_a, entered_b, a_left = threading.Event(), threading.Event(), threading.Event()
+
+    def one(name, p, mine, other):
+        with kernels.use_profile(p):
+            mine.set()
+            other.wait(5)
+            seen[name] = kernels.current().small_bytes
+            if name == "b":
+                a_left.wait(5)
+                seen["b after a left"] = kernels.current().small_bytes
+        if name == "a":
+            a_left.set()
+
+    ts = [threading.Thread(target=one, args=("a", a, entered_a, entered_b)),
+          threading.Thread(target=one, args=("b", b, entered_b, entered_a))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert seen == {"a": 1, "b": 2, "b after a left": 2}
+    assert kernels.current() is base
+    c = base.replace(small_bytes=3)
+    before = prof._active
+    got = []
+
+    def process_wide():                       # a new thread: no use_profile block of its own
+        got.append(kernels.current())
+        with kernels.use_profile(a):
+            got.append(kernels.current())
+        got.append(kernels.current())
+
+    try:
+        kernels.set_profile(c)
+        t = threading.Thread(target=process_wide)
+        t.start()
+        t.join()
+        assert kernels.current() is base      # this thread's block (the fixture's) still wins
+    finally:
+        kernels.set_profile(before)
+    assert got[0] is c and got[1] is a and got[2] is c
+
+
+def test_staged_sub_copies_keep_the_callers_profile_on_worker_threads():
+    """staged's chunks run on pool threads; their sub-copies must plan under the caller's profile
+    (here one with SIMD tiles off), not the process's."""
+    x = np.random.default_rng(5).integers(0, 250, (64, 3, 64, 64)).astype(np.float32)
+    xs = np.ascontiguousarray(x.transpose(0, 2, 3, 1))                       # NHWC
+    p = prof.detect().replace(simd=False, thread_min_bytes=0, small_bytes=0, stage_bytes=64 * 3 * 4 * 256,
+                              thread_min_bytes_by_strategy=())
+    with kernels.use_profile(p):
+        assert kernels.explain_copy(np.empty((3, 64, 64, 64), np.float32), xs.transpose(3, 1, 2, 0)).strategy == "staged"
+        y = ly.convert(xs, "NHWC", "CHWN", threads=2)
+    assert np.array_equal(y, x.transpose(1, 2, 3, 0))
+
+
+def test_plain_kernels_env_wins_over_a_saved_profile(tmp_path):
+    path = prof.save(prof.detect(), tmp_path / "p.json")
+    r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32",
+             env={"LAYOUTS_PROFILE": str(path), "LAYOUTS_PLAIN_KERNELS": "1"})
+    assert r.returncode == 0 and "scalar-tiles: CHOSEN" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("bad,word", [
+    (dict(small_bytes="1"), "small_bytes"), (dict(block_j_short_bytes=1 << 80), "block_j_short_bytes"),
+    (dict(cpus=0), "cpus"), (dict(simd="no"), "simd"), (dict(disabled=("nosuch",)), "nosuch"),
+    (dict(thread_min_bytes_by_strategy=("simd-tiles=\u00b2",)), "strategy=bytes"),
+    (dict(thread_min_bytes_by_strategy=("simd_tiles=5",)), "simd_tiles")])
+def test_profile_fields_are_checked_on_construction_and_replace(bad, word):
+    with pytest.raises(LayoutError, match=word):
+        prof.MachineProfile(**bad)
+    with pytest.raises(LayoutError, match=word):
+        prof.detect().replace(**bad)
+
+
+def test_save_and_load_refusals(tmp_path):
+    with pytest.raises(LayoutError, match="MachineProfile"):
+        prof.save({"a": 1}, tmp_path / "p.json")
+    with pytest.raises(LayoutError, match="folder"):
+        prof.save(prof.detect(), tmp_path)
+    assert list(tmp_path.iterdir()) == []                       # no .tmp left behind
+    path = prof.save(prof.detect(), tmp_path / "p.json")
+    doc = json.loads(path.read_text())
+    for key, value in (("source", "x"), ("cpus", 999)):
+        bad = dict(doc, tuning=dict(doc["tuning"], **{key: value}))
+        path.write_text(json.dumps(bad))
+        with pytest.raises(LayoutError, match=key):
+            prof.load(path)
+    path.write_text("[" * 100000)
+    with pytest.raises(LayoutError, match="cannot read"):
+        prof.load(path)
+
+
+def test_explain_conversion_and_overlap_refusals():
+    with pytest.raises(TypeError, match="shape"):
+        explain_conversion((1.5, 3, 4, 4), "float32", "NCHW", "NHWC")
+    with pytest.raises(TypeError, match="shape"):
+        explain_conversion(None, "float32", "NCHW", "NHWC")
+    for dtype in ("nosuch", object, "(2,)f4", "f4,,"):
+        with pytest.raises(LayoutError, match="dtype"):
+            explain_conversion((1, 3, 4, 4), dtype, "NCHW", "NHWC")
+    a = np.zeros((64, 1024), np.float32)
+    e = kernels.explain_copy(a[:, 1:], a[:, :-1])                # copy_into hands overlaps to numpy
+    assert e.strategy == "numpy" and "overlapping" in e.why
+    z = np.zeros((64, 64, 64, 16), np.float32)                   # 16 MB, one contiguous run
+    assert kernels.explain_copy(np.empty_like(z), z, threads=2).threads == min(2, kernels.pool.max_threads())
+
+
+@pytest.mark.parametrize("args", [["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "f4,,"],
+                                  ["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "(2,)f4"],
+                                  ["tune", "--out", "."], ["tune", "--out", ""]])
+def test_cli_refusals_before_any_work(args):
+    r = _cli(*args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "error:" in r.stderr, r.stderr

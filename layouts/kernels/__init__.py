@@ -37,8 +37,7 @@ from .pool import run_items, thread_count
 from .profile import MachineProfile, current, set_profile, use_profile
 from .records import ROWS, batch_axes, record
 
-__all__ = ["copy_into", "fill_zero", "explain_copy", "copy_views", "MachineProfile", "current", "set_profile",
-           "use_profile"]
+__all__ = ["copy_into", "fill_zero", "explain_copy", "MachineProfile", "current", "set_profile", "use_profile"]
 
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
 
@@ -89,12 +88,11 @@ def copy_into(dst, src, threads=None):
         # tiny copy costs more than the copy); overlapping views: numpy's copy buffers them
         np.copyto(dst, src, casting="no")
         return
-    copy_views(dst, src, nth, False)
+    _copy_views(dst, src, nth)
 
 
-def _choice(dst, src, stream):
-    """The registry's choice for this copy under the active profile (cached per profile)."""
-    prof = _profile.current()
+def _choice(dst, src, stream, prof):
+    """The registry's choice for this copy under ``prof`` (cached per profile)."""
     key = (dst.shape, dst.strides, src.strides, dst.dtype, dst.ctypes.data % 64, src.ctypes.data % 64, stream,
            id(prof))
     hit = _choices.get(key)
@@ -108,10 +106,11 @@ def _choice(dst, src, stream):
     return c, prof
 
 
-def copy_views(dst, src, nth, stream=False):
-    """:func:`copy_into` after its checks, on ``nth`` threads; ``stream``: the output is part of a
-    larger one (the strategies may bypass the cache)."""
-    c, prof = _choice(dst, src, stream)
+def _copy_views(dst, src, nth, stream=False, prof=None):
+    """:func:`copy_into` after its checks (no check here: callers pass same-shape, same-dtype,
+    writable, non-overlapping views), on ``nth`` threads under ``prof`` (None: the active
+    profile); ``stream``: the output is part of a larger one (the strategies may bypass the cache)."""
+    c, prof = _choice(dst, src, stream, prof or _profile.current())
     if not c.flat:
         c.run(dst, src, None, None, nth)
         return

@@ -60,12 +60,20 @@ class Explanation:
         return "\n".join(lines)
 
 
-def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = False, label: str = "") -> Explanation:
-    """The registry's decision for ``dst[...] = src`` on ``nthreads`` threads (nothing runs)."""
+def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = False, label: str = "",
+            distinct: bool = False) -> Explanation:
+    """The registry's decision for ``dst[...] = src`` on ``nthreads`` threads (nothing runs);
+    ``distinct``: the two are known not to overlap (their bounds are not checked)."""
     prof = _profile.current()
     task = Task.of(dst, src, stream)
-    c, declined = choose(task, prof)
     p = task.plan
+    if not distinct and np.may_share_memory(dst, src):
+        return Explanation(p, "numpy", "overlapping views: numpy's copy buffers them (copy_into does not plan)",
+                           {}, [], 1, "numpy's own copy", prof, 1, label)
+    if dst.nbytes < prof.small_bytes:
+        return Explanation(p, "numpy", f"{dst.nbytes} bytes < small_bytes ({prof.small_bytes}): one numpy call "
+                           "is cheaper (copy_into does not plan)", {}, [], 1, "numpy's own copy", prof, 1, label)
+    c, declined = choose(task, prof)
     if not c.flat or nthreads == 1:
         nth, why = 1, "asked for 1" if nthreads == 1 else "numpy's own copy"
     elif p.nbytes < prof.thread_min(c.strategy):
@@ -94,11 +102,23 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
     >>> [e.strategy for e in explain_conversion((128, 64, 56, 56), "uint8", "NCHW", "NHWC", threads=1)]
     ['grouped']
     """
+    import operator
+
     from ..convert import _prepare
+    from ..errors import LayoutError, LayoutTypeError
     from ..plan import CopyStep
     from .pool import thread_count
-    dt = np.dtype(dtype)
-    s_layout, d_layout, steps, pads, _ = _prepare(src, dst, tuple(int(n) for n in shape), dt, dims)
+    try:
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise LayoutTypeError(f"shape must be a sequence of ints, got {shape!r:.80}") from None
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError, SyntaxError):
+        raise LayoutError(f"dtype {dtype!r:.40} is not a numpy dtype; expected e.g. 'float32', 'uint8'") from None
+    if dt.hasobject or dt.itemsize == 0 or dt.shape != ():
+        raise LayoutError(f"dtype {dt} has no fixed-size elements to move (objects, empty or subarray dtype)")
+    s_layout, d_layout, steps, pads, _ = _prepare(src, dst, shape, dt, dims)
     x = _fake(s_layout.shape, _contiguous(s_layout.shape, dt.itemsize), dt)
     flat = _fake((d_layout.size,), (dt.itemsize,), dt)
     target = d_layout.view(flat)
@@ -112,7 +132,7 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
         sv, dv = step.views(x, target)
         if sv.size:
             out.append(explain(dv, sv, nth, label=f"step {k + 1} of {len(steps)}: region {dict(step.regions)}"
-                               if len(steps) > 1 else ""))
+                               if len(steps) > 1 else "", distinct=True))    # convert's output is separate
     return out
 
 

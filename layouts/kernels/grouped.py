@@ -43,8 +43,6 @@ U64 = np.uint64(64)
 #: stage A of uint8 prefetches the source rows this far ahead (the next group of 4; after the
 #: last group the rows that follow, often the next chunk's)
 PF_ROWS = np.uint64(4)
-#: stage A of uint8 by :func:`.simd.zip4` (byte / 16-bit interleaves, 32 columns a step)
-USE_ZIP4 = True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -62,7 +60,7 @@ def _zip_chunk(w, w32, s, g, batch):
     for gi in range(ng):
         r = sb + G * gi * sI + k0
         o = gi * g.Q
-        if G == U4 and USE_ZIP4:
+        if G == U4:                      # uint8: zip4 (byte / 16-bit interleaves, 32 columns a step)
             q32 = q // U64 * U64
             rn = r + PF_ROWS * sI
             for j in range(U0, q32, U64):
@@ -73,11 +71,6 @@ def _zip_chunk(w, w32, s, g, batch):
                 zip4(w32, o + j, s, r + j, sI)
                 zip4(w32, o + j + U32, s, r + j + U32, sI)
             for j in range(q32, q):
-                w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
-                              | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
-                              | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))
-        elif G == U4:
-            for j in range(q):
                 w32[o + j] = (np.uint32(s[r + j]) | (np.uint32(s[r + sI + j]) << np.uint32(8))
                               | (np.uint32(s[r + U2 * sI + j]) << np.uint32(16))
                               | (np.uint32(s[r + U3 * sI + j]) << np.uint32(24)))

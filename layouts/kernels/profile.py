@@ -1,13 +1,16 @@
 """The machine profile: what the copy strategies know about this CPU, and every tuning constant.
 
 A :class:`MachineProfile` holds the CPU's name and SIMD features (read once from llvmlite, the
-LLVM numba compiles with), its cache sizes (from Linux's sysfs; defaults elsewhere) and the
-thresholds and block sizes the strategies of :mod:`.registry` read, each a named field with a
-default. Nothing else in the kernels package holds a tuning constant.
+LLVM numba compiles with), its cache sizes (from Linux's sysfs; defaults elsewhere) and every
+threshold and block size by which the strategies of :mod:`.registry` choose, each a named field
+with a default. (What stays in the strategy modules are structural constants no machine changes:
+the work-item chunk of small-c, the minimum work items of a tile split.)
 
-The active profile is, in order: the one set by :func:`set_profile` / :func:`use_profile`; the
-file named by ``$LAYOUTS_PROFILE``; the file ``python -m layouts tune`` saved for this CPU
-(:func:`default_path`); the defaults for this CPU (:func:`detect`).
+The active profile is, in order: the one :func:`use_profile` sets for the current thread (or
+async task) inside its ``with`` block; the one :func:`set_profile` sets for the process; the file
+named by ``$LAYOUTS_PROFILE``; the file ``python -m layouts tune`` saved for this CPU
+(:func:`default_path`); the defaults for this CPU (:func:`detect`). ``LAYOUTS_PLAIN_KERNELS=1``
+turns the SIMD tiles off whatever the file says.
 
 >>> p = detect()
 >>> p.thread_min_bytes > 0 and p.source
@@ -23,6 +26,7 @@ False
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import json
 import os
@@ -113,13 +117,17 @@ class MachineProfile:
     group_min_cols: int = 2048
     #: ... with a word scratch of this size per chunk (L2-resident)
     group_scratch_bytes: int = 512 << 10
-    #: tile edges are copied by ``np.copyto`` of strided views (no extra kernel to compile) when
-    #: there are at most this many rectangles ...
+    #: the edges of a single transpose (no batch axes) are copied by ``np.copyto`` of strided views
+    #: when there are at most this many rectangles ...
     edge_max_calls: int = 64
-    #: ... holding at most 1/edge_max_fraction of the elements; otherwise by the edge kernel
+    #: ... holding at most 1/edge_max_fraction of the elements; otherwise (and with batch axes, per
+    #: batch index while its rows are in cache) by the tile kernel itself
     edge_max_fraction: int = 64
 
     source: str = field(default="defaults", compare=False)
+
+    def __post_init__(self) -> None:
+        _checked(self)
 
     def replace(self, **changes: Any) -> "MachineProfile":
         """A copy with ``changes``; unknown names are refused with the list of fields."""
@@ -127,7 +135,7 @@ class MachineProfile:
         bad = sorted(set(changes) - names)
         if bad:
             raise LayoutError(f"MachineProfile has no field {', '.join(bad)}; fields: {', '.join(sorted(names))}")
-        return _checked(dataclasses.replace(self, **changes))
+        return dataclasses.replace(self, **changes)
 
     def thread_min(self, strategy: str) -> int:
         """The size from which ``strategy`` runs on more than one thread."""
@@ -136,10 +144,6 @@ class MachineProfile:
             if name == strategy:
                 return int(value)
         return self.thread_min_bytes
-
-    def has(self, feature: str) -> bool:
-        """Whether the CPU has ``feature`` (an llvmlite name such as ``"avx512bw"``)."""
-        return feature in self.cpu_features
 
     @property
     def machine_key(self) -> str:
@@ -152,22 +156,38 @@ class MachineProfile:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in hw}
 
 
+#: the fields that describe the machine (not tuning: a saved profile's tuning table may not set them)
+HARDWARE = ("cpu_name", "cpu_features", "cpus", "l1d_bytes", "l2_bytes", "l3_bytes")
+
+
 def _checked(p: MachineProfile) -> MachineProfile:
-    """``p`` if every field has its type (ints >= 0), else a LayoutError naming the field."""
+    """``p`` if every field has its type (ints in [0, 2**62], names known), else a LayoutError
+    naming the field."""
     for f in dataclasses.fields(p):
         v = getattr(p, f.name)
-        if f.type == "int" and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
-            raise LayoutError(f"profile field {f.name} must be an int >= 0, got {v!r}")
+        if f.type == "int" and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1 << 62):
+            raise LayoutError(f"profile field {f.name} must be an int in [0, 2**62], got {v!r}")
         if f.type == "bool" and not isinstance(v, bool):
             raise LayoutError(f"profile field {f.name} must be True or False, got {v!r}")
         if f.type == "str" and not isinstance(v, str):
             raise LayoutError(f"profile field {f.name} must be a string, got {v!r}")
         if f.type.startswith("tuple") and (not isinstance(v, tuple) or not all(isinstance(s, str) for s in v)):
             raise LayoutError(f"profile field {f.name} must be a tuple of names, got {v!r}")
+    if p.cpus < 1:
+        raise LayoutError(f"profile field cpus must be >= 1, got {p.cpus}")
+    from .registry import STRATEGIES          # (the registry does not import this module)
+    names = {s.name for s in STRATEGIES}
+    for name in p.disabled:
+        if name not in names:
+            raise LayoutError(f"profile field disabled names {name!r}, not a strategy; strategies: "
+                              f"{', '.join(sorted(names))}")
     for entry in p.thread_min_bytes_by_strategy:
         name, sep, value = entry.partition("=")
-        if not name or not sep or not value.isdigit() or len(value) > 18:
+        if not sep or not value.isascii() or not value.isdigit() or len(value) > 18:
             raise LayoutError(f"profile field thread_min_bytes_by_strategy holds {entry!r}; expected 'strategy=bytes'")
+        if name not in names:
+            raise LayoutError(f"profile field thread_min_bytes_by_strategy names {name!r}, not a strategy; "
+                              f"strategies: {', '.join(sorted(names))}")
     return p
 
 
@@ -211,11 +231,15 @@ def detect() -> MachineProfile:
     x86 = platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
     hw = dict(cpu_name=str(name), cpu_features=tuple(f for f in FEATURES if f in have), cpus=_cpus(),
               **_cache_sizes())
-    env_plain = os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") not in ("", "0")
     by_features = {}
     if "avx512bw" in hw["cpu_features"]:     # measured with `tune` on a 2-vCPU AVX-512 EPYC (znver4)
         by_features = dict(nt_min_bytes=4 << 20)
-    return _checked(MachineProfile(**hw, simd=not env_plain, nt_stores=x86, **by_features))
+    return MachineProfile(**hw, simd=not _env_plain(), nt_stores=x86, **by_features)
+
+
+def _env_plain() -> bool:
+    """``LAYOUTS_PLAIN_KERNELS=1``: the scalar tiles only (the SIMD tiles off)."""
+    return os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") not in ("", "0")
 
 
 def default_path() -> Path:
@@ -226,16 +250,23 @@ def default_path() -> Path:
 
 def save(profile: MachineProfile, path: str | os.PathLike, measured: dict | None = None) -> Path:
     """Write ``profile`` as JSON (machine, tuning and what ``tune`` measured) to ``path``."""
+    if not isinstance(profile, MachineProfile):
+        raise LayoutError(f"save takes a MachineProfile, got {type(profile).__name__}")
     path = Path(path)
+    if str(path) in ("", ".") or path.is_dir():
+        raise LayoutError(f"cannot save the profile to {str(path)!r}: it is a folder; name a file")
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {"format": 1, "machine": profile.machine_key,
-           "hardware": {k: getattr(profile, k) for k in ("cpu_name", "cpu_features", "cpus", "l1d_bytes",
-                                                        "l2_bytes", "l3_bytes")},
+           "hardware": {k: getattr(profile, k) for k in HARDWARE},
            "tuning": {k: list(v) if isinstance(v, tuple) else v for k, v in profile.tuning().items()},
            "measured": measured or {}}
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1))
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(doc, indent=1))
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -247,8 +278,8 @@ def load(path: str | os.PathLike, *, any_machine: bool = False) -> MachineProfil
     path = Path(path)
     try:
         doc = json.loads(path.read_text())
-    except (OSError, ValueError) as err:
-        raise LayoutError(f"cannot read the profile {path}: {err}") from None
+    except (OSError, ValueError, RecursionError) as err:
+        raise LayoutError(f"cannot read the profile {path}: {type(err).__name__}: {str(err)[:200]}") from None
     if not isinstance(doc, dict) or doc.get("format") != 1 or not isinstance(doc.get("tuning"), dict):
         raise LayoutError(f"{path} is not a layouts profile (expected format 1 with a 'tuning' table)")
     here = detect()
@@ -256,11 +287,18 @@ def load(path: str | os.PathLike, *, any_machine: bool = False) -> MachineProfil
         raise LayoutError(f"the profile {path} was measured on {doc.get('machine')!r}, this machine is "
                           f"{here.machine_key!r}; run `python -m layouts tune` here")
     tuning = {k: tuple(v) if isinstance(v, list) else v for k, v in doc["tuning"].items()}
-    return here.replace(**tuning, source=str(path))
+    bad = sorted(k for k in tuning if k in HARDWARE or k == "source")
+    if bad:
+        raise LayoutError(f"the profile {path} sets {', '.join(bad)} in its tuning table; those describe the "
+                          "machine and are read from it")
+    p = here.replace(**tuning, source=str(path))
+    return p.replace(simd=False) if _env_plain() else p
 
 
 _lock = threading.Lock()
 _active: MachineProfile | None = None
+#: the profile of a ``with use_profile(p):`` block, per thread and async task
+_override: contextvars.ContextVar[MachineProfile | None] = contextvars.ContextVar("layouts_profile", default=None)
 
 
 def _from_files() -> MachineProfile:
@@ -277,7 +315,10 @@ def _from_files() -> MachineProfile:
 
 
 def current() -> MachineProfile:
-    """The active profile (read once per process; see the module doc for the order)."""
+    """The active profile (see the module doc for the order; the files are read once per process)."""
+    p = _override.get()
+    if p is not None:
+        return p
     global _active
     p = _active
     if p is None:
@@ -288,21 +329,29 @@ def current() -> MachineProfile:
     return p
 
 
+def _checked_arg(profile: object, what: str) -> MachineProfile:
+    if not isinstance(profile, MachineProfile):
+        raise LayoutError(f"{what} takes a MachineProfile, got {type(profile).__name__}")
+    return profile
+
+
 def set_profile(profile: MachineProfile | None) -> None:
-    """Make ``profile`` the active one for every later copy (None: read the files again)."""
+    """Make ``profile`` the process's profile for every later copy (None: read the files again).
+    A :func:`use_profile` block of a thread still wins inside that block."""
     global _active
-    if profile is not None and not isinstance(profile, MachineProfile):
-        raise LayoutError(f"set_profile takes a MachineProfile or None, got {type(profile).__name__}")
+    if profile is not None:
+        _checked_arg(profile, "set_profile")
     with _lock:
         _active = profile
 
 
 @contextlib.contextmanager
 def use_profile(profile: MachineProfile) -> Iterator[MachineProfile]:
-    """``with use_profile(p):`` copies inside use ``p``; the previous profile comes back after."""
-    before = current()
-    set_profile(profile)
+    """``with use_profile(p):`` copies made by this thread (or async task) inside the block use
+    ``p``; other threads keep theirs, and the block's end restores this thread's previous one.
+    Copies a strategy hands to the kernel threads use the profile their caller had."""
+    token = _override.set(_checked_arg(profile, "use_profile"))
     try:
         yield profile
     finally:
-        set_profile(before)
+        _override.reset(token)

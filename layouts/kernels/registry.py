@@ -29,19 +29,12 @@ import dataclasses
 from .strategies import grouped, memcpy, numpy_copy, rows, scalar_tiles, simd_tiles, small_c, staged
 from .strategy import Choice, Strategy, Task
 
-__all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose", "strategy_named"]
+__all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose"]
 
 
 #: every strategy, in the order they are offered a copy
 STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY,
                                     staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY)
-
-
-def strategy_named(name: str) -> Strategy:
-    for s in STRATEGIES:
-        if s.name == name:
-            return s
-    raise KeyError(f"no strategy {name!r}; strategies: {', '.join(s.name for s in STRATEGIES)}")
 
 
 def choose(task: Task, profile) -> tuple[Choice, list[tuple[str, str]]]:

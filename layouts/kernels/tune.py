@@ -11,8 +11,9 @@ the small-channel strategies, :data:`THREAD_CASES`).
 field                first way                               second way
 ===================  ======================================  ==========================
 small_bytes          one ``np.copyto``                        the kernels
-thread_min_bytes     one thread                              every thread (per strategy:
-                                                             ``thread_min_bytes_by_strategy``)
+thread_min_bytes_    one thread                              every thread, per strategy
+by_strategy                                                  (``thread_min_bytes`` stays the
+                                                             default of the others)
 nt_min_bytes         plain stores                            non-temporal stores
 group_min_bytes      tiles of bytes / halves                 word-grouped tiles
 ===================  ======================================  ==========================
@@ -77,10 +78,14 @@ def _case(direction: str, dtype: str, nbytes: int, C: int = 64, side: int = 0) -
 THREAD_CASES = {
     "simd-tiles": [("NCHW->NHWC", "float32", 64), ("NHWC->NCHW", "float32", 64), ("NCHW->NHWC", "float16", 64),
                    ("NCHW16c->NCHW", "uint8", 64)],
-    "grouped": [("NCHW->NHWC", "uint8", 64), ("NCHW->CHWN", "uint8", 64)],
+    "grouped": [("NCHW->NHWC", "uint8", 64, 56), ("NCHW->NHWC", "uint16", 64, 56)],
     "small-c": [("NCHW->NHWC", "uint8", 3), ("NHWC->NCHW", "float32", 3)],
     "staged": [("CHWN->NHWC", "float16", 3), ("NHWC->CHWN", "float32", 3)],
 }
+
+
+#: thread cases: grouping at every size (else the grouped cases would measure byte tiles)
+_FORCE = {"group_min_bytes": 0, "group_aliased_min_bytes": 0, "group_min_cols": 0}
 
 
 def _time(run: Callable[[], None], nbytes: int) -> float:
@@ -147,7 +152,7 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
         entries = []
         for name, cases in THREAD_CASES.items():
             m = _crossover(f"thread_min_bytes[{name}]", "one thread", f"{base.cpus} threads",
-                           cases[:1] if quick else cases, sizes, ({"group_min_bytes": 0}, {"group_min_bytes": 0}),
+                           cases[:1] if quick else cases, sizes, (_FORCE, _FORCE),
                            (1, base.cpus), rounds, base.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=()))
             found.append(m)
             entries.append(f"{name}={m.chosen}")

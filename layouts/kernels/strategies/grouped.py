@@ -72,4 +72,5 @@ def consider(task, profile):
 
 STRATEGY = Strategy("grouped", "large uint8/uint16 transposes with dst rows of whole words: zip rows into words, "
                     "then 4-byte tiles", ("simd", "group_min_bytes", "group_aliased_min_bytes", "group_min_cols", "group_scratch_bytes",
-                                          "nt_min_bytes"), consider)
+                                          "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes",
+                                          "block_j_short_bytes"), consider)

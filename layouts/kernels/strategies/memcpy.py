@@ -18,7 +18,8 @@ def consider(task, profile):
         run_split(lambda a, b: np.copyto(a, b), lambda w0, w1: (d[n * w0 // nth:n * w1 // nth],
                                                                  s[n * w0 // nth:n * w1 // nth]), nth, nth)
 
-    return Choice("memcpy", "both sides are one contiguous run", {"units": n}, run)
+    from ..pool import max_threads
+    return Choice("memcpy", "both sides are one contiguous run", {"units": n}, run, work_items=max_threads())
 
 
 STRATEGY = Strategy("memcpy", "both sides contiguous: np.copyto of flat views, one part per thread", (), consider)

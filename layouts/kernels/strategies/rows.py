@@ -11,7 +11,7 @@ from ..strategy import Choice, Strategy
 def consider(task, profile):
     p = task.plan
     if p.kind != "rows":
-        return "the innermost axes differ (a transpose)"
+        return "the innermost axes differ (a transpose)" if p.kind == "transpose" else f"a {p.kind} plan"
     args = record(ROWS, n=p.n, dI=p.dI, sI=p.sI)
     batch = batch_axes(p.batch)
     nwork = p.nbatch

@@ -39,18 +39,18 @@ def consider(task, profile):
 
     def chunks(d, s, c0, c1):
         """Chunks [c0, c1) of P pixels through one scratch, on the calling thread."""
-        from .. import copy_views
+        from .. import _copy_views
         tmp = np.empty(N * C * P + 64 // us, p.unit)
         tmp = tmp[((-tmp.ctypes.data) % 64) // us:]
         for p0 in range(c0 * P, min(c1 * P, npx), P):
             q = min(P, npx - p0)
             t = _view(tmp, (N, C, q), (C * q, q, 1))
             if case == "A":
-                copy_views(t, _view(s[p0 * C:], (N, C, q), (p.sI, 1, C)), 1, False)
-                copy_views(_view(d[p0 * N:], (C, q, N), (p.dJ, N, 1)), t.transpose(1, 2, 0), 1, stream)
+                _copy_views(t, _view(s[p0 * C:], (N, C, q), (p.sI, 1, C)), 1, False, profile)
+                _copy_views(_view(d[p0 * N:], (C, q, N), (p.dJ, N, 1)), t.transpose(1, 2, 0), 1, stream, profile)
             else:
-                copy_views(t, _view(s[p0 * N:], (N, C, q), (1, p.sI, N)), 1, False)
-                copy_views(_view(d[p0 * C:], (N, q, C), (p.dJ, C, 1)), t.transpose(0, 2, 1), 1, stream)
+                _copy_views(t, _view(s[p0 * N:], (N, C, q), (1, p.sI, N)), 1, False, profile)
+                _copy_views(_view(d[p0 * C:], (N, q, C), (p.dJ, C, 1)), t.transpose(0, 2, 1), 1, stream, profile)
 
     def run(dst, src, d, s, nth):
         run_split(chunks, lambda c0, c1: (d, s, c0, c1), nchunks, nth)
