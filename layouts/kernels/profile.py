@@ -75,9 +75,9 @@ class MachineProfile:
     #: *tuned*: per strategy, ``"name=bytes"`` entries that replace ``thread_min_bytes`` for it
     #: (a memory-bound strategy may gain nothing from a second core at any size): the tile
     #: transposes lose below 16 MB; the C=3 (de)interleaves (small-c, staged) already run at
-    #: 0.8-1.1 of np.copyto on one thread and gained nothing from a second one on 224x224
-    #: images up to 38 MB in bench/run.py (0.71-1.06x), though tune's 32x32 images gained from 8 MB
-    thread_min_bytes_by_strategy: tuple[str, ...] = ("simd-tiles=16777216", "small-c=33554432", "staged=33554432")
+    #: 0.8-1.1 of np.copyto on one thread and lost with a second one on 224x224 images up to
+    #: 38.5 MB in bench/run.py (0.71-1.06x; tune's 32x32 images gained from 8 MB): 256 MB
+    thread_min_bytes_by_strategy: tuple[str, ...] = ("simd-tiles=16777216", "small-c=268435456", "staged=268435456")
     #: *tuned*: outputs at least this large are written with non-temporal stores (they bypass the
     #: cache: a win once the output cannot stay in it, a loss when it is read back at once);
     #: 8 MB measured on an AVX2 EPYC, 2-4 MB on the AVX-512 one (:func:`detect` picks by features)
