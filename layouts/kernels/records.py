@@ -14,8 +14,8 @@ indices bring wrap-around checks that block it).
 Traceback (most recent call last):
 ...
 ValueError: ROWS record: missing field sI
->>> batch_axes([(2, 60, 60)])[0]["d"]
-np.uint64(60)
+>>> int(batch_axes([(2, 60, 60)])[0]["d"])
+60
 """
 
 from __future__ import annotations
