@@ -52,13 +52,14 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("staged", None, (64, 3, 32, 32), "uint16", "CHWN", "NHWC", None),
     ("grouped", None, (128, 64, 56, 56), "uint8", "NCHW", "NHWC", None),
     ("grouped", None, (128, 64, 56, 56), "uint8", "NCHW", "CHWN", 16),
-    ("simd-tiles", "tiles", (8, 64, 32, 32), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles", (8, 64, 30, 30), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "narrow2", (8, 64, 32, 32), "float32", "NCHW", "NHWC", None),     # 4 KiB planes
     ("simd-tiles", "tiles", (32, 64, 16, 16), "float16", "NHWC", "CHWN", None),
     ("simd-tiles", "tiles-nt", (64, 64, 32, 32), "float32", "NCHW", "NHWC", None),
     ("simd-tiles", "straddle-nt", (64, 64, 32, 32), "float32", "NCHW", "NHWC", 16),
     ("simd-tiles", "straddle-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", 32),
     ("simd-tiles", "tiles-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", None),
-    ("simd-tiles", "tiles", (256, 3, 32, 32), "float32", "NCHW", "CHWN", None),
+    ("simd-tiles", "narrow2", (256, 3, 32, 32), "float32", "NCHW", "CHWN", None),
 ]
 
 
@@ -84,6 +85,22 @@ def _between(src, dst):
     """The transpose of a ``src`` array that reads it in ``dst`` order."""
     inv = np.argsort(PERM[src])
     return tuple(int(inv[p]) for p in PERM[dst])
+
+
+@pytest.mark.parametrize("dtype,narrow", [("uint8", "narrow2"), ("float16", "narrow2"), ("float32", "narrow2")])
+def test_source_rows_sharing_l1_sets_take_narrow_tiles(dtype, narrow):
+    """256x3x32x32 NCHW -> CHWN in cache: the N source rows are C*H*W = 3072 elements apart, so they
+    share a few L1 sets (u8: 3072 bytes apart fall in 4 of 64 sets, 32 lines; f32: 12288, one set,
+    8 lines): tiles of fewer rows; the profile switch turns it off. Both equal numpy."""
+    from layouts.kernels.geometry import rows_cached
+    x = np.random.default_rng(6).integers(0, 250, (256, 3, 32, 32)).astype(dtype)
+    cap = rows_cached(3072 * x.itemsize, prof.detect())
+    assert cap == (32 if x.itemsize == 1 else 8 if x.itemsize == 4 else 16)
+    for on, variant in ((True, narrow), (False, "tiles")):
+        with kernels.use_profile(prof.detect().replace(narrow_when_aliased=on)):
+            [e] = explain_conversion(x.shape, dtype, "NCHW", "CHWN", threads=1)
+            assert e.params["variant"] == variant, str(e)
+            assert np.array_equal(ly.convert(x, "NCHW", "CHWN"), x.transpose(1, 2, 3, 0))
 
 
 def test_blocked_and_narrow_tiles_through_convert():

@@ -25,6 +25,7 @@ Variants (the tile family a kernel of :mod:`.transpose` runs):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 __all__ = ["TILE_SHAPE", "Tiling", "tiling", "scalar_tiling", "edge_elements"]
@@ -57,6 +58,16 @@ class Tiling:
         """Cache blocks of i (work items per batch index); one, maybe empty, when straddling tiles
         alone cover the rows."""
         return max(1, -(-(self.ie - self.ia) // self.Bi))
+
+
+def rows_cached(row_bytes: int, profile, ways: int = 8) -> int:
+    """How many source rows ``row_bytes`` apart can stay in L1 together: the L1 sets they fall
+    in (``sets / gcd(row_lines, sets)``; one when they are a multiple of 4 KiB apart) times the
+    ways (8 assumed)."""
+    sets = max(1, profile.l1d_bytes // 64 // ways)
+    if row_bytes <= 0 or row_bytes % 64:
+        return sets * ways
+    return sets // math.gcd(row_bytes // 64, sets) * ways
 
 
 def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: int, profile) -> tuple[int, int]:
@@ -107,7 +118,12 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
         return f"dst rows of {ni} units are shorter than one tile group ({L})"
     peel, variant = 0, "tiles"
     why = "full tiles, plain stores"
-    if ni < TI:
+    cap = rows_cached(sI * unit_bytes, profile) if profile.narrow_when_aliased and not stream else TI
+    if ni >= TI and cap < TI and K > 1 and cap >= L and dJ == ni:   # (narrow stores into far rows lose)
+        variant, TI = ("narrow2", 2 * L) if cap >= 2 * L and K > 2 else ("narrow1", L)
+        why = (f"source rows {sI * unit_bytes} bytes apart share L1 sets (only {cap} stay cached): tiles of "
+               f"{TI} rows")
+    elif ni < TI:
         variant, TI = ("narrow2", 2 * L) if ni >= 2 * L and K > 2 else ("narrow1", L)
         why = f"dst rows of {ni} units: tiles of {TI // L} group(s) of {L}"
     elif stream and not profile.nt_stores:
