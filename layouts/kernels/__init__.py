@@ -32,7 +32,7 @@ import ctypes
 import numpy as np
 
 from . import profile as _profile
-from .plan import make_fill_plan, make_plan
+from .plan import make_fill_plan
 from .pool import run_items, thread_count
 from .profile import MachineProfile, current, set_profile, use_profile
 from .records import ROWS, batch_axes, record
@@ -83,12 +83,22 @@ def copy_into(dst, src, threads=None):
     """
     _check(dst, src)
     nth = thread_count(threads)
-    if dst.nbytes < _profile.current().small_bytes or np.may_share_memory(dst, src):
-        # below small_bytes: the numpy strategy's rule, applied before any planning (planning a
-        # tiny copy costs more than the copy); overlapping views: numpy's copy buffers them
+    if _numpy_first(dst, src, _profile.current()):
         np.copyto(dst, src, casting="no")
         return
     _copy_views(dst, src, nth)
+
+
+def _numpy_first(dst, src, prof, overlap=True):
+    """Why :func:`copy_into` hands this copy to ``np.copyto`` before any planning, or None:
+    ``"small"`` below ``small_bytes`` (the numpy strategy's rule, applied first because planning a
+    tiny copy costs more than the copy) or, when ``overlap`` is checked, ``"overlap"`` for
+    overlapping views (numpy buffers them). A word, not a sentence: this runs on every call."""
+    if dst.nbytes < prof.small_bytes:
+        return "small"
+    if overlap and np.may_share_memory(dst, src):
+        return "overlap"
+    return None
 
 
 def _choice(dst, src, stream, prof):
@@ -99,7 +109,7 @@ def _choice(dst, src, stream, prof):
     if hit is not None and hit[1] is prof:
         return hit[0], prof
     from .registry import Task, choose
-    c, _ = choose(Task(make_plan(dst, src), dst.ctypes.data, src.ctypes.data, stream), prof)
+    c, _ = choose(Task.of(dst, src, stream), prof)
     if len(_choices) > 512:
         _choices.clear()
     _choices[key] = (c, prof)

@@ -67,12 +67,13 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
     prof = _profile.current()
     task = Task.of(dst, src, stream)
     p = task.plan
-    if not distinct and np.may_share_memory(dst, src):
-        return Explanation(p, "numpy", "overlapping views: numpy's copy buffers them (copy_into does not plan)",
-                           {}, [], 1, "numpy's own copy", prof, 1, label)
-    if dst.nbytes < prof.small_bytes:
-        return Explanation(p, "numpy", f"{dst.nbytes} bytes < small_bytes ({prof.small_bytes}): one numpy call "
-                           "is cheaper (copy_into does not plan)", {}, [], 1, "numpy's own copy", prof, 1, label)
+    from . import _numpy_first
+    first = _numpy_first(dst, src, prof, overlap=not distinct)
+    if first:
+        why = (f"{dst.nbytes} bytes < small_bytes ({prof.small_bytes}): one numpy call is cheaper" if first == "small"
+               else "overlapping views: numpy's copy buffers them")
+        return Explanation(p, "numpy", why + " (copy_into does not plan)", {}, [], 1, "numpy's own copy", prof, 1,
+                           label)
     c, declined = choose(task, prof)
     if not c.flat or nthreads == 1:
         nth, why = 1, "asked for 1" if nthreads == 1 else "numpy's own copy"

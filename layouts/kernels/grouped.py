@@ -18,7 +18,8 @@ chunk of j).
 >>> from layouts.kernels.records import record, records, batch_axes, GROUP, TILES, RECTS
 >>> s = np.arange(64 * 6, dtype=np.uint8); d = np.zeros(64 * 6, np.uint8)    # (64, 6) -> (6, 64)
 >>> g = record(GROUP, ni=64, nj=6, dJ=64, sI=6, Q=6)
->>> t = record(TILES, ni=16, nj=6, dI=1, dJ=16, sI=6, sJ=1, ia=0, ie=16, je=4, js=0, Bi=16, Bj=4, Jc=4, TI=16, TL=4)
+>>> t = record(TILES, ni=16, nj=6, dI=1, dJ=16, sI=6, sJ=1, ia=0, ie=16, je=4, js=0, Bi=16, Bj=4, Jc=4, TI=16, TL=4,
+...            nbi=1, njc=1)
 >>> r = records(RECTS, [(0, 16, 4, 6, 0)])                                      # columns 4, 5: scalar
 >>> group_tiles_kernel(d.view(np.uint32), s, g, t, t, r, r, batch_axes([]), np.uint64(0), np.uint64(1))
 >>> bool((d.reshape(6, 64) == s.reshape(64, 6).T).all())
@@ -91,7 +92,7 @@ def group_tiles_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, w1)
     for w in range(w0, w1):
         dw, q = _zip_chunk(w, w32, s, g, batch)
         a = tfull[0] if q == g.Q else tlast[0]
-        for k in range(max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)):     # >= 1: straddles may be all
+        for k in range(a.nbi):                  # >= 1 block: straddling tiles may be all there is
             i0 = a.ia + k * a.Bi
             tiles_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
@@ -105,7 +106,7 @@ def group_tiles_nt_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, 
     for w in range(w0, w1):
         dw, q = _zip_chunk(w, w32, s, g, batch)
         a = tfull[0] if q == g.Q else tlast[0]
-        for k in range(max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)):     # >= 1: straddles may be all
+        for k in range(a.nbi):                  # >= 1 block: straddling tiles may be all there is
             i0 = a.ia + k * a.Bi
             tiles_nt_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
@@ -119,7 +120,7 @@ def group_straddle_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, 
     for w in range(w0, w1):
         dw, q = _zip_chunk(w, w32, s, g, batch)
         a = tfull[0] if q == g.Q else tlast[0]
-        for k in range(max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)):     # >= 1: straddles may be all
+        for k in range(a.nbi):                  # >= 1 block: straddling tiles may be all there is
             i0 = a.ia + k * a.Bi
             straddle_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)

@@ -253,7 +253,6 @@ def _blob(P, F, proto, r0, r1):
     strides (N, C, H, W), -, then ``perm`` (C words: output channel of each source channel), the
     ids, the records. ``F``: mean (C), then scale (C), in source channel order. ``proto``: any
     array of the source dtype. Reads no Python object (runs without the GIL)."""
-    N = P[0]
     C = P[4]
     H = P[5]
     W = P[6]

@@ -157,8 +157,8 @@ class MachineProfile:
 
     def tuning(self) -> dict[str, Any]:
         """The tuning fields and their values (what :func:`save` writes besides the machine)."""
-        hw = {"cpu_name", "cpu_features", "cpus", "l1d_bytes", "l2_bytes", "l3_bytes", "source"}
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in hw}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name not in HARDWARE and f.name != "source"}
 
 
 #: the fields that describe the machine (not tuning: a saved profile's tuning table may not set them)

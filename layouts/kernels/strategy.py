@@ -10,7 +10,13 @@ import numpy as np
 
 from .plan import Plan, make_plan
 
-__all__ = ["Task", "Choice", "Strategy"]
+__all__ = ["Task", "Choice", "Strategy", "unit_view"]
+
+
+def unit_view(flat: np.ndarray, shape: tuple, strides: tuple, offset: int = 0) -> np.ndarray:
+    """A view of the flat unit buffer ``flat`` from element ``offset``, with ``strides`` in units."""
+    u = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape, tuple(u * x for x in strides))
 
 
 @dataclass(frozen=True)

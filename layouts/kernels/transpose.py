@@ -16,7 +16,8 @@ njit closures is not served from numba's on-disk cache.
 >>> import numpy as np
 >>> from layouts.kernels.records import record, batch_axes, TILES
 >>> s = np.arange(6 * 5, dtype=np.uint32); d = np.zeros(30, np.uint32)     # d[j*6+i] = s[i*5+j]
->>> a = record(TILES, ni=6, nj=5, dI=1, dJ=6, sI=5, sJ=1, ia=0, ie=6, je=5, js=0, Bi=64, Bj=64, Jc=5, TI=1, TL=1)
+>>> a = record(TILES, ni=6, nj=5, dI=1, dJ=6, sI=5, sJ=1, ia=0, ie=6, je=5, js=0, Bi=64, Bj=64, Jc=5, TI=1, TL=1,
+...            nbi=1, njc=1)
 >>> scalar_kernel(d, s, a, batch_axes([]), np.uint64(0), np.uint64(1))
 >>> bool((d.reshape(5, 6) == s.reshape(6, 5).T).all())
 True
@@ -56,8 +57,8 @@ def batch_offsets(b, batch):
 def block_of(w, a, batch):
     """Offsets, i-range ``[i0, i1)``, j-range ``[j0, j1)`` of work item ``w`` (batch index x block
     of Bi rows in [ia, ie) x run of Jc columns in [0, je)) and whether it is its batch index's last."""
-    nbi = max((a.ie - a.ia + a.Bi - U1) // a.Bi, U1)     # one empty block when only straddling tiles run
-    njc = (a.je + a.Jc - U1) // a.Jc
+    nbi = a.nbi
+    njc = a.njc
     b = w // (nbi * njc)
     r = w - b * (nbi * njc)
     ib = r // njc

@@ -12,7 +12,7 @@ import numpy as np
 from ..geometry import Tiling, edge_elements, tiling
 from ..pool import run_items
 from ..records import RECTS, TILES, batch_axes, record, records
-from ..strategy import Choice, Strategy
+from ..strategy import Choice, Strategy, unit_view
 
 #: fewer (batch x i-block) work items than this: cut j into runs too, so threads have work
 MIN_WORK_ITEMS = 8
@@ -25,14 +25,10 @@ def tile_record(p, t: Tiling) -> tuple[np.ndarray, int]:
     if items < MIN_WORK_ITEMS:
         runs = -(-MIN_WORK_ITEMS // items)
         Jc = max(t.Bj, -(-t.je // runs // t.Bj) * t.Bj)
+    njc = -(-t.je // Jc)
     args = record(TILES, ni=p.ni, nj=p.nj, dI=p.dI, dJ=p.dJ, sI=p.sI, sJ=p.sJ, ia=t.ia, ie=t.ie, je=t.je, js=t.js,
-                  Bi=t.Bi, Bj=t.Bj, Jc=Jc, TI=t.TI, TL=t.TL)
-    return args, items * -(-t.je // Jc)
-
-
-def _view(flat, offset, shape, strides):
-    u = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape, tuple(u * x for x in strides))
+                  Bi=t.Bi, Bj=t.Bj, Jc=Jc, TI=t.TI, TL=t.TL, nbi=t.nblocks, njc=njc)
+    return args, items * njc
 
 
 def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
@@ -42,8 +38,8 @@ def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
     bd = tuple(a[1] for a in batch)
     bs = tuple(a[2] for a in batch)
     for i0, i1, j0, j1, _ in edges:
-        np.copyto(_view(d, i0 + j0 * dJ, bsh + (i1 - i0, j1 - j0), bd + (1, dJ)),
-                  _view(s, i0 * sI + j0, bsh + (i1 - i0, j1 - j0), bs + (sI, 1)), casting="no")
+        np.copyto(unit_view(d, bsh + (i1 - i0, j1 - j0), bd + (1, dJ), i0 + j0 * dJ),
+                  unit_view(s, bsh + (i1 - i0, j1 - j0), bs + (sI, 1), i0 * sI + j0), casting="no")
 
 
 def edges_by_numpy(p, t: Tiling, profile) -> bool:

@@ -12,12 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..pool import run_split
-from ..strategy import Choice, Strategy
-
-
-def _view(flat, shape, strides):
-    u = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat, shape, tuple(u * x for x in strides))
+from ..strategy import Choice, Strategy, unit_view
 
 
 def consider(task, profile):
@@ -44,13 +39,13 @@ def consider(task, profile):
         tmp = tmp[((-tmp.ctypes.data) % 64) // us:]
         for p0 in range(c0 * P, min(c1 * P, npx), P):
             q = min(P, npx - p0)
-            t = _view(tmp, (N, C, q), (C * q, q, 1))
+            t = unit_view(tmp, (N, C, q), (C * q, q, 1))
             if case == "A":
-                _copy_views(t, _view(s[p0 * C:], (N, C, q), (p.sI, 1, C)), 1, False, profile)
-                _copy_views(_view(d[p0 * N:], (C, q, N), (p.dJ, N, 1)), t.transpose(1, 2, 0), 1, stream, profile)
+                _copy_views(t, unit_view(s, (N, C, q), (p.sI, 1, C), p0 * C), 1, False, profile)
+                _copy_views(unit_view(d, (C, q, N), (p.dJ, N, 1), p0 * N), t.transpose(1, 2, 0), 1, stream, profile)
             else:
-                _copy_views(t, _view(s[p0 * N:], (N, C, q), (1, p.sI, N)), 1, False, profile)
-                _copy_views(_view(d[p0 * C:], (N, q, C), (p.dJ, C, 1)), t.transpose(0, 2, 1), 1, stream, profile)
+                _copy_views(t, unit_view(s, (N, C, q), (1, p.sI, N), p0 * N), 1, False, profile)
+                _copy_views(unit_view(d, (N, q, C), (p.dJ, C, 1), p0 * C), t.transpose(0, 2, 1), 1, stream, profile)
 
     def run(dst, src, d, s, nth):
         run_split(chunks, lambda c0, c1: (d, s, c0, c1), nchunks, nth)
