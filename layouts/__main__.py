@@ -1,4 +1,5 @@
-"""Command line: ``layouts tour`` and ``layouts explain SPEC N=.. C=..`` (also ``python -m layouts``).
+"""Command line: ``layouts tour``, ``layouts explain SPEC N=.. C=..``, ``layouts --version``, ...
+(also ``python -m layouts``).
 
 Every user mistake -- an unknown subcommand or option, a malformed ``AXIS=SIZE``, a layout the
 core refuses, a folder that cannot be written -- prints one ``<prog>: error: ...`` line on stderr
@@ -45,6 +46,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Tensor memory layouts: where element (n, c, h, w) lives, and how "
                                "layouts convert.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"layouts {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
@@ -80,6 +83,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     copy.add_argument("--dtype", default="float32", help="element type (default: %(default)s)")
     copy.add_argument("--threads", type=int, default=None, help="threads asked for (default: the package setting)")
     copy.add_argument("--strategies", action="store_true", help="also list every registered strategy")
+    copy.add_argument("--profile", default=None, metavar="KIND",
+                      help="plan as on a reference machine (epyc-avx512, xeon-avx512, epyc-avx2) instead of this one")
     tune = sub.add_parser(
         "tune", help="measure this machine's copy thresholds and save a profile",
         description="Time the copy strategies against each other at growing sizes and save the thresholds "
@@ -169,16 +174,21 @@ def _explain_copy(args: argparse.Namespace) -> None:
                           "subarray dtype)")
     src = _layout_from_words(args.src, args.dims)
     dims = dict(src.dims)
-    from .kernels import current
+    if args.threads is not None and args.threads < 1:
+        raise LayoutError(f"--threads {args.threads} must be 1 or more (leave it out for the package setting)")
+    from .kernels import current, use_profile
     from .kernels.explain import explain_conversion, strategies_table
-    prof = current()
+    from .kernels.machines import reference
+    prof = current() if args.profile is None else reference(args.profile)
     print(f"profile: {prof.source} | CPU {prof.cpu_name} ({', '.join(prof.cpu_features) or 'no SIMD features read'}), "
-          f"{prof.cpus} CPUs, L2 {prof.l2_bytes >> 10} KiB, L3 {prof.l3_bytes >> 20} MiB")
+          f"{prof.cpus} CPUs, L1d {prof.l1d_bytes >> 10} KiB {prof.l1d_ways}-way, L2 {prof.l2_bytes >> 10} KiB, "
+          f"L3 {prof.l3_bytes >> 20} MiB")
     if args.strategies:
         print("strategies, in the order they are tried:\n" + strategies_table())
     print(f"{args.src} -> {args.dst}, {dtype}, {' '.join(f'{k}={v}' for k, v in dims.items())}")
-    for e in explain_conversion(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims):
-        print(e)
+    with use_profile(prof):
+        for e in explain_conversion(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims):
+            print(e)
 
 
 def _tune(args: argparse.Namespace) -> None:

@@ -389,7 +389,7 @@ class Layout:
         return self._hash
 
     def __repr__(self) -> str:
-        parts = [repr(self.spec)] + [f"{a}={self._dims[a]}" for a in canonical_order(self.axes)]
+        parts = [repr(self._spec.text)] + [f"{a}={self._dims[a]}" for a in canonical_order(self.axes)]
         for d, b in zip(self._spec.dims, self._block_sizes):
             if isinstance(d.block, str):
                 parts.append(f"{d.block}={b}")
@@ -400,8 +400,9 @@ class Layout:
         return f"Layout({', '.join(parts)})"
 
     # ------------------------------------------------------------------ offsets
-    def offset(self, **coords: Any) -> Any:
-        """Element offset of logical coordinates given by lower-case axis letters.
+    def offset(self, *coords: Any, **named: Any) -> Any:
+        """Element offset of logical coordinates given by lower-case axis letters, or by position
+        in the logical order (:func:`canonical_order`: ``n, c, h, w`` for images).
 
         Scalars give a Python int; numpy arrays broadcast and give an int64 array. Every
         coordinate is bounds-checked against its axis's logical size.
@@ -409,6 +410,8 @@ class Layout:
         >>> L = Layout("NCHW", N=2, C=16, H=5, W=4)
         >>> L.offset(n=1, c=1, h=0, w=1)
         341
+        >>> Layout("NHWC", N=2, C=16, H=5, W=4).offset(1, 11, 2, 1)    # n, c, h, w
+        475
         >>> L.offset(n=0, c=[0, 1, 2], h=0, w=0).tolist()
         [0, 20, 40]
         >>> L.offset(n=2, c=0, h=0, w=0)
@@ -416,7 +419,7 @@ class Layout:
         ...
         layouts.errors.LayoutError: coordinate n=2 is out of range for axis N of size 2 (expected 0 <= n < 2)
         """
-        values = self._read_coords(coords)
+        values = self._read_coords(self._named(coords, named))
         check_broadcast({k.lower(): v for k, v in values.items()})
         total: Any = 0
         for d, block, stride in zip(self._spec.dims, self._block_sizes, self._strides):
@@ -438,6 +441,20 @@ class Layout:
         if not d.is_block:
             return value // self._block_product(d.axis)
         return (value // inner) % block
+
+    def _named(self, coords: tuple, named: dict[str, Any]) -> dict[str, Any]:
+        """Positional coordinates (in the logical order) as named ones; both at once is an error."""
+        if not coords:
+            return named
+        order = canonical_order(self.axes).lower()
+        if named:
+            raise LayoutTypeError(f"offset takes coordinates by position ({', '.join(order)}) or by name "
+                                  f"({'=, '.join(order)}=), not both; got {len(coords)} positional and "
+                                  f"{', '.join(f'{k}=' for k in named)}")
+        if len(coords) != len(order):
+            raise LayoutError(f"layout {self.spec!r} takes {len(order)} coordinates ({', '.join(order)}), "
+                              f"got {len(coords)}")
+        return dict(zip(order, coords))
 
     def _read_coords(self, coords: Mapping[str, Any]) -> dict[str, Any]:
         want = {a.lower(): a for a in self.axes}

@@ -2,15 +2,22 @@
 examples one draw happened to try. Locally the draws stay random, so the property and fuzz tests
 keep finding new cases (run with ``CI=true`` to replay CI's examples).
 
-The kernels' machine profile is this machine's defaults in every test (and every child process a
-test starts): a profile saved by ``python -m layouts tune`` or named by ``$LAYOUTS_PROFILE`` would
-otherwise change which strategies run and what the doctests print."""
+The kernels' machine profile is pinned in every test (and every child process a test starts) to
+a reference machine (:mod:`layouts.kernels.machines`), never read from the host: which strategy and
+tile a copy takes then does not depend on the CPU the suite runs on, and a profile saved by
+``python -m layouts tune`` never changes a test. ``LAYOUTS_TEST_PROFILE=<kind>`` runs the suite as
+if on another kind (``.ci/run`` does, for the CPU-sensitive files); ``host`` uses this machine's
+defaults. Tests that check a choice pin the profile they were written for themselves."""
 
 import os
 import tempfile
 
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="layouts-tests-cache-")
-os.environ.pop("LAYOUTS_PROFILE", None)
+_kind = os.environ.get("LAYOUTS_TEST_PROFILE", "epyc-avx512")
+if _kind == "host":
+    os.environ.pop("LAYOUTS_PROFILE", None)
+else:
+    os.environ["LAYOUTS_PROFILE"] = _kind
 
 from hypothesis import settings
 

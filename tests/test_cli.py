@@ -89,3 +89,9 @@ def test_main_returns_the_status_in_process(capsys):
     assert capsys.readouterr().err.startswith("layouts: error: layout 'NCHW' needs")
     assert main(["nonsense"], prog="layouts") == 2
     assert main(["--help"], prog="layouts") == 0
+
+
+def test_version():
+    import layouts
+    out = _run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"layouts {layouts.__version__}", out.stdout + out.stderr

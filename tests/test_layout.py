@@ -302,3 +302,30 @@ def test_offsets_beyond_int64_are_refused_not_wrapped():
     for bad in (2**64 - 1, np.uint64(2**64 - 1), 2**70, np.array([1, 2**64 - 1], dtype=np.uint64)):
         with pytest.raises(LayoutError, match="outside the int64 range"):
             L.index(bad)
+
+
+@pytest.mark.parametrize("spec", ["nChw8c", "NCHW8c", "nhwc", "NC1HWC0", "NHWC"])
+def test_repr_keeps_the_spelling_given_and_round_trips(spec):
+    L = Layout(spec, N=2, C=16, H=5, W=4)
+    assert repr(L).startswith(f"Layout({spec!r}, N=2, C=16, H=5, W=4")
+    assert eval(repr(L), {"Layout": Layout}) == L
+
+
+@pytest.mark.parametrize("spec", ["NCHW", "NHWC", "CHWN", "nChw8c", "NC1HWC0"])
+def test_offset_by_position_is_the_logical_order(spec):
+    """``offset(n, c, h, w)`` against the hand formula of each layout at a few coordinates."""
+    L = Layout(spec, N=2, C=16, H=5, W=4)
+    C0 = 8 if spec == "nChw8c" else 16
+    formula = {"NCHW": lambda n, c, h, w: ((n * 16 + c) * 5 + h) * 4 + w,
+               "NHWC": lambda n, c, h, w: ((n * 5 + h) * 4 + w) * 16 + c,
+               "CHWN": lambda n, c, h, w: ((c * 5 + h) * 4 + w) * 2 + n,
+               "nChw8c": lambda n, c, h, w: (((n * 2 + c // C0) * 5 + h) * 4 + w) * C0 + c % C0,
+               "NC1HWC0": lambda n, c, h, w: (((n * 1 + c // C0) * 5 + h) * 4 + w) * C0 + c % C0}[spec]
+    for n, c, h, w in [(0, 0, 0, 0), (1, 11, 2, 1), (1, 15, 4, 3), (0, 9, 3, 2)]:
+        assert L.offset(n, c, h, w) == L.offset(n=n, c=c, h=h, w=w) == formula(n, c, h, w)
+    with pytest.raises(LayoutError, match=r"takes 4 coordinates \(n, c, h, w\), got 3"):
+        L.offset(1, 2, 3)
+    with pytest.raises(ly.LayoutTypeError, match="not both"):
+        L.offset(1, 2, 3, 0, n=1)
+    with pytest.raises(LayoutError, match="out of range"):
+        L.offset(2, 0, 0, 0)

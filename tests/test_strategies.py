@@ -1,8 +1,10 @@
 """The strategy registry, the machine profile, explain-copy and tune, from outside.
 
-Every strategy is reached through ``layouts.convert`` itself with the default profile (sizes chosen
-so that the registry picks it), its result compared with numpy's transpose, and the strategy named
-by ``explain_copy`` checked; the scalar path is reached by a profile with ``simd=False``.
+Every strategy is reached through ``layouts.convert`` itself (sizes chosen so that the registry
+picks it), its result compared with numpy's transpose, and the strategy named by ``explain_copy``
+checked; the scalar path is reached by a profile with ``simd=False``. The choices were worked out
+for the AVX-512 EPYC reference machine, which every test here pins (:data:`AMD`), so they hold on
+any host; the L1-geometry rules are checked on each reference machine.
 """
 
 from __future__ import annotations
@@ -19,15 +21,18 @@ import layouts as ly
 from layouts import LayoutError, kernels
 from layouts.kernels import profile as prof
 from layouts.kernels.explain import explain_conversion
+from layouts.kernels.machines import REFERENCES, reference
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
+#: the machine the expected choices below were worked out for
+AMD = reference("epyc-avx512")
 
 
 @pytest.fixture(autouse=True)
 def defaults():
-    """Every test here runs under this machine's default profile (not a saved one)."""
-    with kernels.use_profile(prof.detect()):
+    """Every test here plans as on the AVX-512 EPYC, whatever the host (or $LAYOUTS_TEST_PROFILE)."""
+    with kernels.use_profile(AMD):
         yield
 
 
@@ -87,20 +92,77 @@ def _between(src, dst):
     return tuple(int(inv[p]) for p in PERM[dst])
 
 
-@pytest.mark.parametrize("dtype,narrow", [("uint8", "narrow2"), ("float16", "narrow2"), ("float32", "narrow2")])
-def test_source_rows_sharing_l1_sets_take_narrow_tiles(dtype, narrow):
+#: rows_cached(3072 * itemsize) by reference machine, from each one's L1 geometry: 3072 u8 bytes
+#: are 48 lines, which fall in 64 / gcd(48, 64) = 4 of the 64 sets; f16 (96 lines) in 2, f32 in 1
+CACHED_ROWS = {"epyc-avx512": {1: 4 * 8, 2: 2 * 8, 4: 1 * 8},       # 32 KiB 8-way: 64 sets
+               "xeon-avx512": {1: 4 * 12, 2: 2 * 12, 4: 1 * 12},    # 48 KiB 12-way: 64 sets
+               "epyc-avx2": {1: 4 * 8, 2: 2 * 8, 4: 1 * 8}}
+
+
+@pytest.mark.parametrize("kind", sorted(REFERENCES))
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32"])
+def test_source_rows_sharing_l1_sets_take_narrow_tiles(kind, dtype):
     """256x3x32x32 NCHW -> CHWN in cache: the N source rows are C*H*W = 3072 elements apart, so they
-    share a few L1 sets (u8: 3072 bytes apart fall in 4 of 64 sets, 32 lines; f32: 12288, one set,
-    8 lines): tiles of fewer rows; the profile switch turns it off. Both equal numpy."""
+    share a few L1 sets: tiles of fewer rows (two groups: the cached rows cover two but not four);
+    the profile switch turns it off. Both equal numpy."""
     from layouts.kernels.geometry import rows_cached
+    machine = reference(kind)
     x = np.random.default_rng(6).integers(0, 250, (256, 3, 32, 32)).astype(dtype)
-    cap = rows_cached(3072 * x.itemsize, prof.detect())
-    assert cap == (32 if x.itemsize == 1 else 8 if x.itemsize == 4 else 16)
-    for on, variant in ((True, narrow), (False, "tiles")):
-        with kernels.use_profile(prof.detect().replace(narrow_when_aliased=on)):
+    assert rows_cached(3072 * x.itemsize, machine) == CACHED_ROWS[kind][x.itemsize]
+    for on, variant in ((True, "narrow2"), (False, "tiles")):
+        with kernels.use_profile(machine.replace(narrow_when_aliased=on)):
             [e] = explain_conversion(x.shape, dtype, "NCHW", "CHWN", threads=1)
             assert e.params["variant"] == variant, str(e)
             assert np.array_equal(ly.convert(x, "NCHW", "CHWN"), x.transpose(1, 2, 3, 0))
+
+
+def test_rows_cached_reads_the_geometry_not_an_assumed_one():
+    """8 ways of 64-byte lines in 48 KiB would be 96 sets; 12 ways are 64: rows 4 KiB apart all fall
+    in one set, so as many stay cached as there are ways."""
+    from layouts.kernels.geometry import rows_cached
+    xeon = reference("xeon-avx512")
+    assert rows_cached(4096, xeon) == 12
+    assert rows_cached(4096, xeon.replace(l1d_ways=8)) == 8 * 96 // 32      # 96 sets, gcd(64, 96) = 32
+    assert rows_cached(4096, xeon.replace(l1d_line_bytes=128)) == 12        # 32 sets of 128-byte lines
+    assert rows_cached(100, xeon) == 48 * 1024 // 64                        # not line-aligned: all of L1
+
+
+def _fake_cache(root, levels):
+    """A sysfs cache folder: ``levels`` is [(level, type, size, ways or None, line or None)]."""
+    for k, (level, kind, size, ways, line) in enumerate(levels):
+        d = root / f"index{k}"
+        d.mkdir()
+        for name, value in (("level", level), ("type", kind), ("size", size),
+                            ("ways_of_associativity", ways), ("coherency_line_size", line)):
+            if value is not None:
+                (d / name).write_text(f"{value}\n")
+
+
+def test_cache_geometry_from_sysfs(tmp_path):
+    _fake_cache(tmp_path, [(1, "Data", "48K", 12, 64), (1, "Instruction", "32K", 8, 64),
+                           (2, "Unified", "2048K", 16, 64), (3, "Unified", "300M", 15, 64)])
+    got = prof._cache_geometry(tmp_path)
+    assert got == dict(l1d_bytes=48 << 10, l1d_ways=12, l1d_line_bytes=64, l2_bytes=2 << 20, l2_ways=16,
+                       l2_line_bytes=64, l3_bytes=300 << 20)
+    assert prof.MachineProfile(**got).l1d_ways == 12
+
+
+def test_cache_geometry_keeps_defaults_for_what_sysfs_hides(tmp_path):
+    _fake_cache(tmp_path, [(1, "Data", "32K", None, None), (2, "Unified", "1024K", 0, 64)])
+    got = prof._cache_geometry(tmp_path)
+    assert got == dict(l1d_bytes=32 << 10, l2_bytes=1 << 20, l2_line_bytes=64)   # 0 ways: unknown
+    assert prof._cache_geometry(tmp_path / "missing") == {}
+
+
+def test_reference_machines_differ_where_their_hardware_does():
+    xeon, avx2 = reference("xeon-avx512"), reference("epyc-avx2")
+    assert (xeon.l1d_bytes, xeon.l1d_ways, AMD.l1d_bytes, AMD.l1d_ways) == (48 << 10, 12, 32 << 10, 8)
+    assert "avx512bw" not in avx2.cpu_features and avx2.nt_min_bytes == 8 << 20 and AMD.nt_min_bytes == 4 << 20
+    with pytest.raises(LayoutError, match="xeon-avx512"):
+        reference("xeon")
+    for bad in (dict(l1d_ways=0), dict(l1d_line_bytes=0)):
+        with pytest.raises(LayoutError, match=next(iter(bad))):
+            AMD.replace(**bad)
 
 
 def test_blocked_and_narrow_tiles_through_convert():
@@ -135,7 +197,7 @@ def test_scalar_path_through_convert(src, dst, dtype):
     """With SIMD tiles off (``simd=False``, as LAYOUTS_PLAIN_KERNELS=1 sets) every transpose takes the
     scalar cache blocks, bitwise equal to numpy."""
     x, xs = _data((6, 32, 17, 19), dtype, src if src != "NCHW16c" else "NCHW", seed=4)
-    with kernels.use_profile(prof.detect().replace(simd=False, small_bytes=0, thread_min_bytes=0)):
+    with kernels.use_profile(AMD.replace(simd=False, small_bytes=0, thread_min_bytes=0)):
         [e] = explain_conversion(xs.shape, dtype, src, dst, threads=2)
         assert e.strategy in ("scalar-tiles", "small-c"), str(e)
         for threads in (1, 2):
@@ -164,20 +226,20 @@ def test_misaligned_outputs_keep_the_tiles(dtype, ni, offset):
 def test_threads_follow_the_profile_threshold():
     x = np.zeros((8, 64, 32, 32), np.float32)                     # 2 MiB
     out = np.empty((8, 32, 32, 64), np.float32)
-    with kernels.use_profile(prof.detect().replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=())):
+    with kernels.use_profile(AMD.replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=())):
         e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2)
         assert e.threads == min(2, kernels.pool.max_threads())
     for entries in (("simd-tiles=4194304",), ("grouped=1", "simd-tiles=4194304")):   # its own threshold wins
-        with kernels.use_profile(prof.detect().replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=entries)):
+        with kernels.use_profile(AMD.replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=entries)):
             assert kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2).threads == 1
     with pytest.raises(LayoutError, match="strategy=bytes"):
-        prof.detect().replace(thread_min_bytes_by_strategy=("simd-tiles:12",))
+        AMD.replace(thread_min_bytes_by_strategy=("simd-tiles:12",))
 
 
 def test_disabled_strategies_are_skipped_with_a_reason():
     x = np.zeros((16, 3, 64, 64), np.float32)
     out = np.empty((16, 64, 64, 3), np.float32)
-    with kernels.use_profile(prof.detect().replace(disabled=("small-c",))):
+    with kernels.use_profile(AMD.replace(disabled=("small-c",))):
         e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1))
         assert e.strategy != "small-c" and dict(e.declined)["small-c"] == "disabled by the profile"
         kernels.copy_into(out, x.transpose(0, 2, 3, 1))
@@ -200,7 +262,7 @@ def test_profile_save_load_and_refusals(tmp_path):
         prof.load(path, any_machine=True)
     for bad in ({"nt_min_bytes": -1}, {"simd": 1}, {"disabled": "grouped"}):
         with pytest.raises(LayoutError, match=next(iter(bad))):
-            prof.detect().replace(**bad)
+            AMD.replace(**bad)
     (tmp_path / "junk.json").write_text("{")
     with pytest.raises(LayoutError, match="cannot read"):
         prof.load(tmp_path / "junk.json")
@@ -218,6 +280,8 @@ def test_explain_copy_command():
     assert r.returncode == 0, r.stderr
     assert "CHOSEN" in r.stdout and "grouped" in r.stdout and "profile:" in r.stdout
     assert "8. scalar-tiles" in r.stdout
+    r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": "xeon-avx512"})
+    assert r.returncode == 0 and "profile: reference:xeon-avx512 | CPU emeraldrapids" in r.stdout, r.stdout + r.stderr
     for bad in (["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "float99"], ["explain-copy", "NCHW", "NXYZ", "N=2"],
                 ["explain-copy", "NCHW", "NHWC", "N=2", "--threads", "0"], ["explain-copy", "NCHW", "NHWC", "N=two"],
                 ["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "object"],
@@ -308,7 +372,7 @@ def test_staged_sub_copies_keep_the_callers_profile_on_worker_threads():
     (here one with SIMD tiles off), not the process's."""
     x = np.random.default_rng(5).integers(0, 250, (64, 3, 64, 64)).astype(np.float32)
     xs = np.ascontiguousarray(x.transpose(0, 2, 3, 1))                       # NHWC
-    p = prof.detect().replace(simd=False, thread_min_bytes=0, small_bytes=0, stage_bytes=64 * 3 * 4 * 256,
+    p = AMD.replace(simd=False, thread_min_bytes=0, small_bytes=0, stage_bytes=64 * 3 * 4 * 256,
                               thread_min_bytes_by_strategy=())
     with kernels.use_profile(p):
         assert kernels.explain_copy(np.empty((3, 64, 64, 64), np.float32), xs.transpose(3, 1, 2, 0)).strategy == "staged"
@@ -332,7 +396,7 @@ def test_profile_fields_are_checked_on_construction_and_replace(bad, word):
     with pytest.raises(LayoutError, match=word):
         prof.MachineProfile(**bad)
     with pytest.raises(LayoutError, match=word):
-        prof.detect().replace(**bad)
+        AMD.replace(**bad)
 
 
 def test_save_and_load_refusals(tmp_path):

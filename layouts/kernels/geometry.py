@@ -18,7 +18,7 @@ Variants (the tile family a kernel of :mod:`.transpose` runs):
 ``narrow2``      ... of two groups (2L rows of i)
 
 >>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
-...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).detect())
+...            stream=True, profile=__import__("layouts.kernels.machines", fromlist=["x"]).reference("epyc-avx512"))
 >>> t.variant, (t.ia, t.ie, t.je, t.js), t.edges
 ('straddle-nt', (12, 60, 100, 96), ((60, 64, 96, 100, 0), (0, 12, 0, 1, 0), (0, 12, 97, 100, 0)))
 """
@@ -60,14 +60,20 @@ class Tiling:
         return max(1, -(-(self.ie - self.ia) // self.Bi))
 
 
-def rows_cached(row_bytes: int, profile, ways: int = 8) -> int:
+def rows_cached(row_bytes: int, profile) -> int:
     """How many source rows ``row_bytes`` apart can stay in L1 together: the L1 sets they fall
-    in (``sets / gcd(row_lines, sets)``; one when they are a multiple of 4 KiB apart) times the
-    ways (8 assumed)."""
-    sets = max(1, profile.l1d_bytes // 64 // ways)
-    if row_bytes <= 0 or row_bytes % 64:
-        return sets * ways
-    return sets // math.gcd(row_bytes // 64, sets) * ways
+    in (``sets / gcd(row_lines, sets)``; one when they are a multiple of the set span apart)
+    times the ways, with the geometry the profile read from the machine.
+
+    >>> from layouts.kernels.machines import reference
+    >>> [rows_cached(3072, reference(k)) for k in ("epyc-avx512", "xeon-avx512")]
+    [32, 48]
+    """
+    line = profile.l1d_line_bytes
+    sets = max(1, profile.l1d_bytes // line // profile.l1d_ways)
+    if row_bytes <= 0 or row_bytes % line:
+        return sets * profile.l1d_ways
+    return sets // math.gcd(row_bytes // line, sets) * profile.l1d_ways
 
 
 def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: int, profile) -> tuple[int, int]:

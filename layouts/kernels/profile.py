@@ -8,7 +8,8 @@ the work-item chunk of small-c, the minimum work items of a tile split.)
 
 The active profile is, in order: the one :func:`use_profile` sets for the current thread (or
 async task) inside its ``with`` block; the one :func:`set_profile` sets for the process; the file
-named by ``$LAYOUTS_PROFILE``; the file ``python -m layouts tune`` saved for this CPU
+named by ``$LAYOUTS_PROFILE`` (or the reference machine it names, :mod:`.machines`); the file
+``python -m layouts tune`` saved for this CPU
 (:func:`default_path`); the defaults for this CPU (:func:`detect`). ``LAYOUTS_PLAIN_KERNELS=1``
 turns the SIMD tiles off whatever the file says.
 
@@ -49,8 +50,8 @@ FEATURES = ("sse4.2", "avx", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512v
 class MachineProfile:
     """The CPU and the tuning constants of the copy strategies (bytes unless named otherwise).
 
-    Hardware (read by :func:`detect`): ``cpu_name``, ``cpu_features``, ``cpus``, ``l1d_bytes``,
-    ``l2_bytes``, ``l3_bytes``. Tuning: the fields below; ``python -m layouts tune`` measures the
+    Hardware (read by :func:`detect`): ``cpu_name``, ``cpu_features``, ``cpus``, the L1d and L2
+    geometry (``l1d_bytes``, ``l1d_ways``, ``l1d_line_bytes``, ``l2_*``) and ``l3_bytes``. Tuning: the fields below; ``python -m layouts tune`` measures the
     ones marked *tuned* on this machine. ``source`` says where the profile came from.
     """
 
@@ -58,7 +59,12 @@ class MachineProfile:
     cpu_features: tuple[str, ...] = ()
     cpus: int = 1
     l1d_bytes: int = 32 << 10
+    #: L1d associativity and line size: which source rows share cache sets depends on both
+    l1d_ways: int = 8
+    l1d_line_bytes: int = 64
     l2_bytes: int = 1 << 20
+    l2_ways: int = 16
+    l2_line_bytes: int = 64
     l3_bytes: int = 32 << 20
 
     #: the LLVM-shuffle tile strategies (False: scalar tiles only; ``LAYOUTS_PLAIN_KERNELS=1``)
@@ -162,7 +168,8 @@ class MachineProfile:
 
 
 #: the fields that describe the machine (not tuning: a saved profile's tuning table may not set them)
-HARDWARE = ("cpu_name", "cpu_features", "cpus", "l1d_bytes", "l2_bytes", "l3_bytes")
+HARDWARE = ("cpu_name", "cpu_features", "cpus", "l1d_bytes", "l1d_ways", "l1d_line_bytes", "l2_bytes",
+            "l2_ways", "l2_line_bytes", "l3_bytes")
 
 
 def _checked(p: MachineProfile) -> MachineProfile:
@@ -178,8 +185,9 @@ def _checked(p: MachineProfile) -> MachineProfile:
             raise LayoutError(f"profile field {f.name} must be a string, got {v!r}")
         if f.type.startswith("tuple") and (not isinstance(v, tuple) or not all(isinstance(s, str) for s in v)):
             raise LayoutError(f"profile field {f.name} must be a tuple of names, got {v!r}")
-    if p.cpus < 1:
-        raise LayoutError(f"profile field cpus must be >= 1, got {p.cpus}")
+    for name in ("cpus", "l1d_bytes", "l1d_ways", "l1d_line_bytes", "l2_bytes", "l2_ways", "l2_line_bytes"):
+        if getattr(p, name) < 1:
+            raise LayoutError(f"profile field {name} must be >= 1, got {getattr(p, name)}")
     from .registry import STRATEGIES          # (the registry does not import this module)
     names = {s.name for s in STRATEGIES}
     for name in p.disabled:
@@ -196,23 +204,41 @@ def _checked(p: MachineProfile) -> MachineProfile:
     return p
 
 
-def _cache_sizes() -> dict[str, int]:
-    """L1d / L2 / L3 sizes of CPU 0 from Linux sysfs; {} elsewhere."""
-    out = {}
-    base = Path("/sys/devices/system/cpu/cpu0/cache")
+def _cache_geometry(base: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> dict[str, int]:
+    """Size, ways and line of CPU 0's L1d and L2, and the L3 size, from Linux sysfs; {} elsewhere.
+
+    A level whose files are missing or unreadable keeps the defaults (a VM may hide some)."""
+    out: dict[str, int] = {}
     try:
-        for d in sorted(base.glob("index*")):
+        dirs = sorted(base.glob("index*"))
+    except OSError:
+        return out
+    for d in dirs:
+        try:
             level = (d / "level").read_text().strip()
             kind = (d / "type").read_text().strip()
             size = (d / "size").read_text().strip().upper()
             mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
             n = int(size.rstrip("KMG")) * mult
-            if level == "1" and kind in ("Data", "Unified"):
-                out["l1d_bytes"] = n
-            elif level in ("2", "3"):
-                out[f"l{level}_bytes"] = n
-    except (OSError, ValueError):
-        return {}
+        except (OSError, ValueError):
+            continue
+        if level == "1" and kind in ("Data", "Unified"):
+            prefix = "l1d"
+        elif level == "2" and kind in ("Data", "Unified"):
+            prefix = "l2"
+        elif level == "3":
+            out["l3_bytes"] = n
+            continue
+        else:
+            continue
+        out[f"{prefix}_bytes"] = n
+        for name, file in (("ways", "ways_of_associativity"), ("line_bytes", "coherency_line_size")):
+            try:
+                value = int((d / file).read_text().strip())
+            except (OSError, ValueError):
+                continue
+            if value > 0:        # 0 ways means fully associative or unknown: keep the default
+                out[f"{prefix}_{name}"] = value
     return out
 
 
@@ -235,11 +261,17 @@ def detect() -> MachineProfile:
         name, have = "generic", set()
     x86 = platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
     hw = dict(cpu_name=str(name), cpu_features=tuple(f for f in FEATURES if f in have), cpus=_cpus(),
-              **_cache_sizes())
+              **_cache_geometry())
+    return defaults_for(hw, x86=x86)
+
+
+def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> MachineProfile:
+    """The default tuning for a machine with these :data:`HARDWARE` fields (where measurements
+    on the project's machines differ by CPU feature, the feature decides)."""
     by_features = {}
-    if "avx512bw" in hw["cpu_features"]:     # measured with `tune` on a 2-vCPU AVX-512 EPYC (znver4)
+    if "avx512bw" in hardware.get("cpu_features", ()):   # measured with `tune` on an AVX-512 EPYC
         by_features = dict(nt_min_bytes=4 << 20)
-    return MachineProfile(**hw, simd=not _env_plain(), nt_stores=x86, **by_features)
+    return MachineProfile(**hardware, simd=not _env_plain(), nt_stores=x86, source=source, **by_features)
 
 
 def _env_plain() -> bool:
@@ -309,7 +341,8 @@ _override: contextvars.ContextVar[MachineProfile | None] = contextvars.ContextVa
 def _from_files() -> MachineProfile:
     env = os.environ.get("LAYOUTS_PROFILE")
     if env:
-        return load(env)
+        from .machines import REFERENCES, reference
+        return reference(env) if env in REFERENCES else load(env)
     path = default_path()
     if path.is_file():
         try:
