@@ -278,3 +278,68 @@ def test_random_lists_equal_twin_and_cv2(n, h, w, c, dtype, views, swap, layout,
     np.testing.assert_array_equal(got, twin(images, scale, mean, swap, layout))
     if dtype not in ("int32",) and layout == "NCHW":  # cv2's blobFromImages takes these depths
         np.testing.assert_array_equal(got, cv2_blob(images, scale, mean, swap))
+
+
+def _bits(a):
+    return np.ascontiguousarray(a).view(np.uint16)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("form", ["list", "batch", "views", "resized"])
+def test_float16_blob_is_cv2s_float32_blob_cast(layout, form):
+    """float16 out of the same fused pass: bitwise ``cv2.dnn.blobFromImages(...).astype(float16)``
+    on every path (the compiled list scan, one 4-D array, strided views that take the checked
+    path, and a resize); values chosen to span float16's normal and subnormal range."""
+    rng = np.random.default_rng(16)
+    images = [rng.integers(0, 256, (37, 53, 3), dtype=np.uint8) for _ in range(5)]
+    given = {"list": images, "batch": np.stack(images), "views": [im[::-1, 1:] for im in images],
+             "resized": images}[form]
+    size = (24, 16) if form == "resized" else None
+    want = cv2.dnn.blobFromImages([np.ascontiguousarray(im) for im in
+                                   (given if form != "batch" else images)], 1 / 700.0, size,
+                                  (120.0, 110.0, 100.0), True, False)
+    if layout == "NHWC":
+        want = want.transpose(0, 2, 3, 1)
+    got = blob_from_images(given, 1 / 700.0, size=size, mean=(120, 110, 100), swap_rb=True, layout=layout,
+                           dtype=np.float16)
+    assert got.dtype == np.float16 and got.shape == want.shape
+    assert np.array_equal(_bits(got), _bits(want.astype(np.float16)))
+    assert np.count_nonzero(np.abs(got) < 2 ** -14) > 0            # some subnormals were rounded too
+    out = np.full(want.shape, np.nan, np.float16)
+    assert blob_from_images(given, 1 / 700.0, size=size, mean=(120, 110, 100), swap_rb=True, layout=layout,
+                            out=out) is out
+    assert np.array_equal(_bits(out), _bits(want.astype(np.float16)))
+
+
+def test_float16_rounds_ties_to_even_and_overflows_to_inf():
+    """float32 pixels whose (x - 0) * 1 sit exactly between two float16 values, or beyond its range."""
+    ties = np.array([1 + 2 ** -11, 1 + 3 * 2 ** -11, 2048 + 1, 65520, 65519.99, -7e4, 2 ** -25, 3 * 2 ** -25],
+                    np.float32)
+    img = ties.reshape(1, -1, 1)
+    got = blob_from_images([img], dtype=np.float16)[0, 0, 0]
+    with np.errstate(over="ignore"):
+        assert np.array_equal(_bits(got), _bits(ties.astype(np.float16)))
+    assert got.tolist()[:3] == [1.0, 1 + 2 * 2 ** -10, 2048.0] and np.isinf(got[3]) and got[4] == 65504
+
+
+def test_float16_without_a_conversion_instruction_is_the_same_bits(monkeypatch):
+    """Where the CPU has no float16 conversion the blob is a float32 pass and a cast: same bits."""
+    rng = np.random.default_rng(3)
+    images = [rng.integers(0, 256, (20, 30, 3), dtype=np.uint8) for _ in range(3)]
+    forms = (images, np.stack(images), [im[:, ::-1] for im in images])
+    want = [blob_from_images(given, 0.01, mean=(1, 2, 3), dtype=np.float16) for given in forms]
+    monkeypatch.setattr(pp, "HALF_NATIVE", False)
+    for given, w in zip(forms, want):
+        got = blob_from_images(given, 0.01, mean=(1, 2, 3), dtype=np.float16)
+        assert np.array_equal(_bits(got), _bits(w))
+        assert np.array_equal(_bits(got), _bits(cv2_blob(given, 0.01, (1, 2, 3), False).astype(np.float16)))
+
+
+@pytest.mark.parametrize("dtype,error,word", [("int8", LayoutError, r"float32 \(OpenCV's\) or float16"),
+                                              ("float64", LayoutError, "float64"),
+                                              (3.5, TypeError, "np.float32 or np.float16")])
+def test_blob_dtype_refusals(dtype, error, word):
+    with pytest.raises(error, match=word):
+        blob_from_images([np.zeros((2, 2, 3), np.uint8)], dtype=dtype)
+    with pytest.raises(LayoutError, match="float16 array"):
+        blob_from_images([np.zeros((2, 2, 3), np.uint8)], dtype=np.float16, out=np.empty((1, 3, 2, 2), np.float32))

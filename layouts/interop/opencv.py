@@ -32,7 +32,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ._args import bool_arg, dtype_arg, int_arg, kind, ndarray_arg, number_arg, show_int, str_arg, threads_arg
 
 __all__ = [
@@ -687,8 +687,9 @@ _PERMS = {(C, swap): ([2, 1, 0, 3][:C] if swap and C >= 3 else list(range(C))) f
 
 def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: bool = False,
                      crop: bool = False, layout: str = "NCHW", out=None,
-                     threads=None) -> np.ndarray:
-    """``cv2.dnn.blobFromImages`` in one fused pass: HWC images -> a float32 NCHW/NHWC blob.
+                     threads=None, dtype=None) -> np.ndarray:
+    """``cv2.dnn.blobFromImages`` in one fused pass: HWC images -> a float32 or float16
+    NCHW/NHWC blob.
 
     ``out[n, c] = (image[..., c'] - mean[c]) * scalefactor[c]`` with ``c' = c`` or, when
     ``swap_rb``, channels 0 and 2 exchanged -- so ``mean`` and ``scalefactor`` are in the output
@@ -703,7 +704,10 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     size : (width, height), optional
         Resize (and, with ``crop``, centre-crop) each image first -- done by ``cv2`` itself.
     layout : ``"NCHW"`` (OpenCV's) or ``"NHWC"``, or any order of those four letters.
-    out : float32 array of the blob's shape, optional (written in place, and returned).
+    out : float32 or float16 array of the blob's shape, optional (written in place, and returned).
+    dtype : ``np.float32`` (OpenCV's) or ``np.float16``, optional; default ``out``'s dtype, else
+        float32. float16 is computed in float32 and rounded once, to nearest even, in the same
+        pass: bitwise OpenCV's float32 blob cast by ``astype(np.float16)``.
     threads : None (automatic), or at most this many threads; outputs below
         ``layouts.kernels.preprocess.PAR_MIN_BYTES`` run on the calling thread only (a second
         thread costs more than it saves there).
@@ -714,7 +718,10 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     >>> img = np.array([[[10, 20, 30]]], np.uint8)          # one BGR pixel
     >>> blob_from_images([img], 0.5, mean=(1, 2, 3), swap_rb=True)[0, :, 0, 0].tolist()
     [14.5, 9.0, 3.5]
+    >>> blob_from_images([img], 1 / 3, dtype=np.float16)[0, :, 0, 0].tolist()
+    [3.333984375, 6.66796875, 10.0]
     """
+    dtype = _blob_dtype(dtype, out)
     scan = _scan_list(images, out)  # lists of plain arrays, or one 4-D array
     if scan is None:
         images_is_batch = isinstance(images, np.ndarray)
@@ -737,32 +744,50 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
     if scan is not None:
         # every image checked already (same shape and dtype, supported, native, aligned)
         if size is None or _check_size(size) == (0, 0):
-            return _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads)
+            return _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads, dtype)
         images_is_batch = isinstance(images, np.ndarray)
         batches, n = _images_array(images)  # resized below: the checked path
     return _blob_checked(images, images_is_batch, batches, n, np.array(mean4), np.array(scale4),
-                         swap_rb, crop, size, layout, out, threads)
+                         swap_rb, crop, size, layout, out, threads, dtype)
 
 
-def _new_or_out(shape, layout, n, C, H, W, out):
-    """The blob: a new float32 array of ``shape``, or ``out`` checked against it."""
+_BLOB_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+def _blob_dtype(dtype, out) -> np.dtype:
+    """The blob's element type: ``dtype`` (float32 or float16), else ``out``'s, else float32."""
+    if dtype is None:
+        if isinstance(out, np.ndarray) and out.dtype in _BLOB_DTYPES:
+            return out.dtype
+        return _BLOB_DTYPES[0]
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise LayoutTypeError(f"dtype must be np.float32 or np.float16, got {kind(dtype)}") from None
+    if dt not in _BLOB_DTYPES:
+        raise LayoutError(f"dtype={dt}: a blob is float32 (OpenCV's) or float16, not {dt}")
+    return dt
+
+
+def _new_or_out(shape, layout, n, C, H, W, out, dtype):
+    """The blob: a new ``dtype`` array of ``shape``, or ``out`` checked against it."""
     if out is None:
         try:
-            return np.empty(shape, np.float32)  # every element is written: no zero fill
+            return np.empty(shape, dtype)  # every element is written: no zero fill
         except MemoryError:
-            raise LayoutError(f"the blob {shape} ({layout}) needs {4 * n * C * H * W} bytes, "
+            raise LayoutError(f"the blob {shape} ({layout}) needs {dtype.itemsize * n * C * H * W} bytes, "
                               "more than this machine can allocate") from None
     blob = out
-    if not isinstance(blob, np.ndarray) or blob.shape != shape or blob.dtype != np.float32:
-        raise LayoutError(f"out must be a float32 array of shape {shape} ({layout}); got "
+    if not isinstance(blob, np.ndarray) or blob.shape != shape or blob.dtype != dtype:
+        raise LayoutError(f"out must be a {dtype} array of shape {shape} ({layout}); got "
                           f"{getattr(blob, 'dtype', type(blob).__name__)} "
                           f"{getattr(blob, 'shape', '')}")
     if not blob.flags.writeable:
-        raise LayoutError("out is read-only; pass a writable float32 array")
+        raise LayoutError(f"out is read-only; pass a writable {dtype} array")
     return blob
 
 
-def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
+def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads, dtype):
     """blob_from_images for a list or 4-D array that passed :func:`_scan_list`, no resize."""
     pp = _kernel_module()
 
@@ -770,15 +795,19 @@ def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
     perm = _PERMS[C, swap_rb]
     shape = ((n, C, H, W) if layout == "NCHW" else
              tuple({"N": n, "C": C, "H": H, "W": W}[a] for a in layout))
-    blob = _new_or_out(shape, layout, n, C, H, W, out)
+    blob = _new_or_out(shape, layout, n, C, H, W, out, dtype)
     if out is not None:
         if overlaps:
             raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
     nchw = blob if layout == "NCHW" else blob.transpose([layout.index(a) for a in "NCHW"])
-    if out is not None and not out.flags.c_contiguous and any(s < 0 or s % 4 for s in nchw.strides):
-        raise ValueError(f"out must have non-negative whole-element strides, got {nchw.strides}")
-    if n * H * W * C:
+    if out is not None and not out.flags.c_contiguous and any(s < 0 or s % dtype.itemsize for s in nchw.strides):
+        raise LayoutError(f"out must have non-negative whole-element strides, got {nchw.strides}")
+    if n * H * W * C and dtype == np.float16 and not pp.HALF_NATIVE:   # no float16 instruction
+        np.copyto(blob, _blob_scanned(scan, mean4, scale4, swap_rb, layout, None, threads, _BLOB_DTYPES[0]),
+                  casting="same_kind")
+    elif n * H * W * C:
         P[3] = id(nchw)
+        P[7] = dtype.itemsize
         P[pp.HDR:pp.HDR + C] = perm
         pp.fill(P)  # addresses and strides into P while the GIL is held
         F = np.array([mean4[p] for p in perm] + [scale4[p] for p in perm], np.float32)
@@ -787,7 +816,7 @@ def _blob_scanned(scan, mean4, scale4, swap_rb, layout, out, threads):
 
 
 def _blob_checked(images, images_is_batch, batches, n, mean4, scale4, swap_rb, crop, size,
-                  layout, out, threads):
+                  layout, out, threads, dtype):
     """blob_from_images for everything else: each image looked at in Python (and words every
     error), resized by cv2 when ``size`` asks, then :func:`~layouts.kernels.preprocess.normalize_into`."""
     # every image's dtype and channels before OpenCV's resize sees any of them
@@ -842,7 +871,7 @@ def _blob_checked(images, images_is_batch, batches, n, mean4, scale4, swap_rb, c
         perm[[0, 2]] = [2, 0]
     dims = {"N": n, "C": C, "H": H, "W": W}
     shape = tuple(dims[a] for a in layout)  # what Layout(layout, ...).shape gives, ~25 us less
-    blob = _new_or_out(shape, layout, n, C, H, W, out)
+    blob = _new_or_out(shape, layout, n, C, H, W, out, dtype)
     if out is not None and any(np.may_share_memory(blob, im) for im in originals):
         raise LayoutError("out overlaps an input image; blob_from_images needs a separate output")
     nchw = blob.transpose([layout.index(a) for a in "NCHW"])  # logical N, C, H, W view

@@ -1,6 +1,7 @@
-"""One fused pass for image preprocessing: HWC (any strides) -> normalised float32 tensor.
+"""One fused pass for image preprocessing: HWC (any strides) -> normalised float32/float16 tensor.
 
-``out[n, perm[c], h, w] = (float32(src[n, h, w, c]) - mean[perm[c]]) * scale[perm[c]]``, written
+``out[n, perm[c], h, w] = (float32(src[n, h, w, c]) - mean[perm[c]]) * scale[perm[c]]``, computed in
+float32 (as OpenCV does) and stored as float32 or, rounded to nearest even, as float16, written
 through the destination's element strides (NCHW, NHWC or any order of the four axes), in one read
 of the source and one write of the output: the work of ``cv2.dnn.blobFromImages`` without its
 intermediate copies. ``perm`` is the channel permutation (``swapRB``: 0 <-> 2); ``mean`` and
@@ -41,7 +42,7 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, overload
 
 from .pool import run_split, thread_count
 
@@ -92,8 +93,24 @@ def _probe_tuple():
     return None
 
 
+def _half_native() -> bool:
+    """Whether LLVM converts float32 to float16 in one instruction here (x86 needs F16C; without
+    it the conversion would be a runtime-library call the JIT cannot link)."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64", "i686", "x86"):
+        return True
+    try:
+        import llvmlite.binding as llvm
+        return "+f16c" in llvm.get_host_cpu_features().flatten().split(",")
+    except Exception:  # noqa: BLE001 - unknown features: take the float32 pass and a cast
+        return False
+
+
 #: the struct offsets hold on this interpreter: lists are read in compiled code
 FAST = _probe()
+#: float16 outputs are converted in the kernel's own pass (else a float32 pass and a cast)
+HALF_NATIVE = _half_native()
 #: where a tuple's items start (None: ids are gathered in Python, ``map(id, images)``)
 TUPLE_ITEMS = _probe_tuple()
 _TI = TUPLE_ITEMS or 0
@@ -207,6 +224,26 @@ def scan_list(P):
     return 0
 
 
+@intrinsic
+def _half_bits(typingctx, v):
+    """The float16 nearest to float32 ``v`` (ties to even, as ``numpy.astype``), as its bits:
+    LLVM's ``fptrunc``, one vector instruction per 8-16 values where the CPU has one (F16C)."""
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+    return types.uint16(types.float32), codegen
+
+
+def _stored(v, oproto):
+    """``v`` as the output element type of ``oproto`` holds it (float32 as is, float16 bits)."""
+
+
+@overload(_stored, inline="always")
+def _stored_impl(v, oproto):
+    if oproto.dtype == types.uint16:
+        return lambda v, oproto: _half_bits(v)
+    return lambda v, oproto: v
+
+
 @numba.njit(cache=True)
 def fill(P):
     """Copy what the kernel needs out of the arrays into ``P`` while the GIL is held (the
@@ -222,7 +259,7 @@ def fill(P):
     st = _ld(d + STRIDES)
     P[10] = _ld(d + DATA)
     for k in range(4):
-        P[11 + k] = _ld(st + 8 * k) >> 2
+        P[11 + k] = _ld(st + 8 * k) // P[7]
     ids = HDR + C
     R = P[9]
     if P[1] == 0:
@@ -247,13 +284,15 @@ def fill(P):
 
 
 @numba.njit(nogil=True, cache=True)
-def _blob(P, F, proto, r0, r1):
+def _blob(P, F, proto, oproto, r0, r1):
     """Rows ``[r0, r1)`` of the N*H rows, from ``P`` as :func:`fill` left it: N, mode, -, -,
-    C, H, W, -, bytes per source element, records offset, the output's address and element
-    strides (N, C, H, W), -, then ``perm`` (C words: output channel of each source channel), the
-    ids, the records. ``F``: mean (C), then scale (C), in source channel order. ``proto``: any
-    array of the source dtype. Reads no Python object (runs without the GIL)."""
+    C, H, W, bytes per output element, bytes per source element, records offset, the output's
+    address and element strides (N, C, H, W), -, then ``perm`` (C words: output channel of each
+    source channel), the ids, the records. ``F``: mean (C), then scale (C), in source channel
+    order. ``proto``: any array of the source dtype; ``oproto``: of the output's (float32, or
+    uint16 for float16 bits). Reads no Python object (runs without the GIL)."""
     C = P[4]
+    osz = P[7]
     H = P[5]
     W = P[6]
     item = P[8]
@@ -292,46 +331,46 @@ def _blob(P, F, proto, r0, r1):
             hb = ha + 1
         for h in range(ha, hb):
             s = _ptr(sdata + h * sh, proto)
-            q = daddr + 4 * (n * dn + h * dh)
+            q = daddr + osz * (n * dn + h * dh)
             if dw == 1 and sc == 1 and sw == C:
                 # planar output, interleaved pixels (NCHW from HWC rows, ROIs too): one pass
                 # reading all C channels, one plane each; constants in scalars
-                q0 = _ptr(q + 4 * o0, F)
+                q0 = _ptr(q + osz * o0, oproto)
                 if C == 3:
-                    q1 = _ptr(q + 4 * o1, F)
-                    q2 = _ptr(q + 4 * o2, F)
+                    q1 = _ptr(q + osz * o1, oproto)
+                    q2 = _ptr(q + osz * o2, oproto)
                     for w in range(Wr):
-                        q0[w] = (np.float32(s[3 * w]) - m0) * k0
-                        q1[w] = (np.float32(s[3 * w + 1]) - m1) * k1
-                        q2[w] = (np.float32(s[3 * w + 2]) - m2) * k2
+                        q0[w] = _stored((np.float32(s[3 * w]) - m0) * k0, oproto)
+                        q1[w] = _stored((np.float32(s[3 * w + 1]) - m1) * k1, oproto)
+                        q2[w] = _stored((np.float32(s[3 * w + 2]) - m2) * k2, oproto)
                 elif C == 1:
                     for w in range(Wr):
-                        q0[w] = (np.float32(s[w]) - m0) * k0
+                        q0[w] = _stored((np.float32(s[w]) - m0) * k0, oproto)
                 elif C == 4:
-                    q1 = _ptr(q + 4 * o1, F)
-                    q2 = _ptr(q + 4 * o2, F)
-                    q3 = _ptr(q + 4 * o3, F)
+                    q1 = _ptr(q + osz * o1, oproto)
+                    q2 = _ptr(q + osz * o2, oproto)
+                    q3 = _ptr(q + osz * o3, oproto)
                     for w in range(Wr):
-                        q0[w] = (np.float32(s[4 * w]) - m0) * k0
-                        q1[w] = (np.float32(s[4 * w + 1]) - m1) * k1
-                        q2[w] = (np.float32(s[4 * w + 2]) - m2) * k2
-                        q3[w] = (np.float32(s[4 * w + 3]) - m3) * k3
+                        q0[w] = _stored((np.float32(s[4 * w]) - m0) * k0, oproto)
+                        q1[w] = _stored((np.float32(s[4 * w + 1]) - m1) * k1, oproto)
+                        q2[w] = _stored((np.float32(s[4 * w + 2]) - m2) * k2, oproto)
+                        q3[w] = _stored((np.float32(s[4 * w + 3]) - m3) * k3, oproto)
                 else:
                     for c in range(C):
-                        qc = _ptr(q + 4 * dc * perm[c], F)
+                        qc = _ptr(q + osz * dc * perm[c], oproto)
                         mc = F[c]
                         kc = F[C + c]
                         for w in range(Wr):
-                            qc[w] = (np.float32(s[C * w + c]) - mc) * kc
+                            qc[w] = _stored((np.float32(s[C * w + c]) - mc) * kc, oproto)
             else:
                 # any strides on both sides (NHWC and other orders, flipped or strided pixels)
-                qq = _ptr(q, F)
+                qq = _ptr(q, oproto)
                 for c in range(C):
                     oc = dc * perm[c]
                     mc = F[c]
                     kc = F[C + c]
                     for w in range(Wr):
-                        qq[oc + w * dw] = (np.float32(s[w * sw + c * sc]) - mc) * kc
+                        qq[oc + w * dw] = _stored((np.float32(s[w * sw + c * sc]) - mc) * kc, oproto)
         n += 1
     return 0
 
@@ -353,7 +392,7 @@ R_IDS = 9
 
 
 @numba.njit(nogil=True, cache=True)
-def _blob_shared(P, F, proto, chunk, rows):
+def _blob_shared(P, F, proto, oproto, chunk, rows):
     """Rows in chunks of ``chunk`` taken from the shared counter ``P[NEXT]`` until all
     ``rows`` are done: a thread that starts late (its core busy) finds less or nothing left,
     so a split is never much slower than the calling thread alone."""
@@ -361,7 +400,7 @@ def _blob_shared(P, F, proto, chunk, rows):
         r0 = _fetch_add(P, NEXT, chunk)
         if r0 >= rows:
             return 0
-        _blob(P, F, proto, r0, min(r0 + chunk, rows))
+        _blob(P, F, proto, oproto, r0, min(r0 + chunk, rows))
 
 
 # --- calling it ---------------------------------------------------------------------------------
@@ -369,6 +408,8 @@ def _blob_shared(P, F, proto, chunk, rows):
 PROTO = {np.dtype(t): np.empty(0, t) for t in ("uint8", "int8", "uint16", "int16", "int32",
                                                 "float32", "float64")}
 _TND = id(np.ndarray)
+#: what the kernel stores, by output dtype: float32 values, or float16 as their uint16 bits
+OUT_PROTO = {np.dtype(np.float32): np.empty(0, np.float32), np.dtype(np.float16): np.empty(0, np.uint16)}
 
 #: Below this many output bytes one thread does the whole call; above it ``threads`` (at most)
 #: take row chunks from a shared counter. Measured on a 2-core AMD EPYC shared with other
@@ -444,23 +485,24 @@ def consts(mean, scale, perm) -> np.ndarray:
 
 
 def run(P, F, dtype, nchw, threads) -> None:
-    """Run the kernel over all rows of the N,C,H,W float32 view ``nchw`` (``P`` filled by
-    :func:`fill` with it as ``P[3]``)."""
+    """Run the kernel over all rows of the N,C,H,W float32 or float16 view ``nchw`` (``P``
+    filled by :func:`fill` with it as ``P[3]`` and its item size as ``P[7]``)."""
     N, C, H, W = nchw.shape
     rows = N * H
-    nth = nthreads_for(threads, 4 * N * C * H * W, rows)
-    proto = PROTO[dtype]
+    osz = nchw.itemsize
+    nth = nthreads_for(threads, osz * N * C * H * W, rows)
+    proto, oproto = PROTO[dtype], OUT_PROTO[nchw.dtype]
     if nth == 1:
-        _blob(P, F, proto, 0, rows)
+        _blob(P, F, proto, oproto, 0, rows)
     else:  # every thread takes chunks of rows from one counter
         P[NEXT] = 0
-        chunk = max(1, min(rows // (4 * nth), CHUNK_BYTES // max(1, 4 * C * W)))
-        run_split(_blob_shared, lambda r0, r1: (P, F, proto, chunk, rows), nth, nth)
+        chunk = max(1, min(rows // (4 * nth), CHUNK_BYTES // max(1, osz * C * W)))
+        run_split(_blob_shared, lambda r0, r1: (P, F, proto, oproto, chunk, rows), nth, nth)
 
 
 def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None) -> None:
-    """Fill ``out`` (float32, logical axes N, C, H, W in that order, non-negative whole-element
-    strides) from ``src`` in one pass: an (N, H, W, C) array, or a list of N (H, W, C) arrays
+    """Fill ``out`` (float32 or float16, logical axes N, C, H, W in that order, non-negative
+    whole-element strides) from ``src`` in one pass: an (N, H, W, C) array, or a list of N (H, W, C) arrays
     (separate images, ROIs of different parents), any strides;
     uint8/int8/uint16/int16/int32/float32/float64.
 
@@ -478,12 +520,12 @@ def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None) -> 
         images = list(src)
         N = len(images)
         H, W, C = images[0].shape
-    if out.shape != (N, C, H, W) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 of logical shape {(N, C, H, W)}, got "
+    if out.shape != (N, C, H, W) or out.dtype not in OUT_PROTO:
+        raise ValueError(f"out must be float32 or float16 of logical shape {(N, C, H, W)}, got "
                          f"{out.dtype} {out.shape}")
     if N * H * W * C == 0:
         return
-    if any(s < 0 or s % 4 for s in out.strides):
+    if any(s < 0 or s % out.itemsize for s in out.strides):
         raise ValueError(f"out must have non-negative whole-element strides, got {out.strides}")
     dt = images[0].dtype
     prepared = []
@@ -509,5 +551,10 @@ def normalize_into(out: np.ndarray, src, mean, scale, perm, *, threads=None) -> 
     nchw = np.asarray(out)
     mode = 0 if isinstance(src, np.ndarray) else 1
     P = params(N, mode, nchw, C, H, W, dt.itemsize, perm, prepared)
+    if nchw.dtype == np.float16 and not HALF_NATIVE:   # no float16 instruction: cast a float32 pass
+        wide = np.empty(nchw.shape, np.float32)
+        normalize_into(wide, src, mean, scale, perm, threads=threads)
+        np.copyto(nchw, wide, casting="same_kind")
+        return
     fill(P)
     run(P, consts(mean, scale, perm), dt, nchw, threads)
