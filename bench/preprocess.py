@@ -15,7 +15,7 @@ with 1 thread; the table also says how far 2 threads get against 1.
 Methods: cv2 ``dnn.blobFromImages``; numpy ``subtract``/``multiply`` into out (after
 ``np.stack`` for a list); torch ``copy_``/``sub_``/``mul_`` into out with 1 and 2 threads (after
 ``torch.stack`` for a list); ours with ``threads=1`` and ``threads=2`` (the automatic rules:
-one thread below ``PAR_MIN_BYTES`` of output, no more threads than idle cores), and a forced 2-thread
+one thread below the profile's ``blob_thread_min_bytes`` of output, no more threads than idle cores), and a forced 2-thread
 split (rules off) to show what the rules decline.
 
     flock /tmp/layouts-bench.lock python bench/preprocess.py [--repeats 31] [--markdown]
@@ -107,8 +107,9 @@ def main(argv=None):
     import cv2
     import torch
 
+    from layouts import kernels
     from layouts.interop.opencv import blob_from_images
-    from layouts.kernels import preprocess
+    from layouts.interop.opencv import blob_kernel
 
     rng = np.random.default_rng(0)
     blob_from_images([np.zeros((2, 2, 3), np.uint8)], 1 / 255, mean=(1, 2, 3), swap_rb=True)
@@ -120,8 +121,8 @@ def main(argv=None):
           f"{os.getloadavg()[0]:.1f} (a shared machine: absolute times are noisy, compare "
           f"ratios of one run)")
     print(f"cv2 {cv2.__version__} (threads {cv2.getNumThreads()}), torch {torch.__version__}, "
-          f"numpy {np.__version__}; ours: PAR_MIN_BYTES {preprocess.PAR_MIN_BYTES}, "
-          f"compiled list reading {'on' if preprocess.FAST else 'OFF'}")
+          f"numpy {np.__version__}; ours: blob_thread_min_bytes {kernels.current().blob_thread_min_bytes}, "
+          f"compiled list reading {'on' if blob_kernel.FAST else 'OFF'}")
     if not args.no_first_call:
         imp, first, nb = first_call_seconds()
         print(f"fresh process, kernel in numba's disk cache: import layouts.interop.opencv "
@@ -175,13 +176,11 @@ def main(argv=None):
                 o.sub_(t_mean).mul_(scale)
             return f
 
+        split = kernels.current().replace(blob_thread_min_bytes=0, blob_load_aware=False)
+
         def forced_split():  # 2 threads whatever the size and the load (the automatic rules off)
-            keep = preprocess.PAR_MIN_BYTES, preprocess.LOAD_AWARE
-            preprocess.PAR_MIN_BYTES, preprocess.LOAD_AWARE = 0, False
-            try:
+            with kernels.use_profile(split):
                 blob_from_images(imgs, scale, mean=mean, swap_rb=swap, out=out, threads=2)
-            finally:
-                preprocess.PAR_MIN_BYTES, preprocess.LOAD_AWARE = keep
 
         fns = {
             "copyto": lambda: np.copyto(cp_dst, ref_src),

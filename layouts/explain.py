@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .errors import LayoutTypeError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .layout import Layout
 
@@ -75,7 +77,7 @@ def _stride_atoms(layout: "Layout") -> list[list[str]]:
 def _check(layout: "Layout") -> None:
     from .layout import Layout
     if not isinstance(layout, Layout):
-        raise TypeError(f"expected a layouts.Layout, got {type(layout).__name__} "
+        raise LayoutTypeError(f"expected a layouts.Layout, got {type(layout).__name__} "
                         "(build one with Layout('NCHW', N=..., C=..., H=..., W=...))")
 
 
@@ -91,7 +93,7 @@ def formula(layout: "Layout", numeric: bool = False) -> str:
     """
     _check(layout)
     if not isinstance(numeric, bool):
-        raise TypeError(f"numeric must be True or False, got {type(numeric).__name__}")
+        raise LayoutTypeError(f"numeric must be True or False, got {type(numeric).__name__}")
     terms = []
     coords = _coordinate_names(layout)
     for coord, atoms, stride in zip(coords, _stride_atoms(layout), layout.stride_tuple):

@@ -125,3 +125,14 @@ def blobproto(**fields):
         else:
             setattr(m, k, v)
     return m
+
+
+def opencv_scalar(value) -> np.ndarray:
+    """OpenCV's ``Scalar`` as ``cv2`` builds it from Python: None is all zeros, one number fills
+    channel 0 only (``Scalar(v)``), a sequence up to four channels, the rest 0."""
+    out = np.zeros(4)
+    if value is None:
+        return out
+    values = np.atleast_1d(np.asarray(value, dtype=float))
+    out[:values.size] = values
+    return out

@@ -7,6 +7,7 @@ import pytest
 from layouts.errors import LayoutError
 from layouts.interop import opencv as ocv
 from layouts.interop.opencv import CV4, CV5, MatLayout, blob_from_images
+from oracle import opencv_scalar
 
 DEPTHS5 = ["8U", "8S", "16U", "16S", "32S", "32F", "64F", "16F", "16BF", "Bool", "64U", "64S",
            "32U"]
@@ -281,8 +282,8 @@ def _numpy_twin(images, scale, mean, swap_rb, layout="NCHW"):
     C = x.shape[-1]
     if swap_rb and C >= 3:
         x = x[..., [2, 1, 0, 3][:C]]
-    m = ocv._scalar4(mean, "mean")[:C].astype(np.float32)
-    s = (np.full(4, scale) if np.ndim(scale) == 0 else ocv._scalar4(scale, "s"))[:C]
+    m = opencv_scalar(mean)[:C].astype(np.float32)
+    s = (np.full(4, scale) if np.ndim(scale) == 0 else opencv_scalar(scale))[:C]
     y = (x - m) * s.astype(np.float32)
     return y.transpose(0, 3, 1, 2) if layout == "NCHW" else y
 
@@ -425,7 +426,7 @@ def test_roi_lists_per_channel_count_equal_cv2(c):
 
 
 def test_other_channel_counts_and_2d_images_and_batch_resize():
-    from layouts.kernels.preprocess import normalize_into
+    from layouts.interop.opencv.blob_kernel import normalize_into
     rng = np.random.default_rng(12)
     imgs = [rng.integers(0, 256, (5, 7, 2), dtype=np.uint8) for _ in range(3)]
     out = np.empty((3, 2, 5, 7), np.float32)

@@ -1,4 +1,4 @@
-"""The compiled list path of blob_from_images (layouts.kernels.preprocess): images read by id in
+"""The compiled list path of blob_from_images (layouts.interop.opencv.blob_kernel): images read by id in
 compiled code, checked in one scan, split over threads by rows -- against cv2.dnn.blobFromImages
 and a plain numpy twin, and against the checked Python path it falls back to."""
 
@@ -11,10 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from layouts import kernels
 from layouts.errors import LayoutError
-from layouts.interop import opencv as ocv
+from layouts.interop.opencv import blob as blob_module
 from layouts.interop.opencv import blob_from_images
-from layouts.kernels import preprocess as pp
+from layouts.interop.opencv import blob_kernel as pp
+from oracle import opencv_scalar
 
 cv2 = pytest.importorskip("cv2")
 
@@ -25,8 +27,8 @@ def twin(images, scale, mean, swap, layout="NCHW"):
     C = x.shape[-1]
     if swap and C >= 3:
         x = x[..., [2, 1, 0, 3][:C]]
-    m = ocv._scalar4(mean, "mean")[:C].astype(np.float32)
-    s = (np.full(4, scale) if np.ndim(scale) == 0 else ocv._scalar4(scale, "s"))[:C]
+    m = opencv_scalar(mean)[:C].astype(np.float32)
+    s = (np.full(4, scale) if np.ndim(scale) == 0 else opencv_scalar(scale))[:C]
     y = (x - m) * s.astype(np.float32)
     return np.ascontiguousarray(y.transpose([{"N": 0, "H": 1, "W": 2, "C": 3}[a] for a in layout]))
 
@@ -37,7 +39,7 @@ def cv2_blob(images, scale, mean, swap):
 
 
 def scanned(images, out=None):
-    return ocv._scan_list(images, out) is not None
+    return blob_module._scan_list(images, out) is not None
 
 
 RNG = np.random.default_rng(2024)
@@ -97,11 +99,13 @@ def test_probe_reads_real_arrays():
     if pp.FAST:  # what the kernel will read, read back through it
         a = FRAME[3:9, ::-2]
         out = np.empty((1, 3, 6, 80), np.float32)
-        P = pp.params(1, 1, out, 3, 6, 80, 1, [0, 1, 2], [a])
-        assert pp.scan_list(P) == 0
-        pp.fill(P)
-        R = P[9]
-        assert list(P[R:R + 4]) == [a.ctypes.data, a.strides[0], a.strides[1], 1]
+        call = pp.BlobCall(1, 1, out, 3, 6, 80, 1, [0, 1, 2], [a])
+        assert call.scan() == 0
+        call.fill()
+        r = call.recs[0]
+        assert [r["addr"], r["row"], r["pixel"], r["chan"]] == [a.ctypes.data, a.strides[0], a.strides[1], 1]
+        h = call.head[0]
+        assert [h["out_addr"], h["dn"], h["dc"], h["dh"], h["dw"]] == [out.ctypes.data, 3 * 6 * 80, 6 * 80, 80, 1]
 
 
 class Sub(np.ndarray):
@@ -170,14 +174,17 @@ def test_scan_overlap_flag_equals_may_share_memory(a0, o0, alen, olen, flip):
     if img is None or img.shape[0] == 0:
         return
     images = [img, np.zeros_like(img)]
-    P = pp.params(2, 1, out, 3, img.shape[0], 1, 1, range(3), images)
-    assert pp.scan_list(P) == int(any(np.may_share_memory(out, im) for im in images))
+    call = pp.BlobCall(2, 1, out, 3, img.shape[0], 1, 1, range(3), images)
+    assert call.scan() == int(any(np.may_share_memory(out, im) for im in images))
 
 
 @pytest.mark.parametrize("threads", [2, 3, 5])
-def test_threads_split_rows_inside_images_same_bits(monkeypatch, threads):
-    monkeypatch.setattr(pp, "PAR_MIN_BYTES", 0)
-    monkeypatch.setattr(pp, "LOAD_AWARE", False)
+def test_threads_split_rows_inside_images_same_bits(threads):
+    with kernels.use_profile(kernels.current().replace(blob_thread_min_bytes=0, blob_load_aware=False)):
+        _threads_same_bits(threads)
+
+
+def _threads_same_bits(threads):
     for images in (list(RNG.integers(0, 256, (3, 5, 9, 3), dtype=np.uint8)),   # whole images
                    crops_of(FRAME, 3, 5, 9, RNG),                                # ROIs
                    RNG.integers(0, 256, (3, 5, 9, 3), dtype=np.uint8)):          # one 4-D array
@@ -193,20 +200,21 @@ def test_threads_only_above_the_size_threshold_and_on_idle_cores(monkeypatch):
     monkeypatch.setattr(pool, "max_threads", lambda: 8)   # an 8-core machine: the rules, not this one's clamp
     idle = pp.idle_cores()
     assert idle is None or 1 <= idle <= (os.cpu_count() or 1)
+    p = kernels.current().replace(blob_thread_min_bytes=1 << 20)
+    big = 10 << 20
     monkeypatch.setattr(pp, "idle_cores", lambda: 8)
-    assert pp.nthreads_for(2, pp.PAR_MIN_BYTES - 1, 1000) == 1
-    assert pp.nthreads_for(2, pp.PAR_MIN_BYTES, 1000) == 2
-    assert pp.nthreads_for(8, pp.PAR_MIN_BYTES, 3) == 3
-    assert pp.nthreads_for(1, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    assert pp.nthreads_for(2, (1 << 20) - 1, 1000, p) == 1
+    assert pp.nthreads_for(2, 1 << 20, 1000, p) == 2
+    assert pp.nthreads_for(8, 1 << 20, 3, p) == 3
+    assert pp.nthreads_for(1, big, 1000, p) == 1
     monkeypatch.setattr(pp, "idle_cores", lambda: 1)
-    assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 1
+    assert pp.nthreads_for(2, big, 1000, p) == 1
     monkeypatch.setattr(pp, "idle_cores", lambda: 3)
-    assert pp.nthreads_for(8, 10 * pp.PAR_MIN_BYTES, 1000) == 3
+    assert pp.nthreads_for(8, big, 1000, p) == 3
     monkeypatch.setattr(pp, "idle_cores", lambda: None)      # unknown: as asked
-    assert pp.nthreads_for(4, 10 * pp.PAR_MIN_BYTES, 1000) == 4
+    assert pp.nthreads_for(4, big, 1000, p) == 4
     monkeypatch.setattr(pp, "idle_cores", lambda: 1)
-    monkeypatch.setattr(pp, "LOAD_AWARE", False)
-    assert pp.nthreads_for(2, 10 * pp.PAR_MIN_BYTES, 1000) == 2
+    assert pp.nthreads_for(2, big, 1000, p.replace(blob_load_aware=False)) == 2
 
 
 def test_one_4d_array_on_the_compiled_path():
@@ -343,3 +351,12 @@ def test_blob_dtype_refusals(dtype, error, word):
         blob_from_images([np.zeros((2, 2, 3), np.uint8)], dtype=dtype)
     with pytest.raises(LayoutError, match="float16 array"):
         blob_from_images([np.zeros((2, 2, 3), np.uint8)], dtype=np.float16, out=np.empty((1, 3, 2, 2), np.float32))
+
+
+def test_the_old_kernel_module_still_imports_with_a_warning():
+    import importlib
+    import sys
+    sys.modules.pop("layouts.kernels.preprocess", None)
+    with pytest.warns(DeprecationWarning, match="blob_kernel"):
+        old = importlib.import_module("layouts.kernels.preprocess")
+    assert old.normalize_into is pp.normalize_into

@@ -24,7 +24,7 @@ import numpy as np
 
 # The generic pieces (describe a value of any size, check an int or a str) are the core's, shared
 # with the pictures; this module keeps only what the interop edges need besides.
-from ..errors import LayoutError, int_arg, kind, str_arg  # noqa: F401 - re-exported for the edges
+from ..errors import LayoutError, LayoutTypeError, int_arg, kind, str_arg  # noqa: F401 - re-exported for the edges
 from ..errors import number as show_int  # noqa: F401 - an int of any size, for messages
 
 
@@ -34,13 +34,13 @@ def bool_arg(name: str, v: Any) -> bool:
         return bool(v)
     if isinstance(v, numbers.Integral) and v in (0, 1):
         return bool(v)
-    raise TypeError(f"{name} must be True or False, got {kind(v)}")
+    raise LayoutTypeError(f"{name} must be True or False, got {kind(v)}")
 
 
 def number_arg(name: str, v: Any, finite: bool = True) -> float:
     """A real number (int or float, numpy scalars too), finite unless ``finite=False``."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {kind(v)}")
+        raise LayoutTypeError(f"{name} must be a real number, got {kind(v)}")
     f = float(v)
     if finite and not np.isfinite(f):
         raise LayoutError(f"{name} is {f}; expected a finite number")
@@ -56,7 +56,7 @@ def threads_arg(v: Any) -> Optional[int]:
 
 def ndarray_arg(name: str, v: Any) -> np.ndarray:
     if not isinstance(v, np.ndarray):
-        raise TypeError(f"{name} must be a numpy array, got {type(v).__name__}")
+        raise LayoutTypeError(f"{name} must be a numpy array, got {type(v).__name__}")
     return v
 
 
@@ -64,14 +64,14 @@ def numeric_array(name: str, v: Any, kinds: str = "biuf") -> np.ndarray:
     """``np.asarray(v)`` of a numeric dtype (numpy kinds ``kinds``); strings, objects, lists of
     mixed things are refused with the dtype numpy saw."""
     if v is None or isinstance(v, (str, bytes, dict, set)):
-        raise TypeError(f"{name} must be an array, got {type(v).__name__}")
+        raise LayoutTypeError(f"{name} must be an array, got {type(v).__name__}")
     try:
         a = np.asarray(v)
     except (ValueError, TypeError) as exc:  # ragged nested lists and the like
-        raise TypeError(f"{name} must be an array, got {type(v).__name__} that numpy cannot read "
+        raise LayoutTypeError(f"{name} must be an array, got {type(v).__name__} that numpy cannot read "
                         f"as one ({exc})") from None
     if a.dtype.kind not in kinds:
-        raise TypeError(f"{name} must hold real numbers (bool, int or float), got dtype {a.dtype}")
+        raise LayoutTypeError(f"{name} must hold real numbers (bool, int or float), got dtype {a.dtype}")
     return a
 
 
@@ -81,9 +81,9 @@ def dtype_arg(name: str, v: Any) -> np.dtype:
     if isinstance(v, np.dtype):
         return v
     if not isinstance(v, (str, type)):
-        raise TypeError(f"{name} must be a numpy dtype (np.float32, 'float32', ...), got {kind(v)}")
+        raise LayoutTypeError(f"{name} must be a numpy dtype (np.float32, 'float32', ...), got {kind(v)}")
     try:
         return np.dtype(v)
     except Exception:  # noqa: BLE001 - TypeError, ValueError, SyntaxError from numpy's parser
-        raise TypeError(f"{name} must be a numpy dtype (np.float32, 'float32', ...), got "
+        raise LayoutTypeError(f"{name} must be a numpy dtype (np.float32, 'float32', ...), got "
                         f"{kind(v)}") from None

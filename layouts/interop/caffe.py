@@ -29,7 +29,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import canonical_order
 from ..spec import parse
 from ._args import bool_arg, dtype_arg, int_arg, kind, number_arg, numeric_array, show_int, str_arg
@@ -50,11 +50,11 @@ def _shape_string(shape, count) -> str:
 def _checked_shape(shape) -> tuple:
     """Caffe's ``Reshape`` checks: <= 32 axes, every dim >= 0, the product within INT_MAX."""
     if isinstance(shape, (str, bytes, dict, set)) or not hasattr(shape, "__iter__"):
-        raise TypeError(f"blob shape must be a sequence of ints, got {kind(shape)}")
+        raise LayoutTypeError(f"blob shape must be a sequence of ints, got {kind(shape)}")
     try:
         dims = tuple(shape)
     except TypeError:  # a 0-d array or tensor
-        raise TypeError(f"blob shape must be a sequence of ints, got {kind(shape)}") from None
+        raise LayoutTypeError(f"blob shape must be a sequence of ints, got {kind(shape)}") from None
     if len(dims) > MAX_BLOB_AXES:
         raise LayoutError(
             f"blob shape has {len(dims)} axes; Caffe allows at most {MAX_BLOB_AXES} (kMaxBlobAxes)")
@@ -336,7 +336,7 @@ class Blob:
         if isinstance(proto, (bytes, bytearray, memoryview)):
             proto = parse_blobproto(proto)
         elif not isinstance(proto, BlobProtoData):
-            raise TypeError(f"proto must be a BlobProtoData or serialized bytes, got "
+            raise LayoutTypeError(f"proto must be a BlobProtoData or serialized bytes, got "
                             f"{type(proto).__name__}")
         if bool_arg("reshape", reshape):
             self.reshape(proto.shape)
@@ -361,7 +361,7 @@ class Blob:
 
 def _blob_arg(name: str, v) -> "Blob":
     if not isinstance(v, Blob):
-        raise TypeError(f"{name} must be a caffe.Blob, got {type(v).__name__}")
+        raise LayoutTypeError(f"{name} must be a caffe.Blob, got {type(v).__name__}")
     return v
 
 
@@ -395,7 +395,7 @@ class BlobProtoData:
         dt = np.float64 if self.double else np.float32
         if self.legacy is not None:
             if not (isinstance(self.legacy, tuple) and len(self.legacy) == 4):
-                raise TypeError(f"legacy must be None or a 4-tuple of bools, got {kind(self.legacy)}")
+                raise LayoutTypeError(f"legacy must be None or a 4-tuple of bools, got {kind(self.legacy)}")
             self.legacy = tuple(bool_arg("legacy field", v) for v in self.legacy)
             if len(self.shape) != 4:
                 raise LayoutError(f"legacy BlobProto shape must have 4 axes, got {self.shape}")
@@ -451,10 +451,10 @@ def _read_source(source) -> bytes:
     if hasattr(source, "read"):
         raw = source.read()
         if not isinstance(raw, (bytes, bytearray)):
-            raise TypeError(f"source file gave {type(raw).__name__}, not bytes; open it in "
+            raise LayoutTypeError(f"source file gave {type(raw).__name__}, not bytes; open it in "
                             "binary mode ('rb')")
         return bytes(raw)
-    raise TypeError(f"source must be bytes, a path or a binary file, got {type(source).__name__}")
+    raise LayoutTypeError(f"source must be bytes, a path or a binary file, got {type(source).__name__}")
 
 
 def parse_blobproto(source) -> BlobProtoData:
@@ -574,7 +574,7 @@ def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = No
     """
     if src is not None:
         if blob_axes is not None:
-            raise TypeError("pass blob_axes= or its old name src=, not both")
+            raise LayoutTypeError("pass blob_axes= or its old name src=, not both")
         blob_axes = src
     str_arg("layout", layout)
     if blob_axes is not None:
@@ -647,7 +647,7 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
     legacy = bool_arg("legacy", legacy)
     double = None if double is None else bool_arg("double", double)
     if path is not None and not isinstance(path, (str, os.PathLike)) and not hasattr(path, "write"):
-        raise TypeError(f"path must be a file name or a binary file (or None for bytes), got "
+        raise LayoutTypeError(f"path must be a file name or a binary file (or None for bytes), got "
                         f"{type(path).__name__}")
     if not _is_plain(layout):
         raise LayoutError(f"layout {layout[:40]!r}: only plain (unblocked) layouts can be saved; "

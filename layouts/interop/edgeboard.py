@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ._args import int_arg, numeric_array, show_int, threads_arg
 
 #: Paddle-Lite FPGA's ``IMAGE_ALIGNMENT``: elements per aligned row.
@@ -108,13 +108,13 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None, *, inplace
     N, C, H, W = a.shape
     L = fpga_image_layout(N, C, H, W, alignment)
     if not isinstance(inplace, (bool, np.bool_)):
-        raise TypeError(f"inplace must be True or False, got {type(inplace).__name__}")
+        raise LayoutTypeError(f"inplace must be True or False, got {type(inplace).__name__}")
     if inplace:
         return _feed_inplace(x, a, out, L, threads)
     if out is None:
         out = np.empty(L.size, np.float16)
     elif not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy float16 array, got {type(out).__name__}")
+        raise LayoutTypeError(f"out must be a numpy float16 array, got {type(out).__name__}")
     elif not (out.dtype == np.float16 and out.ndim == 1 and out.size == L.size):
         raise LayoutError(f"out must be a flat float16 buffer of {L.size} elements, got "
                           f"{out.dtype} {out.shape}")
@@ -178,7 +178,7 @@ def fetch(buffer, N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNME
     if isinstance(buffer, (bytes, bytearray, memoryview)):
         buffer = np.frombuffer(buffer, np.uint8)
     elif not isinstance(buffer, np.ndarray):
-        raise TypeError(f"buffer must be a numpy float16/uint8 array or bytes, got "
+        raise LayoutTypeError(f"buffer must be a numpy float16/uint8 array or bytes, got "
                         f"{type(buffer).__name__}")
     buf = buffer
     if buf.dtype == np.uint8:  # raw bytes from the device: the size is checked before the view

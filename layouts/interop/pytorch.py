@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ._args import kind, str_arg, threads_arg
 
 __all__ = ["FORMATS", "memory_formats", "layout_of_tensor", "to_numpy", "from_numpy",
@@ -75,7 +75,7 @@ def _tensor(t, name: str = "t"):
 
     torch = _torch()
     if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        raise LayoutTypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     check_tensor(t, name, data=False)
     return t
 
@@ -137,7 +137,7 @@ def _prefer_arg(prefer):
         return prefer
     if isinstance(prefer, (list, tuple)) and all(isinstance(p, str) for p in prefer):
         return list(prefer)
-    raise TypeError(f"prefer must be a layout spec or a list of specs, got {kind(prefer)}")
+    raise LayoutTypeError(f"prefer must be a layout spec or a list of specs, got {kind(prefer)}")
 
 
 def _numpy_view(t, raw_bits: bool = False):
@@ -196,13 +196,13 @@ def from_numpy(array, layout, axes="NCHW", dtype=None):
         spec = str_arg("layout", layout)
     a = np.asarray(array) if isinstance(array, np.ndarray) else None
     if a is None:
-        raise TypeError(f"array must be a numpy array, got {type(array).__name__}")
+        raise LayoutTypeError(f"array must be a numpy array, got {type(array).__name__}")
     axes = str_arg("axes", axes).upper()
     if sorted(spec) != sorted(axes) or len(spec) != a.ndim:
         raise LayoutError(f"layout {spec[:40]!r} must be a plain order of the axes {axes[:40]!r} "
                           f"with one letter per array dim (array shape {a.shape})")
     if a.dtype.hasobject or a.dtype.kind not in "biufc":
-        raise TypeError(f"array must hold numbers or bools, got dtype {a.dtype}")
+        raise LayoutTypeError(f"array must hold numbers or bools, got dtype {a.dtype}")
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))  # torch reads native byte order only
     if not a.flags.writeable or any(st < 0 for st in a.strides):
@@ -210,7 +210,7 @@ def from_numpy(array, layout, axes="NCHW", dtype=None):
     t = torch.from_dlpack(a) if a.flags.c_contiguous else torch.from_numpy(a)
     if dtype is not None:
         if not isinstance(dtype, torch.dtype):
-            raise TypeError(f"dtype must be a torch.dtype such as torch.bfloat16, got {kind(dtype)}")
+            raise LayoutTypeError(f"dtype must be a torch.dtype such as torch.bfloat16, got {kind(dtype)}")
         size = torch.empty((), dtype=dtype).element_size()
         if size != a.itemsize:
             raise LayoutError(f"dtype {dtype} has {size}-byte items but the array's are "
@@ -245,9 +245,9 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
     torch = _torch()
     _tensor(t)
     if not isinstance(dst, (str, Layout)):
-        raise TypeError(f"dst must be a layout spec (str) or a Layout, got {type(dst).__name__}")
+        raise LayoutTypeError(f"dst must be a layout spec (str) or a Layout, got {type(dst).__name__}")
     if src is not None and not isinstance(src, (str, Layout)):
-        raise TypeError(f"src must be None, a layout spec (str) or a Layout, got "
+        raise LayoutTypeError(f"src must be None, a layout spec (str) or a Layout, got "
                         f"{type(src).__name__}")
     threads = threads_arg(threads)
     raw_dtype = None if numpy_dtype(t.dtype) is not None else t.dtype

@@ -31,6 +31,8 @@ import ctypes
 
 import numpy as np
 
+from ..errors import LayoutError, LayoutTypeError
+
 from . import profile as _profile
 from .plan import make_fill_plan
 from .pool import run_items, thread_count
@@ -50,14 +52,14 @@ def _flat(arr, ext, unit):
 
 def _check(dst, src):
     if not isinstance(dst, np.ndarray) or not isinstance(src, np.ndarray):
-        raise TypeError("copy_into: dst and src must be numpy arrays, got "
+        raise LayoutTypeError("copy_into: dst and src must be numpy arrays, got "
                         f"{type(dst).__name__} and {type(src).__name__}")
     if dst.shape != src.shape:
-        raise ValueError(f"copy_into: shapes differ: dst {dst.shape} vs src {src.shape}")
+        raise LayoutError(f"copy_into: shapes differ: dst {dst.shape} vs src {src.shape}")
     if dst.dtype != src.dtype:
-        raise ValueError(f"copy_into: dtypes differ: dst {dst.dtype} vs src {src.dtype}")
+        raise LayoutError(f"copy_into: dtypes differ: dst {dst.dtype} vs src {src.dtype}")
     if not dst.flags.writeable:
-        raise ValueError("copy_into: dst is read-only")
+        raise LayoutError("copy_into: dst is read-only")
 
 
 def copy_into(dst, src, threads=None):
@@ -153,9 +155,9 @@ def fill_zero(dst, threads=None):
     [[0, 1, 0, 1], [0, 1, 0, 1], [0, 1, 0, 1]]
     """
     if not isinstance(dst, np.ndarray):
-        raise TypeError(f"fill_zero: dst must be a numpy array, got {type(dst).__name__}")
+        raise LayoutTypeError(f"fill_zero: dst must be a numpy array, got {type(dst).__name__}")
     if not dst.flags.writeable:
-        raise ValueError("fill_zero: dst is read-only")
+        raise LayoutError("fill_zero: dst is read-only")
     nth = thread_count(threads)
     plan = make_fill_plan(dst)
     if plan.kind == "empty":

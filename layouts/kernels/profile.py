@@ -116,6 +116,13 @@ class MachineProfile:
     plain_block_bytes: int = 256
     #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)
     stage_bytes: int = 4 << 20
+    #: OpenCV blobs (:func:`~layouts.interop.opencv.blob_from_images`): outputs smaller than this
+    #: are made on one thread (the fused pass moves memory faster than a second, busy core helps)
+    blob_thread_min_bytes: int = 16 << 20
+    #: ... above it threads take row chunks of this many output bytes from a shared counter
+    blob_chunk_bytes: int = 256 << 10
+    #: ... and only as many threads as there are cores no other task runs on (``/proc/loadavg``)
+    blob_load_aware: bool = True
     #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large: below,
     #: the extra pass loses (64x3x224x224 u8 NCHW->CHWN at 9.6 MB: 0.51 -> 0.35 of np.copyto on an
     #: AVX2 EPYC, 0.62 -> 0.42 on the AVX-512 one; 32x64x56x56 NCHW->NHWC at 6.4 MB 0.75 -> 0.57)
