@@ -89,7 +89,7 @@ def formula(layout: "Layout", numeric: bool = False) -> str:
     'c*40 + h*10 + w*2 + n'
     >>> formula("NCHW")
     Traceback (most recent call last):
-    TypeError: expected a layouts.Layout, got str (build one with Layout('NCHW', N=..., C=..., H=..., W=...))
+    layouts.errors.LayoutTypeError: expected a layouts.Layout, got str (build one with Layout('NCHW', N=..., C=..., H=..., W=...))
     """
     _check(layout)
     if not isinstance(numeric, bool):
