@@ -178,7 +178,7 @@ def _explain_copy(args: argparse.Namespace) -> None:
         raise LayoutError(f"--threads {args.threads} must be 1 or more (leave it out for the package setting)")
     from .kernels import current, use_profile
     from .kernels.explain import explain_conversion, strategies_table
-    from .kernels.machines import reference
+    from .kernels.profile import reference
     prof = current() if args.profile is None else reference(args.profile)
     print(f"profile: {prof.source} | CPU {prof.cpu_name} ({', '.join(prof.cpu_features) or 'no SIMD features read'}), "
           f"{prof.cpus} CPUs, L1d {prof.l1d_bytes >> 10} KiB {prof.l1d_ways}-way, L2 {prof.l2_bytes >> 10} KiB, "

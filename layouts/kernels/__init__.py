@@ -36,10 +36,11 @@ from ..errors import LayoutError, LayoutTypeError
 from . import profile as _profile
 from .plan import make_fill_plan
 from .pool import run_items, thread_count
-from .profile import MachineProfile, current, set_profile, use_profile
+from .profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
 
-__all__ = ["copy_into", "fill_zero", "explain_copy", "MachineProfile", "current", "set_profile", "use_profile"]
+__all__ = ["copy_into", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
+           "use_profile"]
 
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
 

@@ -18,7 +18,7 @@ Variants (the tile family a kernel of :mod:`.transpose` runs):
 ``narrow2``      ... of two groups (2L rows of i)
 
 >>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
-...            stream=True, profile=__import__("layouts.kernels.machines", fromlist=["x"]).reference("epyc-avx512"))
+...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).reference("epyc-avx512"))
 >>> t.variant, (t.ia, t.ie, t.je, t.js), t.edges
 ('straddle-nt', (12, 60, 100, 96), ((60, 64, 96, 100, 0), (0, 12, 0, 1, 0), (0, 12, 97, 100, 0)))
 """
@@ -65,7 +65,7 @@ def rows_cached(row_bytes: int, profile) -> int:
     in (``sets / gcd(row_lines, sets)``; one when they are a multiple of the set span apart)
     times the ways, with the geometry the profile read from the machine.
 
-    >>> from layouts.kernels.machines import reference
+    >>> from layouts.kernels.profile import reference
     >>> [rows_cached(3072, reference(k)) for k in ("epyc-avx512", "xeon-avx512")]
     [32, 48]
     """

@@ -14,6 +14,9 @@ kind               CPU (llvmlite name)   SIMD                         L1d       
 ``epyc-avx2``      AMD EPYC (znver3)     AVX2                         32 KiB 8-way 512 KiB
 =================  ====================  ===========================  ===========  ======
 
+This module is the table; :func:`layouts.kernels.profile.reference` builds the profile.
+
+>>> from layouts.kernels.profile import reference
 >>> p = reference("xeon-avx512")
 >>> (p.l1d_bytes >> 10, p.l1d_ways, p.nt_min_bytes >> 20, p.source)
 (48, 12, 4, 'reference:xeon-avx512')
@@ -23,9 +26,7 @@ kind               CPU (llvmlite name)   SIMD                         L1d       
 
 from __future__ import annotations
 
-from ..errors import LayoutError
-
-__all__ = ["REFERENCES", "reference"]
+__all__ = ["REFERENCES"]
 
 _AVX512 = ("sse4.2", "avx", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512vbmi")
 
@@ -43,12 +44,3 @@ REFERENCES: dict[str, dict] = {
                       l2_bytes=512 << 10, l2_ways=8, l2_line_bytes=64, l3_bytes=32 << 20),
 }
 
-
-def reference(kind: str):
-    """The default profile of the reference machine ``kind`` (one of :data:`REFERENCES`), with the
-    tuning :func:`~layouts.kernels.profile.detect` would choose on it."""
-    from .profile import defaults_for
-
-    if not isinstance(kind, str) or kind not in REFERENCES:
-        raise LayoutError(f"no reference machine {kind!r}; kinds: {', '.join(REFERENCES)}")
-    return defaults_for(REFERENCES[kind], x86=True, source=f"reference:{kind}")

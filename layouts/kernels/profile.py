@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import LayoutError
+from .machines import REFERENCES
 
-__all__ = ["MachineProfile", "detect", "current", "set_profile", "use_profile", "load", "save",
+__all__ = ["MachineProfile", "detect", "reference", "current", "set_profile", "use_profile", "load", "save",
            "default_path"]
 
 #: SIMD features the profile records (llvmlite names), when the CPU has them
@@ -281,6 +282,15 @@ def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> Mach
     return MachineProfile(**hardware, simd=not _env_plain(), nt_stores=x86, source=source, **by_features)
 
 
+def reference(kind: str) -> MachineProfile:
+    """The default profile of the reference machine ``kind`` (one of
+    :data:`~layouts.kernels.machines.REFERENCES`), with the tuning :func:`detect` would choose on
+    it: tests pin one instead of reading the host."""
+    if not isinstance(kind, str) or kind not in REFERENCES:
+        raise LayoutError(f"no reference machine {kind!r}; kinds: {', '.join(REFERENCES)}")
+    return defaults_for(REFERENCES[kind], x86=True, source=f"reference:{kind}")
+
+
 def _env_plain() -> bool:
     """``LAYOUTS_PLAIN_KERNELS=1``: the scalar tiles only (the SIMD tiles off)."""
     return os.environ.get("LAYOUTS_PLAIN_KERNELS", "0") not in ("", "0")
@@ -348,7 +358,6 @@ _override: contextvars.ContextVar[MachineProfile | None] = contextvars.ContextVa
 def _from_files() -> MachineProfile:
     env = os.environ.get("LAYOUTS_PROFILE")
     if env:
-        from .machines import REFERENCES, reference
         return reference(env) if env in REFERENCES else load(env)
     path = default_path()
     if path.is_file():
