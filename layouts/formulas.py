@@ -15,16 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .arguments import MAX_ELEMENTS, check_broadcast, check_size, coordinate
 from .errors import LayoutError, number
 
 
 def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> tuple:
     """Coordinates checked against the sizes (scalars stay Python ints, arrays become int64),
     and the sizes refused when an int64 array offset could wrap."""
-    from .layout import MAX_ELEMENTS, _check_size, _coordinate, check_broadcast
-
-    sizes = [_check_size(k, v, "size of axis") for k, v in (("N", N), ("C", C), ("H", H), ("W", W))]
-    coords = [_coordinate(v, k, k.upper(), size) for (k, v), size in zip((("n", n), ("c", c), ("h", h), ("w", w)), sizes)]
+    sizes = [check_size(k, v, "size of axis") for k, v in (("N", N), ("C", C), ("H", H), ("W", W))]
+    coords = [coordinate(v, k, k.upper(), size) for (k, v), size in zip((("n", n), ("c", c), ("h", h), ("w", w)), sizes)]
     check_broadcast(dict(zip("nchw", coords)))
     N_, C_, H_, W_ = sizes
     # the total, and every stride the three formulas use (a product of three sizes): an empty axis

@@ -29,50 +29,19 @@ layouts.errors.LayoutError: offset 321 of Layout('NCHW8c', N=1, C=17, H=5, W=4) 
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import LayoutError, LayoutTypeError, number, type_name
-from .index import Index
+from .arguments import MAX_ELEMENTS, MAX_ENUMERATED, check_broadcast, check_size, coordinate, itemsize, shape_tuple
+from .errors import LayoutError, LayoutTypeError, type_name
+from .inverse import Inverse
+from .naming import canonical_order
 from .spec import DEFAULT_ASCEND_BLOCK, Dim, Spec, parse
 
-#: The largest number of elements a layout may span (offsets are int64). Every size, stride,
-#: offset and byte offset a Layout reports is exact: one that int64 cannot hold is refused.
-MAX_ELEMENTS = 2**63 - 1
-#: The most slots :meth:`Layout.physical_order` enumerates (it builds several int64 arrays of that size).
-MAX_ENUMERATED = 2**26
+__all__ = ["Layout", "canonical_order", "MAX_ELEMENTS", "MAX_ENUMERATED", "itemsize", "check_broadcast"]
 
-
-def _check_size(name: str, value: Any, what: str) -> int:
-    """A non-negative integer size below 2**63, or a LayoutError naming ``name``
-    (a LayoutTypeError when ``value`` is not an integer at all)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        text = type_name(value).rsplit(" (a", 1)[0]
-        raise LayoutTypeError(f"{what} {name} must be a non-negative integer, got {type(value).__name__} {text}")
-    value = int(value)
-    if value < 0:
-        raise LayoutError(f"{what} {name} must be a non-negative integer, got {number(value)}")
-    if value > MAX_ELEMENTS:
-        raise LayoutError(f"{what} {name} is {number(value)}, more than a layout can address (at most 2**63 - 1 elements)")
-    return value
-
-
-def itemsize(dtype: Any, what: str = "dtype") -> int:
-    """The item size in bytes of a numpy dtype (or anything ``np.dtype`` reads), refusing others."""
-    if dtype is None:
-        raise LayoutTypeError(f"{what} must be a numpy dtype such as 'float32', got None")
-    try:
-        size = np.dtype(dtype).itemsize
-    except (TypeError, ValueError, SyntaxError) as err:
-        raise LayoutTypeError(f"{what} must be a numpy dtype such as 'float32', got {type_name(dtype)}") from err
-    if size == 0:
-        raise LayoutError(f"{what} {np.dtype(dtype)} has item size 0; expected a dtype with bytes")
-    return size
-
-
-class Layout:
+class Layout(Inverse):
     """A memory layout of a tensor: spec, logical sizes and optional pitch.
 
     Parameters
@@ -124,11 +93,11 @@ class Layout:
         unknown = []
         for key, value in given.items():
             if key in params_wanted:
-                params[key] = _check_size(key, value, "block size")
+                params[key] = check_size(key, value, "block size")
                 if params[key] == 0:
                     raise LayoutError(f"block size {key} must be >= 1, got 0")
             elif len(key) == 1 and key.isupper() and key in axes:
-                dims[key] = _check_size(key, value, "size of axis")
+                dims[key] = check_size(key, value, "size of axis")
             else:
                 unknown.append(key)
         if unknown:
@@ -177,7 +146,7 @@ class Layout:
                 raise LayoutTypeError(f"{what}: dim names are strings such as 'H', got {type_name(key)}")
             if key not in names:
                 raise LayoutError(f"{what}={{{key!r}: ...}}: layout {self._spec.text!r} has no dim {key!r}; its dims are {', '.join(names)}")
-            value = _check_size(f"{key}", value, f"{what} of dim")
+            value = check_size(f"{key}", value, f"{what} of dim")
             if value < minimum:
                 raise LayoutError(f"{what} of dim {key} must be >= {minimum}, got {value}")
             out[key] = value
@@ -218,9 +187,9 @@ class Layout:
         layouts.errors.LayoutError: C=4 was given, but the array's C dim (position 3 of shape (1, 4, 4, 3)) has 3 for layout 'NHWC'
         """
         sp = parse(spec)
-        shape = _shape_tuple(shape)
+        shape = shape_tuple(shape)
         for key in list(dims):
-            dims[key] = _check_size(key, dims[key], "size of axis" if len(key) == 1 else "block size")
+            dims[key] = check_size(key, dims[key], "size of axis" if len(key) == 1 else "block size")
         if len(shape) != len(sp.dims):
             raise LayoutError(
                 f"layout {sp.text!r} has {len(sp.dims)} dims ({', '.join(sp.names)}), "
@@ -239,7 +208,7 @@ class Layout:
                 continue
             block = math.prod(b.block if isinstance(b.block, int) else sizes[b.block] for b in sp.blocks_of(d.axis))
             if d.axis in dims:
-                size = _check_size(d.axis, dims[d.axis], "size of axis")
+                size = check_size(d.axis, dims[d.axis], "size of axis")
                 if -(-size // block) != extent:
                     detail = f" (padded to blocks of {block}, {d.axis}={size} needs {-(-size // block)})" if block > 1 else ""
                     raise LayoutError(
@@ -469,125 +438,10 @@ class Layout:
             raise LayoutError(f"{'; '.join(msg)}: layout {self.spec!r} takes exactly {', '.join(f'{k}=' for k in want)}")
         values = {}
         for key, axis in want.items():
-            values[axis] = _coordinate(coords[key], key, axis, self._dims[axis])
+            values[axis] = coordinate(coords[key], key, axis, self._dims[axis])
         return values
 
-    def index(self, offset: Any, *, padding: str = "raise") -> Index:
-        """Logical coordinates of the element at ``offset`` (the inverse of :meth:`offset`).
-
-        ``offset`` may be an int or an integer array. A padding slot raises a
-        :class:`LayoutError` that says which padding it is; with ``padding="mark"`` its
-        coordinates are -1 and ``Index.padding`` is True there instead.
-
-        One kind of input, one kind of output (either ``padding=`` mode): an integer (Python or
-        numpy scalar) gives Python ints and a bool ``padding``; anything else (a list, an array,
-        a 0-d array) gives int64 arrays of the input's shape and a bool array ``padding``.
-
-        >>> L = Layout("CHWN", N=2, C=16, H=5, W=4)
-        >>> L.index(43)
-        Index(n=1, c=1, h=0, w=1)
-        >>> L.index([0, 1, 2]).n.tolist()
-        [0, 1, 0]
-        """
-        if not isinstance(padding, str):
-            raise LayoutTypeError(f"padding must be 'raise' or 'mark', got {type_name(padding)}")
-        if padding not in ("raise", "mark"):
-            raise LayoutError(f"padding must be 'raise' or 'mark', got {padding!r}")
-        scalar = isinstance(offset, (numbers.Integral, np.integer)) and not isinstance(offset, (bool, np.bool_))
-        off = _integer_array(offset, "offset")
-        if off.size and (off.min() < 0 or off.max() >= self.size):
-            bad = off[(off < 0) | (off >= self.size)].flat[0]
-            raise LayoutError(f"offset {bad} is outside {self!r} (expected 0 <= offset < {self.size})")
-        per_dim, rest = self._digits(off)
-        is_pad = rest != 0
-        for q, extent in zip(per_dim, self._shape):
-            is_pad |= q >= extent
-        coords: dict[str, Any] = {}
-        for axis in self.axes:
-            coords[axis] = self._compose(axis, per_dim)
-            is_pad |= coords[axis] >= self._dims[axis]
-        if padding == "raise" and is_pad.any():
-            where = np.flatnonzero(is_pad.ravel())[0]
-            raise LayoutError(self._padding_message(int(off.ravel()[where]), {a: v.ravel()[where] for a, v in coords.items()}, [q.ravel()[where] for q in per_dim]))
-        if padding == "mark":
-            coords = {a: np.where(is_pad, -1, v) for a, v in coords.items()}
-        if scalar:
-            return Index(canonical_order(self.axes), {a: int(v) for a, v in coords.items()}, bool(is_pad))
-        arrays = {a: np.asarray(v, dtype=np.int64).reshape(off.shape) for a, v in coords.items()}
-        return Index(canonical_order(self.axes), arrays, np.asarray(is_pad, dtype=bool).reshape(off.shape))
-
-    def dim_indices(self, offsets: Any) -> list[np.ndarray]:
-        """Index along each physical dim of each offset, outermost dim first.
-
-        The mixed-radix digits of the offsets in this layout's strides; in a pitch gap a digit
-        reaches past its dim's extent (:meth:`index` reports such slots as padding).
-
-        >>> [d.tolist() for d in Layout("NHWC", N=1, C=3, H=2, W=2).dim_indices([0, 4, 11])]
-        [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 2]]
-        """
-        return self._digits(_integer_array(offsets, "offset"))[0]
-
-    def _digits(self, off: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-        rest = off.copy()
-        digits = []
-        for stride in self._strides:
-            q = rest // stride if stride else np.zeros_like(rest)
-            rest = rest - q * stride
-            digits.append(q)
-        return digits, rest
-
-    def _compose(self, axis: str, per_dim: list) -> Any:
-        """Logical coordinate of ``axis`` from its outer part and blocks (outer first, blocks in spec order)."""
-        value: Any = 0
-        for d, q in zip(self._spec.dims, per_dim):
-            if d.axis == axis and not d.is_block:
-                value = q
-        for d, block, q in zip(self._spec.dims, self._block_sizes, per_dim):
-            if d.axis == axis and d.is_block:
-                value = value * block + q
-        return value
-
-    def _padding_message(self, off: int, coords: Mapping[str, int], per_dim: list) -> str:
-        for i, (d, extent, q) in enumerate(zip(self._spec.dims, self._shape, per_dim)):
-            if q >= extent and i > 0:
-                outer = self._spec.dims[i - 1].name
-                used = extent * self._strides[i]
-                return (f"offset {off} of {self!r} is padding: it lies in the pitch of dim {outer} "
-                        f"(stride {self._strides[i - 1]}, of which the {extent} entries of {d.name} use {used})")
-        for axis, value in coords.items():
-            if value >= self._dims[axis]:
-                blocks = "x".join(d.name for d in self._spec.blocks_of(axis))
-                return (f"offset {off} of {self!r} is padding: it would hold {axis.lower()}={value}, but axis {axis} "
-                        f"has size {self._dims[axis]} (padded to {self.padded_dims[axis]} by block {blocks})")
-        return f"offset {off} of {self!r} is padding: it lies between elements of the innermost dim (pitch)"
-
     # ------------------------------------------------------------------ whole-layout views
-    def physical_order(self, logical: str | None = None) -> np.ndarray:
-        """What each memory slot holds: the logical number of its element, or -1 for padding.
-
-        The logical number counts elements row-major over the axes ``logical`` (default:
-        :func:`canonical_order`, ``"NCHW"`` for the four image axes), as the EdgeBoard
-        article labels its figure 000..639.
-
-        >>> Layout("NHWC", N=2, C=16, H=5, W=4).physical_order()[:6].tolist()
-        [0, 20, 40, 60, 80, 100]
-        >>> Layout("CHWN", N=2, C=16, H=5, W=4).physical_order()[:4].tolist()
-        [0, 320, 1, 321]
-        """
-        order = canonical_order(self.axes) if logical is None else logical
-        if not isinstance(order, str):
-            raise LayoutTypeError(f"logical must be a string of axis letters such as 'NCHW', got {type_name(order)}")
-        if self.size > MAX_ENUMERATED:
-            raise LayoutError(f"physical_order of {self!r} would enumerate {self.size} slots, more than "
-                              f"layouts.layout.MAX_ENUMERATED = {MAX_ENUMERATED}; use offset()/index() on the part you need")
-        if sorted(order) != sorted(self.axes):
-            raise LayoutError(f"logical order {order!r} must name each axis of {self.spec!r} once: {''.join(self.axes)}")
-        idx = self.index(np.arange(self.size, dtype=np.int64), padding="mark")
-        number = np.zeros(self.size, dtype=np.int64)
-        for axis in order:
-            number = number * self._dims[axis] + getattr(idx, axis.lower())
-        return np.where(idx.padding, -1, number)
-
     def view(self, buffer: np.ndarray) -> np.ndarray:
         """A strided view of shape :attr:`shape` onto a flat buffer holding this layout.
 
@@ -642,90 +496,3 @@ class Layout:
         """A few lines that say what this layout is: shape, strides, padding, formula."""
         from .explain import explain
         return explain(self)
-
-
-def canonical_order(axes: tuple[str, ...] | str) -> str:
-    """The logical order used to number elements: NCDHW for images, OIDHW for weights, else as given.
-
-    >>> canonical_order("NHWC"), canonical_order("HWIO"), canonical_order("XY")
-    ('NCHW', 'OIHW', 'XY')
-    """
-    axes = "".join(axes)
-    for reference in ("NCDHW", "OIDHW"):
-        if set(axes) <= set(reference):
-            return "".join(a for a in reference if a in axes)
-    return axes
-
-
-def _as_array(value: Any, what: str) -> np.ndarray:
-    """``np.asarray(value)`` for integer data: Python ints of any size are checked against int64
-    first (an object array of them is converted exactly or refused), other kinds are a TypeError."""
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError, OverflowError) as err:
-        raise LayoutTypeError(f"{what} must be an integer or an array of integers, got {type_name(value)}") from err
-    if arr.dtype == object:
-        flat = list(arr.flat)
-        if not all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in flat):
-            raise LayoutTypeError(f"{what} must be an integer or an array of integers, got {type_name(value)}")
-        big = [int(v) for v in flat if not -2**63 <= int(v) < 2**63]
-        if big:
-            raise LayoutError(f"{what} {number(big[0])} is outside the int64 range a layout addresses")
-        arr = np.array([int(v) for v in flat], dtype=np.int64).reshape(arr.shape)
-    if arr.size == 0 and arr.dtype.kind in "fiu":
-        return arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise LayoutTypeError(f"{what} must be integers, got {arr.dtype}")
-    return arr
-
-
-def _integer_array(value: Any, what: str) -> np.ndarray:
-    """``value`` as int64, refusing non-integers and integers int64 cannot hold (never wrapping)."""
-    arr = _as_array(value, what)
-    if arr.dtype.kind == "u" and arr.size and arr.max() > np.uint64(MAX_ELEMENTS):
-        raise LayoutError(f"{what} {int(arr.max())} is outside the int64 range a layout addresses")
-    return arr.astype(np.int64)
-
-
-def _coordinate(value: Any, key: str, axis: str, size: int) -> Any:
-    """A coordinate along ``axis`` checked against ``0 <= value < size`` in its own type (a
-    uint64 2**64 - 1 is reported as that, not as -1); an int, or an int64 array."""
-    if isinstance(value, (bool, np.bool_)):
-        raise LayoutTypeError(f"coordinate {key} must be an integer, got {type_name(value)}")
-    if isinstance(value, (numbers.Integral, np.integer)):
-        v = int(value)
-        if not 0 <= v < size:
-            raise LayoutError(f"coordinate {key}={number(v)} is out of range for axis {axis} of size {size} (expected 0 <= {key} < {size})")
-        return v
-    arr = _as_array(value, f"coordinate {key}")
-    limit = np.uint64(size) if arr.dtype.kind == "u" else np.int64(size)
-    bad = (arr >= limit) if arr.dtype.kind == "u" else ((arr < 0) | (arr >= limit))
-    if bad.any():
-        pos = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise LayoutError(
-            f"coordinate {key} has value {int(arr[pos])} at position {pos}, out of range for axis {axis} of size {size} "
-            f"(expected 0 <= {key} < {size})"
-        )
-    return arr.astype(np.int64)
-
-
-def check_broadcast(values: Mapping[str, Any]) -> None:
-    """Refuse coordinate arrays that do not broadcast together, naming each one's shape."""
-    shapes = {k: v.shape for k, v in values.items() if isinstance(v, np.ndarray)}
-    if len(shapes) > 1:
-        try:
-            np.broadcast_shapes(*shapes.values())
-        except ValueError:
-            listed = ", ".join(f"{k} {v}" for k, v in shapes.items())
-            raise LayoutError(f"coordinate arrays do not broadcast together: shapes {listed}") from None
-
-
-def _shape_tuple(shape: Any) -> tuple[int, ...]:
-    """A physical shape as a tuple of non-negative ints (a LayoutTypeError for other kinds)."""
-    if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        items = tuple(shape)
-    except TypeError as err:
-        raise LayoutTypeError(f"shape must be a tuple of ints, got {type_name(shape)}") from err
-    return tuple(_check_size(f"shape[{i}]", n, "extent") for i, n in enumerate(items))
