@@ -94,8 +94,9 @@ def test_compiled_and_checked_paths_agree(monkeypatch):
 
 
 def test_probe_reads_real_arrays():
-    assert pp._probe() is pp.FAST
-    assert pp._probe_tuple() == pp.TUPLE_ITEMS
+    from layouts.interop.opencv import array_reader
+    assert array_reader.probe_struct_offsets() is pp.FAST
+    assert array_reader.probe_tuple_items() == pp.TUPLE_ITEMS
     if pp.FAST:  # what the kernel will read, read back through it
         a = FRAME[3:9, ::-2]
         out = np.empty((1, 3, 6, 80), np.float32)
