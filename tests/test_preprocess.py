@@ -94,9 +94,10 @@ def test_compiled_and_checked_paths_agree(monkeypatch):
 
 
 def test_probe_reads_real_arrays():
-    from layouts.interop.opencv import array_reader
-    assert array_reader.probe_struct_offsets() is pp.FAST
-    assert array_reader.probe_tuple_items() == pp.TUPLE_ITEMS
+    import sys
+    cpython64 = sys.implementation.name == "cpython" and sys.maxsize == 2**63 - 1
+    assert pp.FAST == (cpython64 and getattr(sys, "_is_gil_enabled", lambda: True)())
+    assert pp.TUPLE_ITEMS in ((24,) if cpython64 else (None,))        # PyTupleObject.ob_item on 64-bit CPython
     if pp.FAST:  # what the kernel will read, read back through it
         a = FRAME[3:9, ::-2]
         out = np.empty((1, 3, 6, 80), np.float32)

@@ -25,7 +25,6 @@ The classes are built once, in a private descriptor pool (so they never collide 
 ``caffe.proto`` registered in the process), the first time :func:`messages` is called.
 ``protobuf`` is imported only then.
 
->>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
 >>> BlobProto = messages()["BlobProto"]
 >>> m = BlobProto(data=[1.5, -2.0])
 >>> m.shape.dim.extend([1, 2])

@@ -30,7 +30,7 @@ The rules for what numpy cannot hold:
 
 torch is imported only inside these functions; this module imports without it.
 
->>> import pytest; torch = pytest.importorskip("torch")   # runs wherever torch is installed
+>>> import torch                   # the doctests of this module run wherever torch is installed
 >>> t = torch.zeros(2, 3, 4, 5).to(memory_format=torch.channels_last)
 >>> memory_formats(t), layout_of_tensor(t).spec
 (['channels_last'], 'NHWC')
@@ -162,7 +162,7 @@ def to_numpy(t, axes=None, prefer=None):
     A channels_last tensor of shape (N, C, H, W) gives an (N, H, W, C) array and
     ``Layout('NHWC', ...)``; ambiguous size-1 cases need ``prefer``.
 
-    >>> import pytest; torch = pytest.importorskip("torch")
+    >>> import torch
     >>> t = torch.arange(24.0).reshape(2, 3, 2, 2).to(memory_format=torch.channels_last)
     >>> a, L = to_numpy(t)
     >>> L.spec, a.shape, a[0, 1, 0].tolist()              # n=0, h=1, w=0: the 3 channels
@@ -184,7 +184,6 @@ def from_numpy(array, layout, axes="NCHW", dtype=None):
     copy: an NHWC array becomes a channels_last NCHW tensor. ``dtype``: a torch dtype of the
     array's item size to read its bits as (``torch.bfloat16`` for int16 bits).
 
-    >>> import pytest; _ = pytest.importorskip("torch")
     >>> t = from_numpy(np.zeros((2, 4, 5, 3), np.float32), "NHWC")
     >>> tuple(t.shape), t.stride()
     ((2, 3, 4, 5), (60, 1, 15, 3))

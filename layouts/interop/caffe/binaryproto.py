@@ -65,7 +65,6 @@ def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = No
     ``source`` is the bytes, a path or a binary file. float32 (float64 for ``double_data``
     blobs). ``src=`` is the old name of ``blob_axes=``.
 
-    >>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
     >>> mean = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
     >>> blob = save_binaryproto(mean)            # no path: the serialized bytes
     >>> load_binaryproto(blob, "HWC")[0, 1]
@@ -122,7 +121,6 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
     refused with a :class:`~layouts.LayoutError` naming the values' range; cast it yourself
     (``array.astype(np.float32)``) to accept the rounding.
 
-    >>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
     >>> big = np.array([2**40 + 1], np.int64).reshape(1, 1, 1, 1)
     >>> int(load_binaryproto(save_binaryproto(big)).ravel()[0]) == 2**40 + 1   # saved as double
     True

@@ -116,7 +116,6 @@ def parse_blobproto(source) -> BlobProtoData:
     Malformed or truncated bytes, dims out of range, or a data count that does not match the shape
     raise :class:`~layouts.LayoutError`.
 
-    >>> import pytest; _ = pytest.importorskip("google.protobuf")   # the 'caffe' extra
     >>> p = parse_blobproto(b"\\x3a\\x04\\x0a\\x02\\x01\\x02"   # shape { dim: [1, 2] }
     ...                     b"\\x2a\\x08\\x00\\x00\\xc0\\x3f\\x00\\x00\\x00\\xc0")  # data: [1.5, -2.0]
     >>> p.shape, p.data.tolist(), p.legacy

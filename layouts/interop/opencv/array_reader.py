@@ -14,7 +14,8 @@ engine's kernels read theirs (:mod:`layouts.kernels.records`).
 >>> call = BlobCall(1, 1, None, 3, 3, 3, 1, range(3), [a])
 >>> call.scan(), FAST
 (0, True)
->>> call.set_out(np.empty((1, 3, 3, 3), np.float32)); call.fill()
+>>> out = np.empty((1, 3, 3, 3), np.float32)      # referenced while the call reads it
+>>> call.set_out(out); call.fill()
 >>> int(call.recs[0]["row"]) == a.strides[0], int(call.recs[0]["pixel"])
 (True, 6)
 """
