@@ -72,22 +72,18 @@ class MachineProfile:
     simd: bool = True
     #: strategy names never chosen (tests and ``tune`` turn strategies off by name)
     disabled: tuple[str, ...] = ()
-    #: *tuned*: copies smaller than this are one ``np.copyto`` (its call costs less than a kernel's;
-    #: ``tune`` on the AVX-512 EPYC: kernels 0.37x at 31 KB, 1.34x at 64 KB)
+    #: *tuned*: copies smaller than this are one ``np.copyto``, whose call costs less than a kernel's
     small_bytes: int = 64 << 10
-    #: *tuned*: copies smaller than this run on one thread. Two ``tune`` runs on the 2-vCPU AVX-512
-    #: EPYC, 2 threads / 1 thread: at 1 MB 0.47-0.62x everywhere; at 4 MB 0.72-1.14x; at 8 MB
-    #: 0.86-1.47x (the tile transposes still lose there, hence their own 16 MB below)
+    #: *tuned*: copies smaller than this run on one thread: below, starting and splitting cost a
+    #: second thread more than it gains on a memory-bound copy
     thread_min_bytes: int = 8 << 20
-    #: *tuned*: per strategy, ``"name=bytes"`` entries that replace ``thread_min_bytes`` for it
-    #: (a memory-bound strategy may gain nothing from a second core at any size): the tile
-    #: transposes lose below 16 MB; the C=3 (de)interleaves (small-c, staged) already run at
-    #: 0.8-1.1 of np.copyto on one thread and lost with a second one on 224x224 images up to
-    #: 38.5 MB in bench/run.py (0.71-1.06x; tune's 32x32 images gained from 8 MB): 256 MB
+    #: *tuned*: per strategy, ``"name=bytes"`` entries that replace ``thread_min_bytes`` for it:
+    #: the tile transposes gain from a second thread only later, and the C=3 (de)interleaves
+    #: (small-c, staged) already run near np.copyto on one thread, so they stay there
     thread_min_bytes_by_strategy: tuple[str, ...] = ("simd-tiles=16777216", "small-c=268435456", "staged=268435456")
-    #: *tuned*: outputs at least this large are written with non-temporal stores (they bypass the
-    #: cache: a win once the output cannot stay in it, a loss when it is read back at once);
-    #: 8 MB measured on an AVX2 EPYC, 2-4 MB on the AVX-512 one (:func:`detect` picks by features)
+    #: *tuned*: outputs at least this large are written with non-temporal stores, which bypass the
+    #: cache: a win once the output cannot stay in it, a loss when it is read back at once
+    #: (:func:`defaults_for` lowers it where AVX-512 stores are measured to win earlier)
     nt_min_bytes: int = 8 << 20
     #: non-temporal stores exist (x86); elsewhere the tile strategies use plain stores
     nt_stores: bool = True
@@ -100,8 +96,7 @@ class MachineProfile:
     block_i_long_bytes: int = 2048
     #: ... but when the src rows are a multiple of 4 KiB apart (CHWN's N rows of C*H*W), they all
     #: fall in the same L1 sets and a one-column block re-reads each line from L2: blocks of this
-    #: much of j (256x3x32x32 f32 NCHW->CHWN 0.19 -> 0.55 of np.copyto; NHWC->NCHW, 256-byte src
-    #: rows, loses with it: 0.89 -> 0.47)
+    #: much of j, so each source line is used up while it is cached
     block_j_aliased_bytes: int = 1024
     #: long dst rows whose src rows span at most this: blocks of all of j (NCHW16c->NCHW, C=64
     #: NHWC->NCHW in u8/f16), each source line read once per tile row
@@ -109,9 +104,8 @@ class MachineProfile:
     #: short dst rows: all of i by this much of j per block (few source streams)
     block_j_short_bytes: int = 8192
     #: in-cache copies whose source rows share L1 sets (fewer stay cached than a full tile has
-    #: rows) into dst rows that follow each other use narrower tiles: 8x64x32x32 NCHW->NHWC
-    #: 0.29 -> 0.41-0.49 of np.copyto (f32), 0.22 -> 0.36 (f16); 256x3x32x32 NCHW->CHWN f16
-    #: 0.24 -> 0.33. Into far-apart dst rows (NHWC->CHWN) narrow stores lost (0.25 -> 0.12)
+    #: rows, by the L1 geometry) into dst rows that follow each other use narrower tiles; into
+    #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there
     narrow_when_aliased: bool = True
     #: the scalar-tile strategy's (i, j) block in bytes of i and j
     plain_block_bytes: int = 256
@@ -125,12 +119,10 @@ class MachineProfile:
     #: ... and only as many threads as there are cores no other task runs on (``/proc/loadavg``)
     blob_load_aware: bool = True
     #: *tuned*: word-grouped uint8/uint16 transposes only for outputs at least this large: below,
-    #: the extra pass loses (64x3x224x224 u8 NCHW->CHWN at 9.6 MB: 0.51 -> 0.35 of np.copyto on an
-    #: AVX2 EPYC, 0.62 -> 0.42 on the AVX-512 one; 32x64x56x56 NCHW->NHWC at 6.4 MB 0.75 -> 0.57)
+    #: the extra pass through a word scratch costs more than the shorter tiles save
     group_min_bytes: int = 24 << 20
-    #: ... or this large when the source rows are a multiple of 4 KiB apart (HW = 64x64 planes,
-    #: CHWN's N rows): byte tiles then re-read every line from L2 and grouping wins early
-    #: (16x64x64x64 u8 NCHW->NHWC at 4 MB: 0.20 -> 0.34 of np.copyto)
+    #: ... or this large when the source rows are a multiple of 4 KiB apart (64x64 planes, CHWN's
+    #: N rows): byte tiles then re-read every line from L2 and grouping wins early
     group_aliased_min_bytes: int = 1 << 20
     #: ... and chunked axes at least this long
     group_min_cols: int = 2048
@@ -277,7 +269,7 @@ def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> Mach
     """The default tuning for a machine with these :data:`HARDWARE` fields (where measurements
     on the project's machines differ by CPU feature, the feature decides)."""
     by_features = {}
-    if "avx512bw" in hardware.get("cpu_features", ()):   # measured with `tune` on an AVX-512 EPYC
+    if "avx512bw" in hardware.get("cpu_features", ()):   # `tune` on an AVX-512 EPYC: NT stores win earlier
         by_features = dict(nt_min_bytes=4 << 20)
     return MachineProfile(**hardware, simd=not _env_plain(), nt_stores=x86, source=source, **by_features)
 

@@ -2,10 +2,9 @@
 an L2-resident scratch, then a 4-byte tile transpose (:mod:`..grouped`). A uint8 tile needs 64
 source rows live per output line; a word tile needs 16.
 
-Measured (128x64x56x56, 1 thread, x np.copyto): u8 NCHW->NHWC 0.35-0.39 -> 0.44-0.48, NCHW->CHWN
-0.30-0.31 -> 0.40-0.44; smaller outputs lose (64x3x224x224 u8 NCHW->CHWN, 9.6 MB: 0.51 -> 0.35),
-hence ``group_min_bytes``. Grouping on the source side (word transpose, then unzip) lost
-everywhere and is not offered."""
+Out of cache this beats byte tiles; smaller outputs lose to the extra pass, hence
+``group_min_bytes``. Grouping on the source side (word transpose, then unzip) lost everywhere and
+is not offered."""
 
 from __future__ import annotations
 
