@@ -15,31 +15,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import LayoutTypeError
+from .naming import canonical_order, coordinate_names
+
+#: the old private name, which viz imported
+_coordinate_names = coordinate_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .layout import Layout
 
 
-def _coordinate_names(layout: "Layout") -> list[str]:
-    """How the formula names the index along each physical dim (``c``, or ``c1``/``c0`` when blocked)."""
-    dims = layout.parsed.dims
-    names = []
-    for d in dims:
-        blocks = layout.parsed.blocks_of(d.axis)
-        a = d.axis.lower()
-        if not blocks:
-            names.append(a)
-        elif not d.is_block:
-            names.append(f"{a}{len(blocks)}")
-        else:
-            names.append(f"{a}{len(blocks) - 1 - blocks.index(d)}")
-    return names
 
 
 def _extent_names(layout: "Layout") -> list[str]:
     """How the formula names the extent of each physical dim (``W``, ``C1``, ``16``, ``C0``)."""
     out = []
-    for d, coord in zip(layout.parsed.dims, _coordinate_names(layout)):
+    for d, coord in zip(layout.parsed.dims, coordinate_names(layout)):
         if isinstance(d.block, int):
             out.append(str(d.block))
         elif d.block is not None or layout.parsed.blocks_of(d.axis):
@@ -95,7 +85,7 @@ def formula(layout: "Layout", numeric: bool = False) -> str:
     if not isinstance(numeric, bool):
         raise LayoutTypeError(f"numeric must be True or False, got {type(numeric).__name__}")
     terms = []
-    coords = _coordinate_names(layout)
+    coords = coordinate_names(layout)
     for coord, atoms, stride in zip(coords, _stride_atoms(layout), layout.stride_tuple):
         if numeric:
             terms.append(coord if stride == 1 else f"{coord}*{stride}")
@@ -118,7 +108,7 @@ def explain(layout: "Layout") -> str:
     lines.append(head + formula(layout))
     lines.append(" " * (len(head) - 2) + "= " + formula(layout, numeric=True))
     where = []
-    for d, coord in zip(layout.parsed.dims, _coordinate_names(layout)):
+    for d, coord in zip(layout.parsed.dims, coordinate_names(layout)):
         blocks = layout.parsed.blocks_of(d.axis)
         if not blocks:
             continue
@@ -148,5 +138,4 @@ def explain(layout: "Layout") -> str:
 
 
 def _logical_order(layout: "Layout") -> str:
-    from .layout import canonical_order
     return canonical_order(layout.axes)

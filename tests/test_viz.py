@@ -34,7 +34,7 @@ def titled(fig, gid="title"):
 
 def strip_axes(fig, spec):
     """The memory strip of the layout with this spec (each panel's Axes is labelled with its layout)."""
-    hits = [ax for ax in fig.axes if ax.get_label().startswith(f"memory: Layout('{spec}'")]
+    hits = [ax for ax in fig.axes if ax.get_label().lower().startswith(f"memory: layout('{spec.lower()}'")]
     assert len(hits) == 1, (spec, [ax.get_label() for ax in fig.axes])
     return hits[0]
 
