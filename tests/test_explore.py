@@ -26,7 +26,7 @@ def boxed_slots(ax):
 
 
 def strip(fig, spec):
-    hits = [ax for ax in fig.axes if ax.get_label().startswith(f"memory: Layout('{spec}'")]
+    hits = [ax for ax in fig.axes if ax.get_label().lower().startswith(f"memory: layout('{spec.lower()}'")]
     assert len(hits) == 1
     return hits[0]
 
