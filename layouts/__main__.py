@@ -204,6 +204,11 @@ def _tune(args: argparse.Namespace) -> None:
     if out is not None:
         profile.save(prof, out, measured_table(found))
         print(f"\nsaved {out}" + ("" if args.out is None else f"; use it with LAYOUTS_PROFILE={out}"))
+        from .kernels.tune import fill_wisdom
+        from .kernels.wisdom import path
+        print(f"\nwisdom (the fastest way of each common conversion, measured), in {path()}:")
+        for case, decided in fill_wisdom(prof, quick=args.quick):
+            print(f"  {case}: {decided}")
 
 
 def _layout_from_words(spec: str, words: list[str]):

@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 
 import numpy as np
 
@@ -104,15 +105,19 @@ def _numpy_first(dst, src, prof, overlap=True):
     return None
 
 
-def _choice(dst, src, stream, prof):
-    """The registry's choice for this copy under ``prof`` (cached per profile)."""
+def _choice(dst, src, stream, prof, nth=1):
+    """The choice for this copy under ``prof`` on ``nth`` threads: the registry's rules, or what
+    :mod:`.wisdom` measured (cached per profile)."""
     key = (dst.shape, dst.strides, src.strides, dst.dtype, dst.ctypes.data % 64, src.ctypes.data % 64, stream,
-           id(prof))
+           id(prof), nth)
     hit = _choices.get(key)
     if hit is not None and hit[1] is prof:
         return hit[0], prof
-    from .registry import Task, choose
-    c, _ = choose(Task.of(dst, src, stream), prof)
+    from .registry import Task
+    from .wisdom import decide
+    c, _, decided = decide(Task.of(dst, src, stream), prof, nth, dst, src)
+    if decided != c.decided:
+        c = dataclasses.replace(c, decided=decided)
     if len(_choices) > 512:
         _choices.clear()
     _choices[key] = (c, prof)
@@ -123,7 +128,7 @@ def _copy_views(dst, src, nth, stream=False, prof=None):
     """:func:`copy_into` after its checks (no check here: callers pass same-shape, same-dtype,
     writable, non-overlapping views), on ``nth`` threads under ``prof`` (None: the active
     profile); ``stream``: the output is part of a larger one (the strategies may bypass the cache)."""
-    c, prof = _choice(dst, src, stream, prof or _profile.current())
+    c, prof = _choice(dst, src, stream, prof or _profile.current(), nth)
     if not c.flat:
         c.run(dst, src, None, None, nth)
         return

@@ -134,6 +134,9 @@ class MachineProfile:
     #: ... holding at most 1/edge_max_fraction of the elements; otherwise (and with batch axes, per
     #: batch index while its rows are in cache) by the tile kernel itself
     edge_max_fraction: int = 64
+    #: copies at least this large, of a shape not measured before, are timed in the few ways the
+    #: rules could take and the fastest kept (:mod:`.wisdom`); 0 measures nothing (deterministic)
+    measure_min_bytes: int = 32 << 20
 
     source: str = field(default="defaults", compare=False)
 
@@ -277,10 +280,10 @@ def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> Mach
 def reference(kind: str) -> MachineProfile:
     """The default profile of the reference machine ``kind`` (one of
     :data:`~layouts.kernels.machines.REFERENCES`), with the tuning :func:`detect` would choose on
-    it: tests pin one instead of reading the host."""
+    it, and no measuring (:mod:`.wisdom`): tests pin one instead of reading the host."""
     if not isinstance(kind, str) or kind not in REFERENCES:
         raise LayoutError(f"no reference machine {kind!r}; kinds: {', '.join(REFERENCES)}")
-    return defaults_for(REFERENCES[kind], x86=True, source=f"reference:{kind}")
+    return defaults_for(REFERENCES[kind], x86=True, source=f"reference:{kind}").replace(measure_min_bytes=0)
 
 
 def _env_plain() -> bool:

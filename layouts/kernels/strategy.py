@@ -46,6 +46,8 @@ class Choice:
     flat: bool = True
     work_items: int = 1
     plan: Plan | None = None
+    #: how it was chosen: "predicted" by the rules, or "measured: ..." (:mod:`.wisdom`)
+    decided: str = "predicted"
 
 
 @dataclass(frozen=True)

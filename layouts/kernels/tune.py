@@ -7,16 +7,19 @@ measured size from which the second way wins at that size and every larger one (
 and the conversions are the ones the defaults were set on (NCHW<->NHWC, NCHW->CHWN, C=3 cases for
 the small-channel strategies, :data:`THREAD_CASES`).
 
-===================  ======================================  ==========================
-field                first way                               second way
-===================  ======================================  ==========================
-small_bytes          one ``np.copyto``                        the kernels
-thread_min_bytes_    one thread                              every thread, per strategy
-by_strategy                                                  (``thread_min_bytes`` stays the
-                                                             default of the others)
-nt_min_bytes         plain stores                            non-temporal stores
-group_min_bytes      tiles of bytes / halves                 word-grouped tiles
-===================  ======================================  ==========================
+============================  ======================================  ==========================
+field                         first way                               second way
+============================  ======================================  ==========================
+small_bytes                   one ``np.copyto``                       the kernels
+thread_min_bytes_by_strategy  one thread                              every thread, per strategy
+                                                                      (``thread_min_bytes`` stays
+                                                                      the default of the others)
+nt_min_bytes                  plain stores                            non-temporal stores
+group_min_bytes               tiles of bytes / halves                 word-grouped tiles
+============================  ======================================  ==========================
+
+Then it fills the wisdom (:mod:`.wisdom`) for the common conversions (:data:`WISDOM_CASES`: the
+benchmark's shapes, dtypes and directions), so that their first copy measures nothing.
 
 The result is saved (``profile.save``) where later processes find it (``profile.default_path()``
 or ``--out``) and loaded only on the same CPU.
@@ -33,7 +36,7 @@ import numpy as np
 
 from . import profile as _profile
 
-__all__ = ["tune", "Measured"]
+__all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES"]
 
 
 @dataclass
@@ -138,7 +141,8 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
 def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.MachineProfile", list[Measured]]:
     """Measure the thresholds (see the module doc) and return the tuned profile with what was
     measured; ``quick`` tries fewer, smaller sizes (seconds, for a check; less trustworthy)."""
-    base = _profile.detect()
+    measure = _profile.detect().measure_min_bytes
+    base = _profile.detect().replace(measure_min_bytes=0)       # the timings below measure, not wisdom
     rounds = rounds or (3 if quick else 7)
     K = 1 << 10
     M = 1 << 20
@@ -170,7 +174,33 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
                             ({"disabled": ("grouped",)}, {"group_min_bytes": 0, "group_min_cols": 0}),
                             (1, 1), rounds, base))
     base = base.replace(group_min_bytes=found[-1].chosen)
-    return base.replace(source="tuned"), found
+    return base.replace(source="tuned", measure_min_bytes=measure), found
+
+
+#: the conversions whose wisdom ``tune`` measures ahead of time: (direction, dtype, C, H = W, N),
+#: the benchmark's shapes (bench/run.py); those below the profile's ``measure_min_bytes`` are skipped
+WISDOM_CASES = [(d, t, C, side, n) for d in ("NCHW->NHWC", "NHWC->NCHW", "NCHW->CHWN", "CHWN->NCHW",
+                                             "NHWC->CHWN", "CHWN->NHWC")
+                for t in ("float32", "float16", "uint8")
+                for C, side, n in ((64, 56, 128), (3, 224, 64), (64, 56, 32))]
+
+
+def fill_wisdom(prof, quick: bool = False) -> list[tuple[str, str]]:
+    """Measure the wisdom of :data:`WISDOM_CASES` under ``prof`` on one thread and on all (each
+    saved as it is measured): ``[(case, how it was decided), ...]``; ``quick``: two float32
+    cases of 64x3x224x224."""
+    from . import _choice
+    cases = [c for c in WISDOM_CASES if c[2:] == (3, 224, 64) and c[1] == "float32"][:2] if quick else WISDOM_CASES
+    done = []
+    with _profile.use_profile(prof):
+        for direction, dtype, C, side, n in cases:
+            if n * C * side * side * np.dtype(dtype).itemsize < prof.measure_min_bytes:
+                continue
+            out, v = _case(direction, dtype, n * C * side * side * np.dtype(dtype).itemsize, C, side)
+            for nth in sorted({1, prof.cpus}):
+                c, _ = _choice(out, v, False, prof, nth)
+                done.append((f"{direction} {dtype} {n}x{C}x{side}x{side} threads={nth}", c.decided))
+    return done
 
 
 def report(prof, found: list[Measured]) -> str:

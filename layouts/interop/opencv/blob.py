@@ -236,6 +236,8 @@ def blob_from_images(images, scalefactor=1.0, size=None, mean=None, swap_rb: boo
         profile's ``blob_thread_min_bytes`` run on the calling thread only (a second thread
         costs more than it saves there).
 
+    Notes
+    -----
     A list of plain arrays is checked and converted in compiled code (each image's address,
     shape and strides read there), so many small crops cost little more than their bytes.
 

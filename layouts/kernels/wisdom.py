@@ -1,0 +1,221 @@
+"""The planner that measures (FFTW's "wisdom"): for a large copy of a shape it has not seen, time
+the few ways the registry could copy it on this machine, and keep the fastest.
+
+The registry's rules (:mod:`.registry`, thresholds from :class:`~.profile.MachineProfile`) predict
+a choice. For a copy of at least ``measure_min_bytes`` whose *signature* (unit, merged axes and
+strides, alignments, threads) has no wisdom yet, :func:`decide` also builds the alternatives that
+the rules would take under a small change of the profile (:data:`VARIANTS`: the next strategy in
+the registry, narrow tiles toggled, streaming stores toggled), times each on a slice of the user's
+own arrays (a warm-up run, then the best of two), and keeps the fastest unless the predicted choice
+is within :data:`MARGIN` of it. The slice is about 1/64 of the copy and at least two L2 caches, so
+the whole measurement costs a fraction of one copy, once per signature and machine: the result is
+saved beside the profile (:func:`path`), keyed by CPU and library version, and later processes
+read it. ``python -m layouts tune`` fills it for the common cases ahead of time.
+
+A profile with ``measure_min_bytes = 0`` measures nothing: the reference machines the tests pin
+(:func:`~.profile.reference`) are such, so every choice there is the rules' and deterministic.
+
+>>> from layouts.kernels.profile import reference
+>>> reference("epyc-avx512").measure_min_bytes
+0
+>>> sorted(VARIANTS)
+['narrow tiles toggled', 'next strategy', 'streaming toggled']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .registry import choose
+from .strategy import Choice, Task
+
+__all__ = ["decide", "signature", "path", "VARIANTS", "MARGIN", "forget"]
+
+#: the predicted choice stays unless another is faster by more than this fraction (timing noise)
+MARGIN = 0.1
+_FORMAT = 1
+
+
+def _next_strategy(profile, first: Choice):
+    return profile.replace(disabled=tuple(profile.disabled) + (first.strategy,))
+
+
+def _narrow_toggled(profile, first: Choice):
+    return profile.replace(narrow_when_aliased=not profile.narrow_when_aliased)
+
+
+def _streaming_toggled(profile, first: Choice):
+    return profile.replace(nt_min_bytes=0 if first.params.get("stream") is False else 1 << 62)
+
+
+#: name -> the profile under which the rules give an alternative to the predicted choice
+VARIANTS = {"next strategy": _next_strategy, "narrow tiles toggled": _narrow_toggled,
+            "streaming toggled": _streaming_toggled}
+#: which profile fields each variant changes (what the wisdom file records)
+_CHANGES = {"next strategy": ("disabled",), "narrow tiles toggled": ("narrow_when_aliased",),
+            "streaming toggled": ("nt_min_bytes",)}
+
+
+def signature(task: Task, nthreads: int) -> str:
+    """What two copies must share for one measurement to serve both: the unit, the merged axes
+    and strides, the two alignments to a cache line, the stream flag and the threads."""
+    p = task.plan
+    return (f"{p.kind}|{p.unit}|{p.n},{p.ni},{p.nj}|{p.dI},{p.dJ},{p.sI},{p.sJ}|{p.batch}|"
+            f"{task.dst_addr % 64},{task.src_addr % 64}|{int(task.stream)}|{nthreads}")
+
+
+def path() -> Path:
+    """Where the wisdom is saved: beside the profile ``python -m layouts tune`` saves."""
+    from .profile import default_path
+    return default_path().with_name("wisdom.json")
+
+
+_lock = threading.Lock()
+_store: dict | None = None
+
+
+def _key(profile) -> str:
+    from .. import __version__
+    return f"{profile.machine_key}|layouts {__version__}"
+
+
+def _load(profile) -> dict:
+    """The entries measured on this machine with this version (read once per process)."""
+    global _store
+    with _lock:
+        if _store is None:
+            try:
+                doc = json.loads(path().read_text())
+                ok = isinstance(doc, dict) and doc.get("format") == _FORMAT and isinstance(doc.get("machines"), dict)
+                _store = doc["machines"] if ok else {}
+            except (OSError, ValueError, RecursionError):
+                _store = {}
+        return _store.setdefault(_key(profile), {})
+
+
+def _save() -> None:
+    """Write the wisdom atomically; a folder that cannot be written keeps it in this process only."""
+    target = path()
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with _lock:
+            text = json.dumps({"format": _FORMAT, "machines": _store}, indent=1)
+        tmp.write_text(text)
+        tmp.replace(target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def forget() -> None:
+    """Drop the wisdom of this process (the file stays; it is read again on the next measurement)."""
+    global _store
+    with _lock:
+        _store = None
+
+
+def _applied(profile, changes: dict):
+    """``profile`` with the recorded field values of a variant."""
+    return profile.replace(**{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+
+
+def decide(task: Task, profile, nthreads: int, dst=None, src=None) -> tuple[Choice, list, str]:
+    """The choice for ``task`` and the strategies declined before it, and how it was decided:
+    ``"predicted"`` (the rules), ``"measured ..."`` (wisdom, now or earlier). ``dst``/``src``:
+    the arrays, when the copy is about to run (without them nothing is measured)."""
+    c, declined = choose(task, profile)
+    if not profile.measure_min_bytes or task.plan.nbytes < profile.measure_min_bytes or not c.flat:
+        return c, declined, "predicted"
+    entries = _load(profile)
+    sig = signature(task, nthreads)
+    known = entries.get(sig)
+    if known is None and dst is not None:
+        known = _measure(task, profile, nthreads, dst, src, c)
+        with _lock:
+            entries[sig] = known
+        _save()
+    if known is None:
+        return c, declined, "predicted (not measured yet: the first copy of this shape measures)"
+    if known["chosen"] == "predicted":
+        return c, declined, f"measured: the prediction was fastest ({_times(known)})"
+    c2, declined2 = choose(task, _applied(profile, known["changes"]))
+    return c2, declined2, f"measured: {known['chosen']} was fastest ({_times(known)})"
+
+
+def _times(entry: dict) -> str:
+    return ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in entry["seconds"].items()) if entry["seconds"] else "one way only"
+
+
+def _ways(task: Task, profile, first: Choice) -> dict:
+    """name -> (profile, choice) of every distinct way: the prediction first."""
+    ways = {"predicted": (profile, first)}
+    seen = {(first.strategy, repr(first.params))}
+    for name, make in VARIANTS.items():
+        p = make(profile, first)
+        c, _ = choose(task, p)
+        if c.flat and (c.strategy, repr(c.params)) not in seen:
+            seen.add((c.strategy, repr(c.params)))
+            ways[name] = (p, c)
+    return ways
+
+
+def _slice(dst, src, nbytes: int, profile):
+    """Views of ``dst``/``src`` over about 1/64 of the copy (at least two L2 caches, so that it
+    runs out of cache as the whole copy does) along the outermost axis of dst, or the whole
+    arrays when that axis cannot be cut."""
+    want = max(nbytes // 64, 2 * profile.l2_bytes)
+    axis = int(np.argmax(np.abs(dst.strides))) if dst.ndim else 0
+    n = dst.shape[axis] if dst.ndim else 1
+    k = max(1, min(n, -(-want * n // max(1, nbytes))))
+    if k >= n:
+        return dst, src
+    index = (slice(None),) * axis + (slice(0, k),)
+    return dst[index], src[index]
+
+
+def _same_way(profile, whole: Choice):
+    """``profile`` made to take ``whole``'s strategy on a slice whatever the slice's size: every
+    other strategy off and the size thresholds at zero (the whole copy's size decided them)."""
+    from .registry import STRATEGIES
+    others = tuple(s.name for s in STRATEGIES if s.name != whole.strategy)
+    return profile.replace(disabled=others, small_bytes=0, group_min_bytes=0, group_aliased_min_bytes=0)
+
+
+def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dict:
+    from . import _flat
+
+    ways = _ways(task, profile, first)
+    if len(ways) == 1:
+        return {"chosen": "predicted", "changes": {}, "seconds": {}}
+    sd, ss = _slice(dst, src, task.plan.nbytes, profile)
+    seconds = {}
+    for name, (p, whole) in ways.items():
+        stream = bool(whole.params.get("stream", task.stream))
+        sub = Task.of(sd, ss, stream)
+        c, _ = choose(sub, _same_way(p, whole))
+        if c.strategy != whole.strategy or c.params.get("variant") != whole.params.get("variant"):
+            continue                         # the slice would not run this way: not measured
+        nth = 1 if task.plan.nbytes < p.thread_min(c.strategy) else nthreads
+        d, s = _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit)
+        c.run(sd, ss, d, s, nth)                                         # compiles, warms the pages
+        best = float("inf")
+        for _ in range(2):
+            t0 = time.perf_counter()
+            c.run(sd, ss, d, s, nth)
+            best = min(best, time.perf_counter() - t0)
+        seconds[name] = best
+    if "predicted" not in seconds or len(seconds) == 1:
+        return {"chosen": "predicted", "changes": {}, "seconds": seconds}
+    winner = min(seconds, key=seconds.get)
+    if seconds[winner] >= seconds["predicted"] * (1 - MARGIN):
+        winner = "predicted"
+    changes = {} if winner == "predicted" else {
+        f: (list(v) if isinstance(v, tuple) else v)
+        for f in _CHANGES[winner] for v in [getattr(ways[winner][0], f)]}
+    return {"chosen": winner, "changes": changes, "seconds": seconds}

@@ -1,0 +1,141 @@
+"""The planner that measures (layouts.kernels.wisdom): pinned profiles measure nothing; a measuring
+profile times the ways on a slice, keeps a winner that is one of them, saves it for later
+processes, and the copies stay bitwise numpy's whichever way won."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import layouts as ly
+from layouts import kernels
+from layouts.kernels import wisdom
+from layouts.kernels.profile import reference
+from layouts.kernels.registry import Task, choose
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def fresh_wisdom(tmp_path, monkeypatch):
+    """An empty wisdom folder for this test (and its child processes)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    wisdom.forget()
+    yield tmp_path / "layouts" / "wisdom.json"
+    wisdom.forget()
+
+
+def _nhwc(shape=(16, 64, 56, 56), dtype=np.float32, seed=0):
+    x = np.random.default_rng(seed).integers(0, 250, shape).astype(dtype)   # logical NCHW
+    return x, np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+
+
+def test_a_pinned_profile_measures_nothing(fresh_wisdom):
+    x, xs = _nhwc()
+    with kernels.use_profile(reference("epyc-avx512")):
+        y = ly.convert(xs, "NHWC", "CHWN", threads=1)
+        c, _ = kernels._choice(np.empty_like(y), xs.transpose(3, 1, 2, 0), False, kernels.current(), 1)
+    assert np.array_equal(y, x.transpose(1, 2, 3, 0))
+    assert c.decided == "predicted" and not fresh_wisdom.exists()
+
+
+def test_measuring_keeps_one_of_the_ways_and_saves_it(fresh_wisdom):
+    x, xs = _nhwc()
+    prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 20)
+    want = x.transpose(1, 2, 3, 0)
+    with kernels.use_profile(prof):
+        out = np.full(want.shape, -1, np.float32)
+        assert ly.convert(xs, "NHWC", "CHWN", out=out, threads=1) is out
+        assert np.array_equal(out, want)                               # bitwise, after the measuring
+        v = xs.transpose(3, 1, 2, 0)
+        task = Task.of(out, v)
+        c, _, decided = wisdom.decide(task, prof, 1)                   # no arrays: reads the wisdom only
+    assert decided.startswith("measured: ")
+    doc = json.loads(fresh_wisdom.read_text())
+    [entries] = doc["machines"].values()
+    entry = entries[wisdom.signature(task, 1)]
+    ways = wisdom._ways(task, prof, choose(task, prof)[0])
+    assert entry["chosen"] in ways and set(entry["seconds"]) <= set(ways) and "predicted" in entry["seconds"]
+    assert all(t > 0 for t in entry["seconds"].values())
+    if entry["chosen"] == "predicted":
+        assert c.strategy == choose(task, prof)[0].strategy
+    else:                                                               # the winner beat the margin
+        assert entry["seconds"][entry["chosen"]] < entry["seconds"]["predicted"] * (1 - wisdom.MARGIN)
+        assert (c.strategy, c.params) == (ways[entry["chosen"]][1].strategy, ways[entry["chosen"]][1].params)
+
+
+def test_recorded_wisdom_is_followed_and_only_on_its_machine(fresh_wisdom):
+    """A file that says the next strategy won: the decision follows it (deterministic: nothing is
+    timed), and the same entry under another machine's key is ignored."""
+    x = np.zeros((8, 3, 64, 64), np.float32)                            # NCHW -> NHWC: small-c predicted
+    out = np.empty((8, 64, 64, 3), np.float32)
+    prof = reference("epyc-avx2").replace(measure_min_bytes=1)
+    task = Task.of(out, x.transpose(0, 2, 3, 1))
+    assert choose(task, prof)[0].strategy == "small-c"
+    entry = {"chosen": "next strategy", "changes": {"disabled": ["small-c"]},
+             "seconds": {"predicted": 2.0, "next strategy": 1.0}}
+    fresh_wisdom.parent.mkdir(parents=True)
+    for key, follows in ((wisdom._key(prof), True), ("another|cpu|64|layouts 0", False)):
+        wisdom.forget()
+        fresh_wisdom.write_text(json.dumps({"format": 1, "machines": {key: {wisdom.signature(task, 1): entry}}}))
+        c, declined, decided = wisdom.decide(task, prof, 1)
+        if follows:
+            assert c.strategy != "small-c" and ("small-c", "disabled by the profile") in declined
+            assert decided == "measured: next strategy was fastest (predicted 2000.00 ms, next strategy 1000.00 ms)"
+        else:
+            assert c.strategy == "small-c" and decided.startswith("predicted")
+
+
+@pytest.mark.parametrize("text", ["{", "[1, 2]", json.dumps({"format": 99, "machines": {}}), "[" * 100000])
+def test_a_broken_wisdom_file_is_ignored(fresh_wisdom, text):
+    fresh_wisdom.parent.mkdir(parents=True)
+    fresh_wisdom.write_text(text)
+    x, xs = _nhwc((8, 64, 32, 32))
+    prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 20)
+    with kernels.use_profile(prof):
+        assert np.array_equal(ly.convert(xs, "NHWC", "NCHW", threads=1), x)
+
+
+ALIGNED = ("import numpy as np\n"
+           "def aligned(shape):\n"
+           "    n = int(np.prod(shape)) * 4\n"
+           "    buf = np.empty(n + 64, np.uint8)\n"
+           "    start = (-buf.ctypes.data) % 64\n"
+           "    return buf[start:start + n].view(np.float32).reshape(shape)\n")
+
+
+def test_a_later_process_reads_the_wisdom(fresh_wisdom):
+    """The same copy (same shapes, strides, alignments, threads) in a new process: decided by the
+    saved measurement, not predicted."""
+    env = {}
+    exec(ALIGNED, env)
+    x, out = env["aligned"]((8, 32, 32, 64)), env["aligned"]((8, 64, 32, 32))
+    x[...] = np.random.default_rng(1).random(x.shape)
+    prof = kernels.current().replace(measure_min_bytes=1 << 20)
+    with kernels.use_profile(prof):
+        kernels.copy_into(out, x.transpose(0, 3, 1, 2), threads=1)
+    assert np.array_equal(out, x.transpose(0, 3, 1, 2)) and fresh_wisdom.exists()
+    code = ALIGNED + ("from layouts import kernels; from layouts.kernels import wisdom\n"
+                      "from layouts.kernels.registry import Task\n"
+                      "p = kernels.current().replace(measure_min_bytes=1 << 20)\n"
+                      "x, out = aligned((8, 32, 32, 64)), aligned((8, 64, 32, 32))\n"
+                      "print(wisdom.decide(Task.of(out, x.transpose(0, 3, 1, 2)), p, 1)[2])\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                       env=dict(os.environ, XDG_CACHE_HOME=str(fresh_wisdom.parent.parent)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("measured: "), r.stdout
+
+
+def test_the_slice_is_a_fraction_of_the_copy_along_the_outer_axis():
+    prof = reference("xeon-avx512")                                     # 2 MiB L2: slices of >= 4 MiB
+    dst = np.empty((256, 64, 32, 32), np.float32)                       # 64 MiB
+    src = np.empty((256, 32, 32, 64), np.float32).transpose(0, 3, 1, 2)
+    sd, ss = wisdom._slice(dst, src, dst.nbytes, prof)
+    assert sd.shape == ss.shape == (16, 64, 32, 32) and sd.base is dst and np.shares_memory(ss, src)
+    small = np.empty((2, 64, 32, 32), np.float32)
+    assert wisdom._slice(small, small, small.nbytes, prof)[0] is small
