@@ -25,6 +25,7 @@ extensions = [
     "myst_nb",
     "bench_results",
     "cli_help",
+    "module_index",
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 
