@@ -4,7 +4,7 @@ Each block runs in a fresh namespace (nothing carries over from the block before
 temporary folder as the working directory, exactly as a reader would paste it into a new
 interpreter. A block that imports an optional library (torch, cv2, protobuf, dask, ...) is
 skipped where that library is missing, except in CI (``CI`` set), where the test extra installs
-them all and a missing one fails.
+them all and a missing one fails. ``tests/test_docs.py`` runs the documentation's blocks the same way.
 """
 
 from __future__ import annotations
@@ -27,6 +27,24 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
     return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in _FENCE.finditer(text)]
 
 
+def run_block(where: str, source: str, tmp_path: Path, monkeypatch) -> None:
+    """Run one block as a reader would: fresh namespace, ``tmp_path`` as cwd and temp folder.
+
+    ``where`` (``"README.md:12"``) names the block in a traceback or a skip.
+    """
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a block's tempfile.mkdtemp() lands here too
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    code = compile(source, where, "exec")  # a SyntaxError names the file and line
+    try:
+        exec(code, {"__name__": "__readme__"})
+    except ImportError as exc:
+        missing = _missing_optional(exc)
+        if missing and not os.environ.get("CI"):
+            pytest.skip(f"{where} needs {missing}, which is not installed")
+        raise
+
+
 BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
 
 
@@ -42,19 +60,19 @@ def test_extraction_on_a_known_text():
     assert python_blocks(text) == [(3, "a = 1\n"), (9, "b = 2\nc = 3\n")]
 
 
+def test_readme_is_a_landing_page():
+    # issue 18: the README is a landing page (the measurements live on the docs' performance page)
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250, f"README.md has {len(text.splitlines())} lines, at most 250"
+    for command in ("pip install -e .", "python -m layouts tour", 'pip install -e ".[test]"', "python -m pytest"):
+        assert command in text, f"README.md lost the command {command!r}"
+    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+        assert (ROOT / image).is_file(), f"README.md shows {image}, which does not exist"
+
+
 @pytest.mark.parametrize("line,source", BLOCKS, ids=[f"README.md:{n}" for n, _ in BLOCKS])
 def test_readme_block_runs(line, source, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a block's tempfile.mkdtemp() lands here too
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    code = compile(source, f"README.md:{line}", "exec")  # a SyntaxError names the README line
-    try:
-        exec(code, {"__name__": "__readme__"})
-    except ImportError as exc:
-        missing = _missing_optional(exc)
-        if missing and not os.environ.get("CI"):
-            pytest.skip(f"README.md:{line} needs {missing}, which is not installed")
-        raise
+    run_block(f"README.md:{line}", source, tmp_path, monkeypatch)
 
 
 #: Libraries the README may use that ``pip install -e .`` alone does not bring.
