@@ -476,6 +476,14 @@ def parse(argv):
     return a
 
 
+def _slug(info: dict) -> str:
+    """A file name for this CPU: its vendor-model words and llvmlite's CPU name, e.g.
+    ``intel-xeon-processor-emeraldrapids``."""
+    import re
+    words = re.sub(r"\(r\)|\(tm\)|cpu|@.*", " ", info.get("cpu_model", "cpu").lower())
+    return "-".join(re.findall(r"[a-z0-9]+", f"{words} {info.get('llvm_host_cpu', '')}"))[:80] or "cpu"
+
+
 def main(argv=None):
     o = parse(argv)
     info = _machine.machine_info()
@@ -524,10 +532,18 @@ def main(argv=None):
     settings = dict(threads=o.threads, main_threads=o.main_threads, repeats=o.repeats, budget_s=o.budget,
                     gap_s=o.gap,
                     peers=o.peers, nt_width=o.nt_width, use_convert=o.use_convert)
-    with open(os.path.join(RESULTS, "results.json"), "w") as f:
-        json.dump(dict(machine=info, settings=settings, cases=rows, overhead=ovh, cold=cold, targets=tg,
-                       argv=sys.argv[1:] if argv is None else list(argv),
-                       when=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start))), f, indent=1)
+    doc = dict(machine=info, settings=settings, cases=rows, overhead=ovh, cold=cold, targets=tg,
+               argv=sys.argv[1:] if argv is None else list(argv),
+               when=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)))
+    # results.json is this run's; <cpu>.json (one per CPU model, kept in git) feeds the docs'
+    # performance page: a full run of the default matrix replaces its CPU's file
+    names = [os.path.join(RESULTS, "results.json")]
+    if not (o.only or o.all_shapes or o.quick or o.dtypes or o.dirs):
+        names.append(os.path.join(RESULTS, _slug(info) + ".json"))
+    for name in names:
+        with open(name, "w") as f:
+            json.dump(doc, f, indent=1)
+        print(f"wrote {os.path.relpath(name, ROOT)}")
     try:
         _plot(rows, o, os.path.join(RESULTS, "ratios.png"))
     except Exception as e:     # plotting is optional
