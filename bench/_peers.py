@@ -10,6 +10,8 @@ the timed ``run`` (outside the timing: thread settings), so rounds can interleav
 - ``cv2one``  one ``cv2.transpose`` call when the whole copy is a single 2-D transpose
   (NCHW->CHWN is the (N, C*H*W) -> (C*H*W, N) transpose; CHWN->NCHW likewise)
 - ``cv2nd``   one ``cv2.transposeND`` call of the contiguous source (any permutation)
+- ``tvm``, ``openvino``   compiled layout transforms, where installed (``bench/_compiler_peers.py``;
+  not in the default ``--peers``: TVM's tile search takes seconds a case)
 
 The 2-D decomposition is computed here from the strides (independently of the package's
 planner): axes of size 1 dropped, axes contiguous in both arrays merged.
@@ -28,7 +30,7 @@ import numpy as np
 
 __all__ = ["PEERS", "coalesce", "transpose_blocks", "make_peers"]
 
-PEERS = ("numpy", "torch1", "torch2", "cv2loop", "cv2one", "cv2nd")
+PEERS = ("numpy", "torch1", "torch2", "cv2loop", "cv2one", "cv2nd", "tvm", "openvino")
 _GROUPS = {"torch": ("torch1", "torch2"), "cv2": ("cv2loop", "cv2one", "cv2nd")}
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.int32, 8: np.float64}   # cv2 depths moving raw bits
 
@@ -102,14 +104,23 @@ def _cv2_blocks(out, view):
     return pairs
 
 
-def make_peers(names, out, view, src_nd, perm):
+def make_peers(names, out, view, src_nd, perm, specs=None, src=None):
     """``{name: (prep, run)}`` for the peers of ``names`` that apply to this copy.
 
     ``out``: the preallocated destination (C-contiguous); ``view``: the strided source with
-    ``out``'s shape; ``src_nd``: the contiguous source array with ``view == src_nd.transpose(perm)``.
+    ``out``'s shape; ``src_nd``: the contiguous source array with ``view == src_nd.transpose(perm)``;
+    ``specs``: (source, destination) layout specs and ``src`` the source in its own layout (for
+    the compiled peers).
     """
     nothing = lambda: None
     peers = {}
+    if specs is not None and src is not None:
+        import _compiler_peers
+        for name, make in (("tvm", _compiler_peers.tvm_peer), ("openvino", _compiler_peers.openvino_peer)):
+            if name in names:
+                made = make(*specs, src, out)
+                if made is not None:
+                    peers[name] = (nothing, made[0])
     if "numpy" in names:
         peers["numpy"] = (nothing, lambda: np.copyto(out, view))
     if "torch1" in names or "torch2" in names:

@@ -141,6 +141,12 @@ def ours_fn(a, s, d, k, use_convert):
     return (lambda: copy_into(out, view, threads=k)), "copy_into"
 
 
+def _aligned_like(a: np.ndarray) -> np.ndarray:
+    buf = np.empty(a.nbytes + 64, np.uint8)
+    start = (-buf.ctypes.data) % 64
+    return buf[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+
+
 def bench_case(shape, dtype, direction, o):
     """Time one case; a dict of medians and ratios, or None when the case does not apply."""
     s, d = check_direction(direction)
@@ -166,9 +172,9 @@ def bench_case(shape, dtype, direction, o):
     nt_run()
     assert np.array_equal(nt_dst, src.reshape(-1).view(np.uint8)), "NT copy gave wrong bytes"
     methods["nt"] = (nothing, nt_run)
-    out2 = np.empty_like(a["out"])
+    out2 = _aligned_like(a["out"])           # 64-byte aligned, as TVM requires: the same for every peer
     peer_errors = {}
-    for name, (prep, run) in _peers.make_peers(o.peers, out2, view, a["src_nd"], a["perm"]).items():
+    for name, (prep, run) in _peers.make_peers(o.peers, out2, view, a["src_nd"], a["perm"], (s, d), src).items():
         try:
             prep()
             _poison(out2)
@@ -437,7 +443,8 @@ def parse(argv):
     ap.add_argument("--repeats", type=int, default=None, help="rounds per case (default 7, --quick 5)")
     ap.add_argument("--budget", type=float, default=20.0, help="seconds per case after which rounds stop (>= 3)")
     ap.add_argument("--threads", default="1", help="our thread counts, comma list, e.g. 1,2 (default 1)")
-    ap.add_argument("--peers", default="numpy,torch,cv2", help=f"some of {_peers.PEERS}; torch, cv2 = all of theirs")
+    ap.add_argument("--peers", default="numpy,torch,cv2",
+                    help=f"some of {_peers.PEERS}; torch, cv2 = all of theirs; tvm, openvino where installed")
     ap.add_argument("--gap", type=float, default=0.001,
                     help="seconds of sleep before each timed call, so that the thread pools of the previous "
                          "method (torch's OpenMP, numba's) stop spinning on the 2 cores (default 0.001)")
