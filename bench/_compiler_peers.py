@@ -62,7 +62,6 @@ def tvm_peer(src: str, dst: str, x: np.ndarray, out: np.ndarray, budget_s: float
         from tvm import te, topi
     except ImportError:
         return None
-    dev = tvm.cpu()
     A = te.placeholder(x.shape, str(x.dtype), name="A")
     try:
         B = topi.layout_transform(A, src, dst)
