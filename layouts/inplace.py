@@ -54,6 +54,7 @@ import numpy as np
 from . import config
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import Layout
+from .request import layout_name, own_sizes, resolve, reworded
 from .spec import parse
 
 __all__ = ["convert_inplace", "plan_inplace", "scratch_budget", "InplacePlan", "Pass"]
@@ -445,14 +446,14 @@ def _plan_cached(sizes: tuple[int, ...], order: tuple[int, ...], isz: int, nbyte
 
 # ---------------------------------------------------------------------------- layouts
 def _layouts(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
-    """Both layouts, resolved as :func:`layouts.convert` resolves them (its ``_source`` and
-    ``_destination``: the same defaults, checks and messages), plus a flat ``x`` and the
-    in-place limits (no pitch, no padding)."""
-    from .convert import _destination, _params, _source
-    if not isinstance(src, (str, Layout)):
-        raise LayoutTypeError(f"src must be a spec string such as 'NCHW' or a Layout, got {type_name(src)}")
-    if not isinstance(dst, (str, Layout)):
-        raise LayoutTypeError(f"dst must be a spec string such as 'NHWC' or a Layout, got {type_name(dst)}")
+    """Both layouts (:func:`layouts.request.resolve`: convert's defaults, checks and messages),
+    plus a flat ``x`` and the in-place limits (no pitch, no padding)."""
+    return _request(shape, src, dst, byte_sized, dims)[0:2]
+
+
+def _request(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims: Mapping[str, int]):
+    if not isinstance(src, (str, Layout)) or not isinstance(dst, (str, Layout)):
+        resolve(src, dst, shape)  # the wrong kind, worded as every entry does
     flat = len(shape) == 1
     if flat and isinstance(src, Layout) and shape != src.shape:
         if shape[0] != src.size:
@@ -460,12 +461,12 @@ def _layouts(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims:
         shape = src.shape
     elif flat and isinstance(src, str) and len(parse(src).dims) != 1:  # a flat buffer: every size from dims
         spec = parse(src)
-        s = Layout(spec, **{k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)})
+        s = Layout(spec, **own_sizes(spec, dims))
         if s.size != shape[0]:
             raise LayoutError(f"a flat x for {s!r} must hold {s.size} elements, got {shape[0]}")
         shape = s.shape
-    s = _source(src, shape, dims)
-    d = _destination(dst, s, byte_sized, dims)
+    request = resolve(src, dst, shape, "u1" if byte_sized else None, **dims)
+    s, d = request.src, request.dst
     for name, L in (("source", s), ("destination", d)):
         if L.pitch or L.align:
             raise LayoutError(f"the {name} layout {L!r} has pitched rows (pitch/align): its gaps make it a different "
@@ -478,7 +479,7 @@ def _layouts(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims:
         raise LayoutError(f"the destination {d!r} needs {d.size} elements ({padded}), but x's buffer holds "
                           f"{s.size}: it would need {d.size - s.size} more elements; in place, every block must "
                           f"divide its axis (ly.convert pads into a new array)")
-    return s, d
+    return s, d, request
 
 
 def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: Any, *,
@@ -564,9 +565,7 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     try:
         return _convert_inplace(x, src, dst, threads, dims)
     except LayoutError as err:
-        from .convert import _name
-        raise type(err)(f"convert_inplace({_name(src)} -> {_name(dst)}, x shape {getattr(x, 'shape', None)}): "
-                        f"{err}") from None
+        raise reworded(err, "convert_inplace", src, dst, shape=getattr(x, "shape", None), label="x shape") from None
 
 
 def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:
@@ -582,16 +581,14 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
                           f"(np.ascontiguousarray(x) first, or ly.convert)")
     if threads is not None:
         config.check_threads(threads)
-    s, d = _layouts(x.shape, src, dst, x.dtype.itemsize == 1, dims)
+    s, d, request = _request(x.shape, src, dst, x.dtype.itemsize == 1, dims)
     if x.size == 0 or x.ndim == 0:
         return x.reshape(d.shape)
     plan = _plan_for(s, d, x.dtype, threads)
-    from .convert import _name, _padding_read_as_data, _suspects
-    suspects = _suspects(src, s, d, dims)  # convert's warning: a blocked source's padding read as data
-    with np.errstate(invalid="ignore"):     # any() of NaN bit patterns (complex, longdouble)
-        warning = _padding_read_as_data(x.reshape(s.shape), s, suspects) if suspects else None
+    warning = request.padding_warning(x.reshape(s.shape))  # convert's warning: a blocked source's padding read as data
     if warning:  # after every check, before the first write: a warning made an error leaves x untouched
-        warnings.warn(f"convert_inplace({_name(src)} -> {_name(dst)}): {warning}", LayoutWarning, stacklevel=3)
+        warnings.warn(f"convert_inplace({layout_name(src)} -> {layout_name(dst)}): {warning}", LayoutWarning,
+                      stacklevel=3)
     if plan.passes:
         from .kernels.inplace import run_plan  # numba loads here
         run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard(), d.shape)

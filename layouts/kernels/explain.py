@@ -105,9 +105,9 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
     """
     import operator
 
-    from ..convert import _prepare
     from ..errors import LayoutError, LayoutTypeError
-    from ..plan import CopyStep
+    from ..plan import CopyStep, plan
+    from ..request import resolve
     from .pool import thread_count
     try:
         shape = tuple(operator.index(n) for n in shape)
@@ -119,7 +119,10 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
         raise LayoutError(f"dtype {dtype!r:.40} is not a numpy dtype; expected e.g. 'float32', 'uint8'") from None
     if dt.hasobject or dt.itemsize == 0 or dt.shape != ():
         raise LayoutError(f"dtype {dt} has no fixed-size elements to move (objects, empty or subarray dtype)")
-    s_layout, d_layout, steps, pads, _ = _prepare(src, dst, shape, dt, dims)
+    request = resolve(src, dst, shape, dt, **dims)
+    request.check_allocatable(dt)
+    s_layout, d_layout = request.src, request.dst
+    steps, pads = plan(s_layout, d_layout)
     x = _fake(s_layout.shape, _contiguous(s_layout.shape, dt.itemsize), dt)
     flat = _fake((d_layout.size,), (dt.itemsize,), dt)
     target = d_layout.view(flat)
