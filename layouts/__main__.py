@@ -45,7 +45,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Tensor memory layouts: where element (n, c, h, w) lives, and how "
                                "layouts convert.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,recover}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
         description="Print the article's formulas, physical orders, a blocked and a pitched "
@@ -90,6 +90,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     tune.add_argument("--out", default=None, metavar="FILE",
                       help="where to save the profile (default: the per-user cache file for this CPU)")
     tune.add_argument("--dry-run", action="store_true", help="measure and print, save nothing")
+    recover = sub.add_parser(
+        "recover", help="repair a .npy file left by a killed in-place conversion",
+        description="Bring a .npy file that a killed convert_file(..., inplace=True) left marked back to a valid "
+                    ".npy from its journal: rolled forward to the destination layout or back to the source, "
+                    "whichever the journal allows; prints which.")
+    recover.add_argument("path", metavar="PATH", help="the marked .npy file")
     return parser
 
 
@@ -114,6 +120,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             _explain_copy(args)
         elif args.command == "tune":
             _tune(args)
+        elif args.command == "recover":
+            from .chunked import recover
+            outcome = recover(args.path)
+            what = "the destination layout" if outcome == "converted" else "the source layout, as before"
+            print(f"{args.path}: {outcome} (it holds {what})")
         else:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())

@@ -42,8 +42,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import signal
-import threading
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,7 +52,9 @@ import numpy as np
 from . import config
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import Layout
+from .inplace_run import run_segments, segments
 from .request import layout_name, own_sizes, resolve, reworded
+from .signal_hold import SignalHold
 from .spec import parse
 
 __all__ = ["convert_inplace", "plan_inplace", "scratch_budget", "InplacePlan", "Pass"]
@@ -540,14 +540,12 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     ``HW`` count as one, up to half the tensor for a ``2 x n`` transposition).
 
     Every argument is checked and all scratch allocated and kernels compiled before the first
-    byte moves. The work is a few passes, each a batched transposition whose inverse is
-    another. A KeyboardInterrupt (Ctrl-C under Python's default SIGINT handler, in the main
-    thread) is held until the running pass ends; the finished passes are then undone, so ``x`` holds its source layout
-    again when the KeyboardInterrupt propagates. One that arrives after the last pass, while
-    the held handler is being removed, finds the work done: it is raised with a message that
-    says the conversion is complete and ``x``'s buffer holds ``dst`` (nothing is returned). Any other exception raised by a kernel midway
-    (none is expected once the checks passed) leaves ``x`` holding a permutation of its
-    elements; the error says which pass was running.
+    byte moves. Whatever stops the passes -- Ctrl-C, a signal handler that raises (``SystemExit``
+    from a SIGTERM handler), ``MemoryError``, any exception -- ``x`` holds its source layout when
+    the exception propagates: signals handled in Python are held to the end of a step
+    (:mod:`layouts.signal_hold`) and what had moved is undone (:mod:`layouts.inplace_run`). One
+    that arrives after the last pass finds the work done: ``x`` holds ``dst`` and the message
+    says so.
 
     Examples
     --------
@@ -570,10 +568,12 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
 
 def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:
     if not isinstance(x, np.ndarray):
-        raise TypeError(f"convert_inplace needs a numpy array to convert in its own memory, got {type(x).__name__} "
+        raise LayoutTypeError(f"convert_inplace needs a numpy array to convert in its own memory, got {type(x).__name__} "
                         f"(use ly.convert for other inputs)")
     if x.dtype.hasobject:
         raise LayoutError(f"dtype {x.dtype} holds Python objects; in-place conversion moves numeric and bool data only")
+    if x.dtype.itemsize == 0:
+        raise LayoutError(f"x has dtype {x.dtype} of item size 0: there are no bytes to move")
     if not x.flags.writeable:
         raise LayoutError("x is read-only; convert_inplace writes into x's buffer (pass a writable array or use ly.convert)")
     if not x.flags.c_contiguous:
@@ -590,32 +590,15 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
         warnings.warn(f"convert_inplace({layout_name(src)} -> {layout_name(dst)}): {warning}", LayoutWarning,
                       stacklevel=3)
     if plan.passes:
-        from .kernels.inplace import run_plan  # numba loads here
-        run_plan(x.reshape(-1).view(np.uint8), plan, _interrupt_guard(), d.shape)
+        run_plan(x.reshape(-1).view(np.uint8), plan, SignalHold(), d.shape)
     return x.reshape(d.shape)
 
 
-class _interrupt_guard:
-    """Holds SIGINT during the passes (main thread only): ``pending`` says one arrived."""
-
-    def __init__(self) -> None:
-        self.pending = False
-        self._old = None
-
-    def _handler(self, signum: int, frame: Any) -> None:
-        self.pending = True
-
-    def __enter__(self) -> "_interrupt_guard":
-        # only Python's own Ctrl-C handler is replaced: a program's own SIGINT handler stays in charge
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            try:
-                self._old = signal.signal(signal.SIGINT, self._handler)
-            except (ValueError, OSError):  # not allowed here (an embedded interpreter)
-                self._old = None
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-            self._old = None
+def run_plan(buf: np.ndarray, plan: InplacePlan, hold: SignalHold, dst_shape: tuple | None = None) -> None:
+    """Run ``plan`` on the byte buffer ``buf`` (:func:`layouts.inplace_run.run_segments`): scratch
+    allocated and kernels compiled first, signals held to step boundaries, what moved undone on
+    any exception."""
+    from .kernels.inplace import warm  # numba loads here
+    scratch = np.empty(plan.scratch_bytes, np.uint8)
+    warm(buf, plan)
+    run_segments(buf, segments(plan), scratch, hold, dst_shape)

@@ -297,39 +297,43 @@ def test_peak_extra_memory_of_ckg_passes_within_the_documented_bound(shape, src,
 
 
 # ---------------------------------------------------------------------------- interrupts
-def test_keyboard_interrupt_undoes_the_finished_passes(monkeypatch):
-    from layouts.kernels import inplace as kin
+@pytest.fixture
+def ctrl_c():
+    """Python's own Ctrl-C handler, whatever the runner started with (CI may ignore SIGINT)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_keyboard_interrupt_undoes_the_finished_passes(ctrl_c):
+    from layouts.faultpoints import injected
     shape = Layout("NHWC", N=8, C=64, H=28, W=28).shape
     plan = ip.plan_inplace("NHWC", "CHWN", shape, np.float32)
     assert len(plan.passes) >= 2
     x = _random(shape, np.float32, np.random.default_rng(1))
     before = x.copy()
-    real = kin.transpose_batched
-    calls = []
 
-    def interrupted(buf, op, scratch):
-        real(buf, op, scratch)
-        if not calls:
-            os.kill(os.getpid(), signal.SIGINT)  # arrives while the first pass runs
-        calls.append(op.method)
+    def first_pass_ends(name, **info):
+        if name == "segment" and info["index"] == 0:
+            os.kill(os.getpid(), signal.SIGINT)  # arrives while the first pass ends
 
-    monkeypatch.setattr(kin, "transpose_batched", interrupted)
-    with pytest.raises(KeyboardInterrupt, match="undone"):
+    with injected(first_pass_ends), pytest.raises(KeyboardInterrupt, match="undone"):
         ly.convert_inplace(x, "NHWC", "CHWN")
     assert _same(x, before)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(monkeypatch):
-    """A Ctrl-C delivered while the guard's __exit__ restores the handler (after the last
-    pass's check): nothing was undone, so the message must not say so; x holds dst's bytes."""
-    real_exit = ip._interrupt_guard.__exit__
+def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(ctrl_c, monkeypatch):
+    """A Ctrl-C delivered while the hold puts the handlers back (after the last pass's check):
+    nothing was undone, so the message must not say so; x holds dst's bytes."""
+    from layouts.signal_hold import SignalHold
+    real_exit = SignalHold.__exit__
 
     def late_exit(self, *exc):
-        self._handler(signal.SIGINT, None)
+        self._record(signal.SIGINT, None)
         return real_exit(self, *exc)
 
-    monkeypatch.setattr(ip._interrupt_guard, "__exit__", late_exit)
+    monkeypatch.setattr(SignalHold, "__exit__", late_exit)
     x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
     before = x.copy()
     with pytest.raises(KeyboardInterrupt) as info:

@@ -13,5 +13,6 @@ numpy; dask, distributed, zarr and tqdm load inside the functions that use them.
 
 from .memory import parse_memory
 from .npy import convert_file
+from .recover import recover
 
-__all__ = ["convert_file", "parse_memory"]
+__all__ = ["convert_file", "parse_memory", "recover"]

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import io
 import itertools
 import math
@@ -54,10 +55,14 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout
 from . import _boxes
 from .memory import parse_memory
+from ..signal_hold import SignalHold
+from .filelock import lock, open_regular, remove_stale_parts
+from .inplace_file import convert_file_inplace
+from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_bytes, path_arg, read_header  # noqa: F401 - also their old home
 from .progress import reporter
 
 #: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
@@ -73,9 +78,6 @@ PREALLOCATE = True
 MAP_DENSITY = 1.25
 #: Largest single read/write (Linux moves at most ~2 GiB per call).
 _MAX_IO = 1 << 30
-#: The first 8 bytes of a file while it is converted in its own bytes (numpy's magic is back
-#: when it is done, or restored on KeyboardInterrupt): a killed run leaves a file np.load refuses.
-INTERRUPTED_MAGIC = b"\x93LAYOUTS"
 
 
 def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
@@ -128,29 +130,24 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     >>> np.array_equal(np.load(dst), np.load(src))
     True
     """
-    src_path, dst_path = _path(src_path, "src_path"), _path(dst_path, "dst_path")
+    src_path, dst_path = path_arg(src_path, "src_path"), path_arg(dst_path, "dst_path")
     budget = parse_memory(memory)
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise TypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
+        raise LayoutTypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
     if not isinstance(inplace, (bool, np.bool_)):
-        raise TypeError(f"inplace must be True or False, got {type(inplace).__name__} {inplace!r}")
+        raise LayoutTypeError(f"inplace must be True or False, got {type(inplace).__name__} {inplace!r}")
     if inplace and _same_file(src_path, dst_path):
-        return convert_file_inplace(src_path, src, dst, memory=budget, progress=progress, fsync=fsync, **dims)
+        return convert_file_inplace(src_path, src, dst, memory=memory, progress=progress, fsync=fsync, **dims)
     try:
-        job = _Job.open(src_path, src, dst_path, dst, budget, dims, bool(inplace))
+        job = _Job.open(src_path, src, dst_path, dst, budget, dims, bool(inplace), memory)
     except LayoutError as err:
         raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
     try:
         job.run(progress, bool(fsync))
+    except LayoutError as err:
+        raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
     finally:
         job.close()
-
-
-def convert_file_inplace(path: str, src: str | Layout, dst: str | Layout, **kwargs: Any) -> None:
-    """``convert_file(path, src, path, dst, inplace=True)``: see :mod:`layouts.chunked.inplace_file`."""
-    from .inplace_file import convert_file_inplace as run
-
-    run(path, src, dst, **kwargs)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -158,57 +155,6 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b) or (os.path.exists(b) and os.path.samefile(a, b))
     except OSError:
         return False
-
-
-def _path(p: Any, name: str) -> str:
-    if isinstance(p, bool) or not isinstance(p, (str, bytes, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(p).__name__} {p!r}")
-    return os.fsdecode(os.fspath(p))
-
-
-# --------------------------------------------------------------------------------- .npy headers
-def read_header(fd: int, path: str) -> tuple[tuple[int, ...], np.dtype, int]:
-    """(shape, dtype, data offset) of the ``.npy`` file open as ``fd``; LayoutError if it is not
-    a C-order ``.npy`` of plain (non-object) data."""
-    if os.pread(fd, len(INTERRUPTED_MAGIC), 0) == INTERRUPTED_MAGIC:
-        raise LayoutError(f"src_path {path!r} was being converted in place (convert_file(..., inplace=True)) when that "
-                          f"run was killed: its data is a partial permutation of the tensor and cannot be read back; "
-                          f"restore the file from a copy")
-    f = os.fdopen(os.dup(fd), "rb")
-    with f:
-        try:
-            version = np.lib.format.read_magic(f)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-            else:
-                raise ValueError(f".npy format version {version} is not supported (1.0 and 2.0 are)")
-        except (ValueError, SyntaxError, EOFError) as err:
-            raise LayoutError(f"src_path {path!r} is not a .npy file numpy can read: {err}") from None
-        offset = f.tell()
-    if fortran:
-        raise LayoutError(f"src_path {path!r} holds a Fortran-order array; expected C order "
-                          f"(np.save of np.ascontiguousarray(x))")
-    if dtype.hasobject:
-        raise LayoutError(f"src_path {path!r} holds dtype {dtype}, Python objects; convert_file moves numeric and bool data only")
-    need = offset + math.prod(shape) * dtype.itemsize
-    have = os.fstat(fd).st_size
-    if have < need:
-        raise LayoutError(f"src_path {path!r} is truncated: its header promises {need} bytes, the file has {have}")
-    return tuple(shape), dtype, offset
-
-
-def header_bytes(shape: tuple[int, ...], dtype: np.dtype) -> bytes:
-    """A ``.npy`` header (format 1.0, or 2.0 when it must) for a C-order array."""
-    d = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": tuple(shape)}
-    bio = io.BytesIO()
-    try:
-        np.lib.format.write_array_header_1_0(bio, d)
-    except ValueError:
-        bio = io.BytesIO()
-        np.lib.format.write_array_header_2_0(bio, d)
-    return bio.getvalue()
 
 
 # --------------------------------------------------------------------------------- file regions
@@ -279,13 +225,17 @@ def _runs(region: Region, buf: np.ndarray, base: int) -> Iterable:
 
 def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int) -> None:
     """Fill ``buf`` with the runs of ``region`` from the file (bytes past ``end``, the end of the
-    file's data, are gap slots of a pitched source: zero)."""
+    data the header promises, are gap slots of a pitched source: zero); a file shorter than
+    ``end`` is a LayoutError, never zeros."""
     for pos, mv in _runs(region, buf, base):
         while len(mv):
-            n = os.preadv(fd, [mv[:_MAX_IO]], pos) if pos < end else 0
-            if n == 0:
-                mv[:] = b"\0" * len(mv)  # past the end of a short pitched source: gap slots
+            if pos >= end:
+                mv[:] = b"\0" * len(mv)  # past the end of a short pitched source's data: gap slots
                 break
+            n = os.preadv(fd, [mv[:min(_MAX_IO, end - pos)]], pos)
+            if n == 0:
+                raise LayoutError(f"the source file ends at byte {pos}, before the {end} bytes its header promises "
+                                  f"(it shrank while it was read)")
             mv, pos = mv[n:], pos + n
 
 
@@ -305,7 +255,7 @@ def mapped_region(fd: int, region: Region, dtype: np.dtype, base: int, end: int)
         return
     first = base + int(region.offsets[0]) * item
     span = (int(region.offsets[-1]) - int(region.offsets[0]) + region.run) * item
-    if first + span > end or span > MAP_DENSITY * region.elements * item:
+    if first + span > min(end, os.fstat(fd).st_size) or span > MAP_DENSITY * region.elements * item:
         yield None
         return
     start = first - first % mmap.ALLOCATIONGRANULARITY
@@ -354,7 +304,7 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
 
 
 def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, dst_strides: tuple,
-               itemsize: int, budget: int, inplace: bool = False) -> dict[str, int]:
+               itemsize: int, budget: int, inplace: bool = False, memory: Any = None) -> dict[str, int]:
     """Tile extent per logical axis: both files' runs as long as the budget allows.
 
     ``budget`` bounds :func:`tile_cost`: one source tile plus :data:`WRITE_BUFFERS` destination
@@ -378,7 +328,8 @@ def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, d
         return tile_cost(r_src.elements, r_dst.elements, itemsize, inplace)
 
     if cost(t) > budget:
-        raise LayoutError(f"memory={budget} bytes is too small: the smallest tile (one block of each "
+        given = f"memory={memory!r}" if memory is not None else f"a budget of {budget} bytes"
+        raise LayoutError(f"{given} is too small: the smallest tile (one block of each "
                           f"layout) needs {cost(t)} bytes of buffers; give at least {math.ceil(cost(t) / BUFFER_SHARE)}")
     while True:
         rs = regions(t)
@@ -439,20 +390,6 @@ def convert_tile_inplace(buf: np.ndarray, src_tile: Layout, dst_tile: Layout) ->
     convert_inplace(buf, src_tile, dst_tile)
 
 
-def check_inplace(src: Layout, dst: Layout) -> None:
-    """LayoutError unless a tile's destination is the same size as its source: both layouts
-    unpitched and padding-free (then every tile, whose bounds are multiples of each block, is too)."""
-    drop = "drop inplace=True to convert with a source and a destination buffer per tile"
-    for side, L in (("source", src), ("destination", dst)):
-        if L.pitch or L.align:
-            raise LayoutError(f"inplace=True: the {side} layout {L!r} has pitched rows, so its tiles are not the size "
-                              f"of the other side's; {drop}")
-        if L.has_padding:
-            padded = ", ".join(f"{a} padded to {n}" for a, n in L.padded_dims.items() if n != L.dims[a])
-            raise LayoutError(f"inplace=True: the {side} layout {L!r} holds {L.size - L.count} padding slots "
-                              f"({padded}), so a tile's destination is not the size of its source; {drop}")
-
-
 # --------------------------------------------------------------------------------- the job
 class _Job:
     """One conversion: both files open, the layouts, the tile plan."""
@@ -465,9 +402,10 @@ class _Job:
 
     @classmethod
     def open(cls, src_path: str, src: Any, dst_path: str, dst: Any, budget: int, dims: Mapping[str, int],
-             inplace: bool = False) -> "_Job":
+             inplace: bool = False, memory: Any = None) -> "_Job":
         job = cls()
         job.inplace = inplace
+        job.memory = budget if memory is None else memory
         try:
             job._open(src_path, src, dst_path, dst, budget, dims)
         except BaseException:
@@ -480,6 +418,9 @@ class _Job:
             raise FileNotFoundError(2, f"src_path {src_path!r} does not exist", src_path)
         if os.path.isdir(src_path):
             raise LayoutError(f"src_path {src_path!r} is a directory, expected a .npy file")
+        if os.path.exists(dst_path) and not os.path.isdir(dst_path) and not os.path.isfile(dst_path):
+            raise LayoutError(f"dst_path {dst_path!r} is not a regular file (a FIFO, a device or a socket); "
+                              f"expected a .npy file path")
         if os.path.realpath(src_path) == os.path.realpath(dst_path) or (
                 os.path.exists(dst_path) and os.path.samefile(src_path, dst_path)):
             raise LayoutError(f"dst_path {dst_path!r} is the source file; write the result to another path, or pass "
@@ -491,9 +432,13 @@ class _Job:
             raise LayoutError(f"dst_path {dst_path!r} is a directory, expected a file path")
         if self.inplace and isinstance(src, Layout) and (src.pitch or src.align):
             check_inplace(src, src)  # before the file's shape is compared with the pitched one
-        self.src_fd = os.open(src_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self.src_fd = open_regular(src_path, "src_path", os.O_RDONLY)
+        lock(self.src_fd, src_path, "src_path", exclusive=False)  # no in-place run permutes it meanwhile
+        self.src_path = src_path
         shape, self.dtype, self.src_base = read_header(self.src_fd, src_path)
-        self.src_end = os.fstat(self.src_fd).st_size
+        self.src_stat = os.fstat(self.src_fd)
+        # the data's end as the header says: reads stop there (past it only a pitched source's gaps)
+        self.src_end = self.src_base + math.prod(shape) * self.dtype.itemsize
         self.src_layout, self.dst_layout = self._layouts(src, dst, shape, dims)
         if self.inplace:
             check_inplace(self.src_layout, self.dst_layout)
@@ -505,7 +450,7 @@ class _Job:
         self.header = header_bytes(out_shape, self.dtype)
         self.nbytes = self.dst_layout.size * item
         self.tile = plan_tiles(self.src_layout, self.dst_layout, self.src_shape, self.src_strides,
-                               self.dst_strides, item, int(budget * BUFFER_SHARE), self.inplace)
+                               self.dst_strides, item, int(budget * BUFFER_SHARE), self.inplace, memory=self.memory)
         self.dst_path = dst_path
 
     def _layouts(self, src: Any, dst: Any, shape: tuple, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
@@ -517,7 +462,8 @@ class _Job:
 
     def run(self, progress: Any, fsync: bool) -> None:
         folder, name = os.path.split(os.path.abspath(self.dst_path))
-        self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+        remove_stale_parts(folder, name, self.dst_path)
+        self._temporary(folder, name)
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(self.tmp_fd, 0o666 & ~umask)
@@ -528,18 +474,46 @@ class _Job:
             os.posix_fallocate(self.tmp_fd, 0, total)  # out of space now rather than midway
         except (AttributeError, OSError) as err:
             if isinstance(err, OSError) and err.errno == errno.ENOSPC:
-                raise
+                raise OSError(errno.ENOSPC, f"no room on the disk for dst_path {self.dst_path!r} ({total} bytes); "
+                                            f"nothing was written", self.dst_path) from None
             os.ftruncate(self.tmp_fd, total)  # a sparse file (or a file system without fallocate)
         os.pwrite(self.tmp_fd, self.header, 0)
         self._convert(progress)
+        self._stable()
         if fsync:
             os.fsync(self.tmp_fd)
+        with SignalHold():  # the rename and forgetting the temporary name go together
+            os.replace(self.tmp_path, self.dst_path)  # still locked: no cleaner takes it for a dead run's
+            self.tmp_path = None
         os.close(self.tmp_fd)
         self.tmp_fd = -1
-        os.replace(self.tmp_path, self.dst_path)
-        self.tmp_path = None
         if fsync:
             _fsync_dir(folder)
+
+    def _temporary(self, folder: str, name: str) -> None:
+        """The locked ``.part`` file; signals held so that none arrives between its creation and
+        the moment :meth:`close` knows to remove it."""
+        for _ in range(8):
+            with SignalHold():
+                self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+                fcntl.flock(self.tmp_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            try:  # a cleaner of another run may have taken it before the lock: make another
+                if os.stat(self.tmp_path).st_ino == os.fstat(self.tmp_fd).st_ino:
+                    return
+            except FileNotFoundError:
+                pass
+            os.close(self.tmp_fd)
+            self.tmp_fd, self.tmp_path = -1, None
+        raise OSError(errno.EAGAIN, f"could not keep a temporary file for dst_path {self.dst_path!r}", folder)
+
+    def _stable(self) -> None:
+        """LayoutError when the source changed (size or mtime) since it was opened."""
+        now = os.fstat(self.src_fd)
+        st = self.src_stat
+        if (now.st_size, now.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+            raise LayoutError(f"src_path {self.src_path!r} changed while it was read (size {st.st_size} -> "
+                              f"{now.st_size}, or modified): the result would mix old and new data, so dst_path "
+                              f"was not written")
 
     def _convert(self, progress: Any) -> None:
         """Read (or map), convert and write tile by tile, in the destination's order; with
@@ -576,6 +550,7 @@ class _Job:
                         sb = src_buf[:rs.elements]
                         read_region(self.src_fd, rs, sb, self.src_base, self.src_end)
                         sv = rs.view(sb)
+                    self._stable()
                     convert_tile(sv, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box), rd.view(db))
                     del sv
                 if pending is not None:  # the buffer about to be reused next was written by then
@@ -604,11 +579,22 @@ class _Job:
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
                 b = buf[:rs.elements]  # unpitched: the stacked runs are the source tile, C-contiguous
                 read_region(self.src_fd, rs, b, self.src_base, self.src_end)
+                self._stable()
                 convert_tile_inplace(b, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box))
                 write_region(self.tmp_fd, rd, b, base)  # ... and then the destination tile, C-contiguous
                 step(rd.elements * self.dtype.itemsize)
 
     def close(self) -> None:
+        with SignalHold():
+            self._close()
+
+    def _close(self) -> None:
+        if self.tmp_path is not None:  # removed while still locked: no other run removes a live one
+            try:
+                os.unlink(self.tmp_path)
+            except OSError:
+                pass
+            self.tmp_path = None
         for attr in ("src_fd", "tmp_fd"):
             fd = getattr(self, attr)
             if fd >= 0:
@@ -617,12 +603,6 @@ class _Job:
                 except OSError:
                     pass
                 setattr(self, attr, -1)
-        if self.tmp_path is not None:
-            try:
-                os.unlink(self.tmp_path)
-            except OSError:
-                pass
-            self.tmp_path = None
 
 
 def _fsync_dir(folder: str) -> None:

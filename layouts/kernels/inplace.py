@@ -26,9 +26,10 @@ import numpy as np
 from numba import njit
 
 from . import copy_into
+from ..faultpoints import point
 from .pool import run_split
 
-__all__ = ["chunk_kernel", "square_kernel", "ckg_kernel", "run_plan", "transpose_batched"]
+__all__ = ["chunk_kernel", "square_kernel", "ckg_kernel", "transpose_batched", "warm"]
 
 _UNITS = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
 
@@ -177,22 +178,21 @@ def _unit(e: int, address: int) -> int:
     return 1
 
 
-def _scratch_part(scratch: np.ndarray, nbytes: int, u: int) -> np.ndarray:
-    """The first ``nbytes`` of a worker's scratch, 64-byte aligned, as units of ``u`` bytes."""
-    start = (-scratch.ctypes.data) % 64
-    return scratch[start:start + nbytes].view(_UNITS[u])
-
-
-def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
+def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray, done: np.ndarray | None = None) -> None:
     """Run one op (see :class:`layouts.inplace.Op`) on the byte buffer ``buf`` (its first
     ``op.B * prod(op.dims) * op.e`` bytes); ``scratch``: a byte array of at least
-    ``op.workers * op.need`` bytes, cut into one slice per worker."""
+    ``op.workers * op.need`` bytes, cut into one slice per worker.
+
+    ``done`` (``op.B`` bools), when given, is set for each batch once it holds its result, so that
+    after an exception the caller knows which batches moved: every batch is either untouched or
+    done (a scratch group that fails midway is copied back from its scratch copy first)."""
     B, dims, e = op.B, op.dims, op.e
     M, N = dims[0], dims[1]
     u = _unit(e, buf.ctypes.data)
     w = e // u
     U = buf[:B * math.prod(dims) * e].view(_UNITS[u])
     t = op.workers
+    mark = done if done is not None else np.zeros(B, bool)
 
     def part(k0: int, n: int) -> np.ndarray:
         k = _worker(k0, n, t)
@@ -213,21 +213,33 @@ def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
                 b0, b1 = k * g, min(B, (k + 1) * g)
                 n = b1 - b0
                 np.copyto(tmp[:n * blk], U[b0 * blk:b1 * blk])
-                copy_into(U[b0 * blk:b1 * blk].reshape((n,) + out_dims),
-                          tmp[:n * blk].reshape((n,) + dims + (w,)).transpose(axes), threads=1)
+                try:
+                    point("group", batch=b0)
+                    copy_into(U[b0 * blk:b1 * blk].reshape((n,) + out_dims),
+                              tmp[:n * blk].reshape((n,) + dims + (w,)).transpose(axes), threads=1)
+                except BaseException:
+                    np.copyto(U[b0 * blk:b1 * blk], tmp[:n * blk])  # the group as it was
+                    raise
+                mark[b0:b1] = True
 
         run_split(work, lambda k0, k1: (k0, k1, part(k0, ngroups)), ngroups, t)
     elif op.method == "chunks":
         def chunk(k0: int, k1: int, mine: np.ndarray) -> None:
             vis = _head(mine, (M * N + 7) // 8, 1)
             chunk_kernel(U, np.array([k0, k1, M, N, w], np.uint64), vis, _tail(mine, e, u))
+            mark[k0:k1] = True
 
         run_split(chunk, lambda k0, k1: (k0, k1, part(k0, B)), B, t)
     elif op.method == "square":
-        run_split(square_kernel, lambda k0, k1: (U, np.array([k0, k1, M, w], np.uint64)), B, t)
+        def square(k0: int, k1: int) -> None:
+            square_kernel(U, np.array([k0, k1, M, w], np.uint64))
+            mark[k0:k1] = True
+
+        run_split(square, lambda k0, k1: (k0, k1), B, t)
     elif op.method == "ckg":
         def ckg(k0: int, k1: int, mine: np.ndarray) -> None:
             ckg_kernel(U, np.array([k0, k1, M, N, w], np.int64), _head(mine, max(M, N) * e, u))
+            mark[k0:k1] = True
 
         run_split(ckg, lambda k0, k1: (k0, k1, part(k0, B)), B, t)
     else:  # pragma: no cover - the planner names only the methods above
@@ -257,47 +269,14 @@ def _worker(k0: int, n: int, t: int) -> int:
 
 
 def warm(buf: np.ndarray, plan) -> None:
-    """Compile (or load from numba's disk cache) the kernels a plan uses, before any byte moves."""
-    for p in plan.passes:
-        for op in p.ops + p.undo:
-            T = _UNITS[_unit(op.e, buf.ctypes.data)]
-            if op.method == "chunks":
-                chunk_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.uint64), np.zeros(1, np.uint8), np.zeros(1, T))
-            elif op.method == "square":
-                square_kernel(np.zeros(4, T), np.array([0, 1, 2, 1], np.uint64))
-            elif op.method == "ckg":
-                ckg_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.int64), np.zeros(3, T))
-
-
-def run_plan(buf: np.ndarray, plan, guard, dst_shape: tuple | None = None) -> None:
-    """Run every pass of ``plan`` on the byte buffer ``buf``. A KeyboardInterrupt held by
-    ``guard`` when a pass ends undoes the finished passes (their inverse transpositions, newest
-    first) and is then raised; one that arrives after the last pass's check (while the guard
-    restores the handler) is raised saying the conversion is complete: nothing is undone then
-    (the handler is gone, a second Ctrl-C could stop an undo midway), so ``buf`` holds the
-    destination layout, of ``dst_shape``."""
-    scratch = np.empty(plan.scratch_bytes, np.uint8)
-    warm(buf, plan)
-    undone = False
-    with guard:
-        for i, p in enumerate(plan.passes):
-            try:
-                for op in p.ops:
-                    transpose_batched(buf, op, scratch)
-            except Exception as err:
-                if hasattr(err, "add_note"):  # Python 3.11+
-                    err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
-                                 f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
-                raise
-            if guard.pending:
-                for q in reversed(plan.passes[:i + 1]):
-                    for op in q.undo:
-                        transpose_batched(buf, op, scratch)
-                undone = True
-                break
-    if undone:
-        raise KeyboardInterrupt("convert_inplace was interrupted; the finished passes were undone and "
-                                "x holds its source layout again")
-    if guard.pending:
-        raise KeyboardInterrupt("convert_inplace was interrupted after its last pass: the conversion is complete, "
-                                f"x's buffer holds the destination layout (view it with x.reshape({dst_shape}))")
+    """Compile (or load from numba's disk cache) the kernels a plan uses, for every unit width a
+    part of the buffer may take (a batch range starts anywhere), before any byte moves."""
+    ops = {(op.method, u) for p in plan.passes for op in p.ops + p.undo for u in _UNITS if op.e % u == 0}
+    for method, u in ops:
+        T = _UNITS[u]
+        if method == "chunks":
+            chunk_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.uint64), np.zeros(1, np.uint8), np.zeros(1, T))
+        elif method == "square":
+            square_kernel(np.zeros(4, T), np.array([0, 1, 2, 1], np.uint64))
+        elif method == "ckg":
+            ckg_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.int64), np.zeros(3, T))
