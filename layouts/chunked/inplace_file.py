@@ -134,23 +134,21 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
                 from ..kernels.inplace import warm  # numba loads here, before the first write
                 warm(data, plan)
                 scratch = np.empty(plan.scratch_bytes, np.uint8)
-                os.pwrite(fd, marker(os.path.basename(jpath) if journal else "", offset), 0)
-                if fsync:
-                    os.fsync(fd)
-                point("marked")
                 runner = StepRunner(fd, mm, data, journal, segs, scratch, hold, fsync, path, nbytes + offset)
                 try:
+                    os.pwrite(fd, marker(os.path.basename(jpath) if journal else "", offset), 0)
+                    if fsync:
+                        os.fsync(fd)
+                    point("marked")
                     runner.run()
                 except BaseException as err:
                     _settle(runner, err, fd, old, new, meta, jpath, fsync)
                     raise
                 _finish(fd, mm, new, fsync)
-                if journal:
-                    journal.remove()
                 point("header-written")
             finally:
                 if journal:
-                    journal.close()
+                    journal.remove() if _valid_header(fd) else journal.close()
             step(nbytes)
     finally:
         data = None
@@ -231,6 +229,11 @@ def _remove_stale_journal(fd: int, path: str, st: os.stat_result) -> None:
             pass
 
 
+def _valid_header(fd: int) -> bool:
+    """Whether the file starts as a ``.npy`` again (its journal then describes nothing)."""
+    return os.pread(fd, 6, 0) == b"\x93NUMPY"
+
+
 def _finish(fd: int, mm: Any, header: bytes, fsync: bool) -> None:
     if fsync:
         mm.flush()  # the data on disk before the header says what it is
@@ -265,6 +268,7 @@ def _settle(runner: "StepRunner", err: BaseException, fd: int, old: bytes, new: 
                     runner.journal.remove()
             rollback = StepRunner(fd, runner.mm, runner.data, journal, steps, runner.scratch, None, fsync,
                                   runner.path, runner.size)
+            rollback.phase = "rollback"
             rollback.run()
             runner.journal = journal
         _finish(fd, runner.mm, old, fsync)
@@ -295,6 +299,7 @@ class StepRunner:
         self.index, self.next_step = 0, 0
         self.partial: list[tuple[int, int]] = []  # batches of the running step that moved (no backup to restore)
         self.complete = False
+        self.phase = "forward"
         self.budget_hint = max([k * s.block_bytes for s, k in segs] or [0])
 
     def moved(self) -> list[tuple[int, int]]:
@@ -371,11 +376,11 @@ class StepRunner:
                     self._record(i, j, BACKED, crc, (b - a) * blk)
                 else:
                     self._record(i, j, UNJOURNALED)
-                point("file-backed", segment=i, step=j)
+                point("file-backed", segment=i, step=j, phase=self.phase)
                 done = np.zeros(b - a, bool)
                 try:
                     run_ranges(self.data, seg, a, b, self.scratch, done)
-                    point("file-moved", segment=i, step=j)
+                    point("file-moved", segment=i, step=j, phase=self.phase)
                 except BaseException:
                     if backed:
                         self._restore(i, j)
@@ -387,11 +392,11 @@ class StepRunner:
                     self.mm.flush()
                 self.index, self.next_step = (i + 1, 0) if j + 1 == self.steps(i) else (i, j + 1)
                 self._record(self.index, self.next_step, READY)
-                point("file-step", segment=i, step=j)
+                point("file-step", segment=i, step=j, phase=self.phase)
                 if self.index < len(self.segs):
                     self._boundary()
         self.complete = True
-        point("file-complete")
+        point("file-complete", phase=self.phase)
         self._boundary()
 
     def _boundary(self) -> None:

@@ -59,6 +59,7 @@ from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout
 from . import _boxes
 from .memory import parse_memory
+from ..faultpoints import point
 from ..signal_hold import SignalHold
 from .filelock import lock, open_regular, remove_stale_parts
 from .inplace_file import convert_file_inplace
@@ -496,6 +497,7 @@ class _Job:
         for _ in range(8):
             with SignalHold():
                 self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+                point("part-created")
                 fcntl.flock(self.tmp_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             try:  # a cleaner of another run may have taken it before the lock: make another
                 if os.stat(self.tmp_path).st_ino == os.fstat(self.tmp_fd).st_ino:
@@ -538,6 +540,7 @@ class _Job:
                 return
             pending = None  # (future of the previous tile's write, its bytes)
             for i, box in enumerate(tiles(dst_L, self.tile)):
+                point("tile", index=i)
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
                 db = dst_bufs[i % WRITE_BUFFERS][:rd.elements]
@@ -574,7 +577,8 @@ class _Job:
             if dst_L.count == 0:
                 step(total)
                 return
-            for box in tiles(dst_L, self.tile):
+            for i, box in enumerate(tiles(dst_L, self.tile)):
+                point("tile", index=i)
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
                 b = buf[:rs.elements]  # unpitched: the stacked runs are the source tile, C-contiguous

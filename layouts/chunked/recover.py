@@ -89,6 +89,7 @@ def _recover(path: str, hold: SignalHold) -> str:
         warm(data, _Plan(segs))
         runner = StepRunner(fd, mm, data, journal, segs, np.empty(int(meta["scratch"]), np.uint8), hold, True, path,
                             offset + nbytes)
+        runner.phase = "recover"
         runner.resume(progress)
         runner.run()
         mm.flush()
