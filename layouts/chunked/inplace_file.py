@@ -59,7 +59,7 @@ from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_exact, read_head
 from .progress import reporter
 
 __all__ = ["convert_file_inplace", "header_exact", "StepRunner", "marker", "journal_path", "segs_from_json",
-           "HOLD_DEFAULT"]
+           "HOLD_DEFAULT", "remove_stale_journal"]
 
 #: signals whose default action (ending the process) is held too while a file is being permuted
 HOLD_DEFAULT = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
@@ -97,7 +97,7 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
     try:
         lock(fd, path, "src_path", exclusive=True)
         st = os.fstat(fd)
-        _remove_stale_journal(fd, path, st)
+        remove_stale_journal(fd, path, st)
         shape, dtype, offset = read_header(fd, path)
         old = os.pread(fd, offset, 0)
         version = (old[6], old[7])
@@ -144,6 +144,8 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
                 except BaseException as err:
                     _settle(runner, err, fd, old, new, meta, jpath, fsync)
                     raise
+                if journal:
+                    journal.shrink()  # only the head stays until the header is written
                 _finish(fd, mm, new, fsync)
                 point("header-written")
             finally:
@@ -216,17 +218,20 @@ def _stable(fd: int, path: str, st: os.stat_result) -> None:
                           f"{now.st_size}, or modified); nothing was written to it")
 
 
-def _remove_stale_journal(fd: int, path: str, st: os.stat_result) -> None:
+def remove_stale_journal(fd: int, path: str, st: os.stat_result) -> bool:
     """A journal left by a run killed after it finished (or before it started) of a file that is
     not marked: it describes nothing any more."""
     if os.pread(fd, len(INTERRUPTED_MAGIC), 0) == INTERRUPTED_MAGIC:
-        return
+        return False
     jpath = journal_path(path, st)
+    found = False
     for p in (jpath, jpath + ".new"):
         try:
             os.unlink(p)
+            found = True
         except OSError:
             pass
+    return found
 
 
 def _valid_header(fd: int) -> bool:

@@ -169,6 +169,10 @@ class Journal:
     def backup(self, length: int) -> bytes:
         return os.pread(self.fd, length, DATA)
 
+    def shrink(self) -> None:
+        """Give back the backup area's disk space (the run is complete; the head stays)."""
+        os.ftruncate(self.fd, DATA)
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import LayoutError
 from ..signal_hold import SignalHold
 from .filelock import lock, open_regular
-from .inplace_file import HOLD_DEFAULT, StepRunner, journal_path, segs_from_json
+from .inplace_file import HOLD_DEFAULT, StepRunner, journal_path, remove_stale_journal, segs_from_json
 from .journal import Journal
 from .npyformat import INTERRUPTED_MAGIC, path_arg
 
@@ -60,6 +60,7 @@ def _recover(path: str, hold: SignalHold) -> str:
         lock(fd, path, "path", exclusive=True)
         head = os.pread(fd, 4096, 0)
         if not head.startswith(INTERRUPTED_MAGIC):
+            remove_stale_journal(fd, path, os.fstat(fd))  # one left by a run killed after its last header
             raise LayoutError(f"{path!r} is not marked by an interrupted in-place conversion (np.load reads it as it "
                               f"is): nothing to recover")
         name = _journal_name(head)
@@ -93,6 +94,7 @@ def _recover(path: str, hold: SignalHold) -> str:
         runner.resume(progress)
         runner.run()
         mm.flush()
+        journal.shrink()
         _write(fd, end)
         journal.remove()
         data = None
