@@ -127,6 +127,8 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
                     "segments": [_seg_json(seg, k) for seg, k in segs]}
             meta["capacity"] = max([k * seg.block_bytes for seg, k in segs] or [0])
             journal = _create_journal(jpath, meta, fsync)
+            if journal is not None:  # its steps: none backed up when the disk had no room for the backups
+                segs = segs_from_json(journal.meta["segments"])
             try:
                 _stable(fd, path, st)
                 mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
@@ -271,6 +273,8 @@ def _settle(runner: "StepRunner", err: BaseException, fd: int, old: bytes, new: 
                 journal = _create_journal(jpath, back, fsync)
                 if journal is None:  # the forward journal would misdescribe a crash during the rollback
                     runner.journal.remove()
+                else:
+                    steps = segs_from_json(journal.meta["segments"])
             rollback = StepRunner(fd, runner.mm, runner.data, journal, steps, runner.scratch, None, fsync,
                                   runner.path, runner.size)
             rollback.phase = "rollback"

@@ -60,6 +60,7 @@ from ..layout import Layout
 from . import _boxes
 from .memory import parse_memory
 from ..faultpoints import point
+from ..request import reworded
 from ..signal_hold import SignalHold
 from .filelock import lock, open_regular, remove_stale_parts
 from .inplace_file import convert_file_inplace
@@ -142,11 +143,11 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     try:
         job = _Job.open(src_path, src, dst_path, dst, budget, dims, bool(inplace), memory)
     except LayoutError as err:
-        raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
+        raise reworded(err, "convert_file", src, dst) from None
     try:
         job.run(progress, bool(fsync))
     except LayoutError as err:
-        raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
+        raise reworded(err, "convert_file", src, dst) from None
     finally:
         job.close()
 
@@ -224,7 +225,7 @@ def _runs(region: Region, buf: np.ndarray, base: int) -> Iterable:
         yield start, mv[first * nbytes:len(region.offsets) * nbytes]
 
 
-def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int) -> None:
+def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int, path: str = "the source file") -> None:
     """Fill ``buf`` with the runs of ``region`` from the file (bytes past ``end``, the end of the
     data the header promises, are gap slots of a pitched source: zero); a file shorter than
     ``end`` is a LayoutError, never zeros."""
@@ -235,7 +236,7 @@ def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int) -
                 break
             n = os.preadv(fd, [mv[:min(_MAX_IO, end - pos)]], pos)
             if n == 0:
-                raise LayoutError(f"the source file ends at byte {pos}, before the {end} bytes its header promises "
+                raise LayoutError(f"src_path {path!r} ends at byte {pos}, before the {end} bytes its header promises "
                                   f"(it shrank while it was read)")
             mv, pos = mv[n:], pos + n
 
@@ -551,7 +552,7 @@ class _Job:
                         if src_buf is None:
                             src_buf = np.empty(max(r_src.elements, 1), self.dtype)
                         sb = src_buf[:rs.elements]
-                        read_region(self.src_fd, rs, sb, self.src_base, self.src_end)
+                        read_region(self.src_fd, rs, sb, self.src_base, self.src_end, self.src_path)
                         sv = rs.view(sb)
                     self._stable()
                     convert_tile(sv, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box), rd.view(db))
@@ -582,7 +583,7 @@ class _Job:
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
                 b = buf[:rs.elements]  # unpitched: the stacked runs are the source tile, C-contiguous
-                read_region(self.src_fd, rs, b, self.src_base, self.src_end)
+                read_region(self.src_fd, rs, b, self.src_base, self.src_end, self.src_path)
                 self._stable()
                 convert_tile_inplace(b, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box))
                 write_region(self.tmp_fd, rd, b, base)  # ... and then the destination tile, C-contiguous
