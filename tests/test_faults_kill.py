@@ -177,3 +177,47 @@ def test_cli_recover_prints_the_outcome(tmp_path):
     again = subprocess.run([sys.executable, "-m", "layouts", "recover", str(p)], capture_output=True, text=True,
                            env=env, timeout=60)
     assert again.returncode == 2 and "nothing to recover" in again.stderr
+
+
+_ASYNC = textwrap.dedent("""
+    import os, signal, sys
+    import numpy as np
+    import layouts as ly
+    src, dst = sys.argv[1:3]
+    sizes = dict(N=8, C=64, H=64, W=64)
+    x = np.random.default_rng(0).standard_normal(8 * 64 ** 3).astype(np.float32)   # 8 MiB, flat
+    before = x.copy()
+    want = ly.convert(x, ly.Layout(src, **sizes), dst).reshape(-1).copy()
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
+    ly.convert_inplace(x.copy(), src, dst, **sizes)                 # compiled before "ready"
+    print("ready", flush=True)
+    try:
+        for _ in range(200):                                       # back and forth until the signal lands
+            ly.convert_inplace(x, src, dst, **sizes)
+            ly.convert_inplace(x, dst, src, **sizes)
+    except SystemExit:
+        state = "original" if x.tobytes() == before.tobytes() else "converted" if x.tobytes() == want.tobytes() else "partial"
+        print(state, flush=True)
+        os._exit(0)
+    print("never signalled", flush=True)
+""")
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("src, dst", [("NCHW", "NHWC"), ("NHWC", "CHWN")])
+def test_array_sigterm_handler_at_random_leaves_x_whole(src, dst, seed):
+    """Issue 23 class 1 on arrays: a SIGTERM whose handler raises SystemExit, sent at a random
+    moment of many conversions, finds x the original or the converted tensor."""
+    import time
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    child = subprocess.Popen([sys.executable, "-c", _ASYNC, src, dst], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(np.random.default_rng(seed).uniform(0.01, 0.3))
+        child.send_signal(signal.SIGTERM)
+        out, _ = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert out.strip() in ("original", "converted"), out
