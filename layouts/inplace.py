@@ -50,7 +50,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import config
-from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
+from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .layout import Layout
 from .inplace_run import run_segments, segments
 from .request import layout_name, own_sizes, resolve, reworded

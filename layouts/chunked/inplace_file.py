@@ -257,8 +257,8 @@ def _settle(runner: "StepRunner", err: BaseException, fd: int, old: bytes, new: 
         _finish(fd, runner.mm, new, fsync)
         if runner.journal:
             runner.journal.remove()
-        _note(err, f"convert_file: this arrived after the last step: the conversion is complete and the file holds "
-                   f"the destination layout")
+        _note(err, "convert_file: this arrived after the last step: the conversion is complete and the file holds "
+                   "the destination layout")
         return
     try:
         undo = undo_segments([s for s, _ in runner.segs], runner.index, runner.moved())

@@ -41,17 +41,12 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
-import io
-import itertools
 import math
-import mmap
 import os
 import tempfile
-from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -65,21 +60,12 @@ from ..signal_hold import SignalHold
 from .filelock import lock, open_regular, remove_stale_parts
 from .inplace_file import convert_file_inplace
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_bytes, path_arg, read_header  # noqa: F401 - also their old home
+from .fileio import MAP_DENSITY, MAP_SOURCE, Region, mapped_region, read_region, write_region  # noqa: F401
 from .progress import reporter
+from .tiles import BUFFER_SHARE, WRITE_BUFFERS, plan_tiles, tile_cost, tiles  # noqa: F401 - also their old home
 
-#: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
-BUFFER_SHARE = 0.9
-#: Destination buffers: 2 writes one tile in a thread while the next is converted (on the shared
-#: 2-core machine this measured no faster for NHWC and slower for CHWN than 1, writing in turn).
-WRITE_BUFFERS = 1
-#: Read a source tile through a memory map of its span (no copy) when its runs are dense.
-MAP_SOURCE = True
 #: Reserve the output's disk space up front (posix_fallocate): no ENOSPC midway.
 PREALLOCATE = True
-#: Largest span/bytes ratio of a source tile that is mapped rather than read.
-MAP_DENSITY = 1.25
-#: Largest single read/write (Linux moves at most ~2 GiB per call).
-_MAX_IO = 1 << 30
 
 
 def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
@@ -157,221 +143,6 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b) or (os.path.exists(b) and os.path.samefile(a, b))
     except OSError:
         return False
-
-
-# --------------------------------------------------------------------------------- file regions
-@dataclass
-class Region:
-    """The part of a C-order file array (``shape``, element ``strides``) a box of physical
-    ranges covers, as equal runs: ``offsets`` (elements) of ``run`` elements each.
-
-    The run is dim ``k`` (partly covered) with every dim inside it (fully covered), gaps of a
-    pitch included; the buffer stacks the runs, and :meth:`view` sees it with the file's strides.
-    """
-
-    ext: tuple[int, ...]
-    k: int
-    run: int
-    offsets: np.ndarray
-    strides: tuple[int, ...]
-
-    @classmethod
-    def of(cls, shape: tuple[int, ...], strides: tuple[int, ...], box: list[tuple[int, int]]) -> "Region":
-        ext = tuple(b - a for a, b in box)
-        k = len(shape) - 1
-        while k > 0 and ext[k] == shape[k]:
-            k -= 1
-        run = ext[k] * strides[k]
-        base = sum(box[j][0] * strides[j] for j in range(k + 1))
-        outer = ext[:k]
-        if outer:
-            grids = np.ix_(*[np.arange(e, dtype=np.int64) * strides[j] for j, e in enumerate(outer)])
-            offsets = (base + sum(grids)).reshape(-1)
-        else:
-            offsets = np.array([base], dtype=np.int64)
-        return cls(ext, k, run, offsets, tuple(strides))
-
-    @property
-    def elements(self) -> int:
-        return len(self.offsets) * self.run if all(self.ext) else 0
-
-    def view(self, buf: np.ndarray) -> np.ndarray:
-        """The physical box inside the flat buffer ``buf`` (at least :attr:`elements` long)."""
-        item = buf.itemsize
-        outer = [0] * self.k
-        acc = self.run
-        for j in reversed(range(self.k)):
-            outer[j] = acc
-            acc *= self.ext[j]
-        strides = [s * item for s in outer] + [s * item for s in self.strides[self.k:]]
-        return np.lib.stride_tricks.as_strided(buf, shape=self.ext, strides=strides, writeable=buf.flags.writeable)
-
-
-def _runs(region: Region, buf: np.ndarray, base: int) -> Iterable:
-    """(file byte offset, memoryview of buf) for each run, adjacent runs merged."""
-    item = buf.itemsize
-    mv = memoryview(buf.view(np.uint8)).cast("B")
-    nbytes = region.run * item
-    start = None
-    for i, off in enumerate(region.offsets.tolist()):
-        pos = base + off * item
-        if start is not None and pos == end:
-            end += nbytes
-            continue
-        if start is not None:
-            yield start, mv[first * nbytes:i * nbytes]
-        start, end, first = pos, pos + nbytes, i
-    if start is not None:
-        yield start, mv[first * nbytes:len(region.offsets) * nbytes]
-
-
-def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int, path: str = "the source file") -> None:
-    """Fill ``buf`` with the runs of ``region`` from the file (bytes past ``end``, the end of the
-    data the header promises, are gap slots of a pitched source: zero); a file shorter than
-    ``end`` is a LayoutError, never zeros."""
-    for pos, mv in _runs(region, buf, base):
-        while len(mv):
-            if pos >= end:
-                mv[:] = b"\0" * len(mv)  # past the end of a short pitched source's data: gap slots
-                break
-            n = os.preadv(fd, [mv[:min(_MAX_IO, end - pos)]], pos)
-            if n == 0:
-                raise LayoutError(f"src_path {path!r} ends at byte {pos}, before the {end} bytes its header promises "
-                                  f"(it shrank while it was read)")
-            mv, pos = mv[n:], pos + n
-
-
-@contextlib.contextmanager
-def mapped_region(fd: int, region: Region, dtype: np.dtype, base: int, end: int) -> Iterator[np.ndarray | None]:
-    """A read-only view of ``region`` straight in the file's pages (a memory map of just its
-    span, unmapped on exit), or None when the runs are sparse (the span is more than
-    :data:`MAP_DENSITY` times the region) or run past the file's end: read them instead.
-
-    Mapping saves the copy a read makes; the mapped pages count as this process's resident
-    memory only while mapped, and the span is at most a source tile (within the budget).
-    """
-    item = dtype.itemsize
-    n = len(region.offsets)
-    if not MAP_SOURCE or n == 0 or region.elements == 0:
-        yield None
-        return
-    first = base + int(region.offsets[0]) * item
-    span = (int(region.offsets[-1]) - int(region.offsets[0]) + region.run) * item
-    if first + span > min(end, os.fstat(fd).st_size) or span > MAP_DENSITY * region.elements * item:
-        yield None
-        return
-    start = first - first % mmap.ALLOCATIONGRANULARITY
-    view = flat = None
-    mm = mmap.mmap(fd, first + span - start, access=mmap.ACCESS_READ, offset=start)
-    try:
-        if hasattr(mm, "madvise"):
-            mm.madvise(mmap.MADV_WILLNEED)
-        flat = np.frombuffer(mm, dtype=np.uint8, count=span, offset=first - start)
-        view = np.lib.stride_tricks.as_strided(flat.view(dtype) if span % item == 0 else flat[:span - span % item].view(dtype),
-                                               shape=region.ext, strides=[s * item for s in region.strides], writeable=False)
-        yield view
-    finally:
-        view = flat = None
-        try:
-            mm.close()
-        except BufferError:  # the caller still holds a view (an exception on its way): unmapped when it goes
-            pass
-
-
-def write_region(fd: int, region: Region, buf: np.ndarray, base: int) -> None:
-    """Write the runs of ``region`` from ``buf`` to the file."""
-    for pos, mv in _runs(region, buf, base):
-        while len(mv):
-            n = os.pwrite(fd, mv[:_MAX_IO], pos)
-            mv, pos = mv[n:], pos + n
-
-
-# --------------------------------------------------------------------------------- tiling
-def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool = False) -> int:
-    """Bytes of buffers a tile needs: a source tile plus :data:`WRITE_BUFFERS` destination tiles,
-    or, ``inplace``, one tile plus :func:`layouts.convert_inplace`'s documented scratch bound for
-    it, ``max(1% of the tile, 64 KiB)`` (the 64 KiB floor makes small budgets no better in place).
-    A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
-    ``max(M, N)`` elements more than this (see :mod:`layouts.inplace`); tiles are not re-sized for it.
-
-    >>> tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
-    (80000000, 40400000, 69536)
-    """
-    if not inplace:
-        return (src_elements + WRITE_BUFFERS * dst_elements) * itemsize
-    from ..inplace import scratch_budget
-
-    tile = src_elements * itemsize
-    return tile + scratch_budget(tile)
-
-
-def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, dst_strides: tuple,
-               itemsize: int, budget: int, inplace: bool = False, memory: Any = None) -> dict[str, int]:
-    """Tile extent per logical axis: both files' runs as long as the budget allows.
-
-    ``budget`` bounds :func:`tile_cost`: one source tile plus :data:`WRITE_BUFFERS` destination
-    tiles, or (``inplace``) one tile and its in-place scratch.
-    Greedy: start at one granule (:func:`._boxes.steps`) per axis; repeatedly take the side
-    (source or destination) whose run is shorter and double the axis that ends its run; when
-    doubling overflows the budget take the largest multiple that fits; stop when neither side
-    can grow.
-    """
-    step = _boxes.steps(src, dst)
-    size = dict(src.dims)
-    t = {a: min(step[a], size[a]) for a in dst.axes}
-    sides = [(src, src_shape, src_strides), (dst, dst.shape, dst_strides)]
-
-    def regions(tt: Mapping[str, int]) -> list[Region]:
-        box = {a: (0, tt[a]) for a in tt}
-        return [Region.of(shape, strides, _boxes.physical_box(L, box)) for L, shape, strides in sides]
-
-    def cost(tt: Mapping[str, int]) -> int:
-        r_src, r_dst = regions(tt)
-        return tile_cost(r_src.elements, r_dst.elements, itemsize, inplace)
-
-    if cost(t) > budget:
-        given = f"memory={memory!r}" if memory is not None else f"a budget of {budget} bytes"
-        raise LayoutError(f"{given} is too small: the smallest tile (one block of each "
-                          f"layout) needs {cost(t)} bytes of buffers; give at least {math.ceil(cost(t) / BUFFER_SHARE)}")
-    while True:
-        rs = regions(t)
-        grown = False
-        for i in sorted(range(2), key=lambda i: rs[i].run):
-            L, shape, _ = sides[i]
-            r = rs[i]
-            d = L.parsed.dims[r.k]
-            if r.ext[r.k] == shape[r.k] or d.is_block:
-                continue  # this side is one run already
-            a = d.axis
-            target = min(size[a], t[a] * 2)
-            if target <= t[a]:
-                continue
-            if cost({**t, a: target}) <= budget:
-                t[a] = target
-                grown = True
-                break
-            lo, hi = t[a] // step[a], -(-target // step[a])  # largest multiple of the step that fits
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if cost({**t, a: min(size[a], mid * step[a])}) <= budget:
-                    lo = mid
-                else:
-                    hi = mid
-            if lo * step[a] > t[a]:
-                t[a] = lo * step[a]
-                grown = True
-                break
-        if not grown:
-            return t
-
-
-def tiles(dst: Layout, t: Mapping[str, int]) -> Iterable[dict[str, tuple[int, int]]]:
-    """Boxes of extents ``t`` covering every axis, in the destination's memory order."""
-    axes = dst.axes
-    size = dst.dims
-    ranges = [range(0, size[a], t[a]) if size[a] else range(0) for a in axes]
-    for starts in itertools.product(*ranges):
-        yield {a: (s, min(s + t[a], size[a])) for a, s in zip(axes, starts)}
 
 
 def convert_tile(src_buf: np.ndarray, src_tile: Layout, dst_tile: Layout, out: np.ndarray) -> None:
