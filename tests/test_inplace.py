@@ -3,6 +3,7 @@ within the documented scratch bound; every refusal happens before the first writ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import tracemalloc
@@ -38,14 +39,12 @@ def _same(a, b):
 
 
 @pytest.fixture
-def budget(monkeypatch):
-    """Set a tiny scratch floor so that small tensors take every method (chunks, split, square, ckg)."""
-    def set_floor(nbytes):
-        monkeypatch.setattr(ip, "MIN_BUDGET", nbytes)
-        ip._plan_cached.cache_clear()
-    yield set_floor
-    monkeypatch.undo()
-    ip._plan_cached.cache_clear()
+def budget():
+    """Pin a profile with a tiny scratch floor so that small tensors take every method (chunks,
+    split, square, ckg)."""
+    from layouts.kernels.profile import current, use_profile
+    with contextlib.ExitStack() as stack:
+        yield lambda nbytes: stack.enter_context(use_profile(current().replace(inplace_min_budget=nbytes)))
 
 
 def _permute_check(shape, perm, dtype, rng, threads=1):
@@ -139,14 +138,9 @@ def test_property_equals_transpose_and_round_trips(data):
     dtype = data.draw(st.sampled_from(DTYPES))
     floor = data.draw(st.sampled_from([32, 200, 4096, ip.MIN_BUDGET]))
     threads = data.draw(st.integers(1, 2))
-    old = ip.MIN_BUDGET
-    try:
-        ip.MIN_BUDGET = floor
-        ip._plan_cached.cache_clear()
+    from layouts.kernels.profile import current, use_profile
+    with use_profile(current().replace(inplace_min_budget=floor)):
         _permute_check(shape, perm, dtype, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))), threads)
-    finally:
-        ip.MIN_BUDGET = old
-        ip._plan_cached.cache_clear()
 
 
 def test_ckg_kernel_against_transpose_every_small_shape():

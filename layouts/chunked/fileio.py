@@ -20,7 +20,7 @@ from ..errors import LayoutError
 
 __all__ = ["Region", "read_region", "mapped_region", "write_region", "MAP_SOURCE", "MAP_DENSITY"]
 
-#: Read a source tile through a memory map of its span (no copy) when its runs are dense.
+#: The default of the profile's ``file_map_source``: read a dense source tile through a memory map.
 MAP_SOURCE = True
 #: Largest span/bytes ratio of a source tile that is mapped rather than read.
 MAP_DENSITY = 1.25
@@ -120,7 +120,8 @@ def mapped_region(fd: int, region: Region, dtype: np.dtype, base: int, end: int)
     """
     item = dtype.itemsize
     n = len(region.offsets)
-    if not MAP_SOURCE or n == 0 or region.elements == 0:
+    from ..kernels.profile import current
+    if not current().file_map_source or n == 0 or region.elements == 0:
         yield None
         return
     first = base + int(region.offsets[0]) * item

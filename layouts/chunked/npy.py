@@ -62,7 +62,7 @@ from .inplace_file import convert_file_inplace
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_bytes, path_arg, read_header  # noqa: F401 - also their old home
 from .fileio import MAP_DENSITY, MAP_SOURCE, Region, mapped_region, read_region, write_region  # noqa: F401
 from .progress import reporter
-from .tiles import BUFFER_SHARE, WRITE_BUFFERS, plan_tiles, tile_cost, tiles  # noqa: F401 - also their old home
+from .tiles import BUFFER_SHARE, WRITE_BUFFERS, plan_tiles, tile_cost, tiles, write_buffers  # noqa: F401 - old home
 
 #: Reserve the output's disk space up front (posix_fallocate): no ENOSPC midway.
 PREALLOCATE = True
@@ -291,7 +291,7 @@ class _Job:
 
     def _convert(self, progress: Any) -> None:
         """Read (or map), convert and write tile by tile, in the destination's order; with
-        :data:`WRITE_BUFFERS` = 2 a writer thread writes one tile while the next is converted."""
+        the profile's ``file_write_buffers`` = 2 a writer thread writes one tile while the next is converted."""
         from concurrent.futures import ThreadPoolExecutor
 
         item = self.dtype.itemsize
@@ -305,7 +305,8 @@ class _Job:
         if self.inplace:
             return self._convert_inplace(progress, r_src.elements, base, label, total)
         src_buf = None  # allocated when a tile is read rather than mapped
-        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(WRITE_BUFFERS)]
+        nbuf = write_buffers()
+        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(nbuf)]
         with reporter(progress, total, label) as step, ThreadPoolExecutor(1, "layouts-writer") as writer:
             if dst_L.count == 0:
                 step(total)  # no element: the preallocated zeros are the whole output
@@ -315,7 +316,7 @@ class _Job:
                 point("tile", index=i)
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
-                db = dst_bufs[i % WRITE_BUFFERS][:rd.elements]
+                db = dst_bufs[i % nbuf][:rd.elements]
                 if self.pitched:
                     db.fill(0)  # the gaps between rows are written too, as zeros
                 with mapped_region(self.src_fd, rs, self.dtype, self.src_base, self.src_end) as sv:
@@ -332,7 +333,7 @@ class _Job:
                     pending[0].result()
                     step(pending[1])
                 done = math.prod(b - a for a, b in _boxes.physical_box(dst_L, box)) * item
-                if WRITE_BUFFERS == 1:  # no overlap: write now
+                if nbuf == 1:  # no overlap: write now
                     write_region(self.tmp_fd, rd, db, base)
                     step(done)
                     continue

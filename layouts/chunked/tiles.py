@@ -16,16 +16,22 @@ from ..layout import Layout
 from . import _boxes
 from .fileio import Region
 
-__all__ = ["tile_cost", "plan_tiles", "tiles", "BUFFER_SHARE", "WRITE_BUFFERS"]
+__all__ = ["tile_cost", "plan_tiles", "tiles", "write_buffers", "BUFFER_SHARE", "WRITE_BUFFERS"]
 
 #: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
 BUFFER_SHARE = 0.9
-#: Destination buffers: 2 writes one tile in a thread while the next is converted.
+#: The default destination buffers (the profile's ``file_write_buffers`` decides).
 WRITE_BUFFERS = 1
 
 
+def write_buffers() -> int:
+    """Destination tile buffers: the active profile's ``file_write_buffers`` (1 or 2)."""
+    from ..kernels.profile import current
+    return 2 if current().file_write_buffers >= 2 else 1
+
+
 def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool = False) -> int:
-    """Bytes of buffers a tile needs: a source tile plus :data:`WRITE_BUFFERS` destination tiles,
+    """Bytes of buffers a tile needs: a source tile plus :func:`write_buffers` destination tiles,
     or, ``inplace``, one tile plus :func:`layouts.convert_inplace`'s documented scratch bound for
     it, ``max(1% of the tile, 64 KiB)`` (the 64 KiB floor makes small budgets no better in place).
     A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
@@ -35,7 +41,7 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     (80000000, 40400000, 69536)
     """
     if not inplace:
-        return (src_elements + WRITE_BUFFERS * dst_elements) * itemsize
+        return (src_elements + write_buffers() * dst_elements) * itemsize
     from ..inplace import scratch_budget
 
     tile = src_elements * itemsize
@@ -46,7 +52,7 @@ def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, d
                itemsize: int, budget: int, inplace: bool = False, memory: Any = None) -> dict[str, int]:
     """Tile extent per logical axis: both files' runs as long as the budget allows.
 
-    ``budget`` bounds :func:`tile_cost`: one source tile plus :data:`WRITE_BUFFERS` destination
+    ``budget`` bounds :func:`tile_cost`: one source tile plus :func:`write_buffers` destination
     tiles, or (``inplace``) one tile and its in-place scratch.
     Greedy: start at one granule (:func:`._boxes.steps`) per axis; repeatedly take the side
     (source or destination) whose run is shorter and double the axis that ends its run; when
