@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import config
-from .arrays import as_numpy
+from .arrays import as_numpy, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import MAX_ELEMENTS, Layout
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
@@ -97,9 +97,9 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     ...
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
-    if type(x).__module__.split(".")[0] == "dask":  # a dask array: a lazy result (layouts.chunked.dask)
-        from .chunked.dask import convert_dask
-        return convert_dask(x, src, dst, out=out, threads=threads, copy=copy, **dims)
+    lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
+    if lazy is not None:
+        return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.

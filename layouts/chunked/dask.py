@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..arrays import register_lazy
 from ..errors import LayoutError
 from ..layout import Layout
 from . import _boxes
@@ -276,3 +277,6 @@ def convert_chunk(blocks: Any, cuts: tuple, src: tuple, dst: tuple, threads: int
                 target.append(slice(start, start + cuts[dim][i].stop - cuts[dim][i].start))
             box[tuple(target)] = np.asarray(piece)[tuple(c[i] for c, i in zip(cuts, idx))]
     return convert(box, src_L, dst_L, threads=threads)
+
+
+register_lazy("dask", convert_dask)  # layouts.convert of a dask array comes here (layouts.arrays)
