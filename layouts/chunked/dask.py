@@ -34,7 +34,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..arrays import register_lazy
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout
 from . import _boxes
 
@@ -71,7 +71,7 @@ def _convert_dask(d: Any, src: Any, dst: Any, out: Any, threads: Any, copy: Any,
     from .. import config
 
     if not isinstance(d, da.Array):
-        raise TypeError(f"expected a dask.array.Array, got {type(d).__name__}")
+        raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
     if out is not None:
         raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
     if copy not in (True, None):
