@@ -14,16 +14,19 @@ therefore the destination buffer plus one source tile (mapped pages count as the
 resident memory while mapped, and only then; page-cache pages of reads and writes never do),
 plus the interpreter, numpy and numba (about 90 MB): peak RSS <= ``memory`` + ~100 MB.
 
-Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``),
-which is fsynced and then renamed over ``dst_path`` (``os.replace``, atomic on POSIX); the
-source is opened read-only. An exception removes the temporary file; a killed process
-leaves it behind (it never has ``dst_path``'s name), and ``dst_path`` either does not exist
-or still holds what it held before.
+Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``,
+locked while it is written), which is fsynced and then renamed over ``dst_path``
+(``os.replace``, atomic on POSIX); the source is opened read-only and share-locked, and a
+source whose size or mtime changes during the run is an error naming it (reads never fill a
+shrunk file with zeros). An exception or a Ctrl-C at any instant removes the temporary file; a
+killed process leaves it behind (it never has ``dst_path``'s name) and the next run into that
+folder removes it; ``dst_path`` either does not exist or still holds what it held before. A
+second conversion into the same ``dst_path`` while one runs is refused naming the other process.
 
 ``inplace=True`` reads each tile into one buffer, converts it there with
 :func:`layouts.convert_inplace` and writes it from there (the budget: one tile plus its scratch);
 the crash safety above is unchanged. With ``dst_path`` the source file itself it converts that
-file in its own bytes (:mod:`.inplace_file`), which cannot be atomic.
+file in its own bytes as a journaled transaction (:mod:`.inplace_file`).
 
 A pitched destination (a :class:`~layouts.Layout` with ``pitch=`` or ``align=``) is written
 as its flat buffer, gaps zero: the header's shape is ``(dst.size,)`` and
@@ -96,10 +99,15 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         (:func:`tile_cost`) instead of a source and a destination tile: tiles about twice as large.
         With ``dst_path`` the same file as ``src_path`` it converts the file in its own bytes
         through a memory map (:mod:`layouts.chunked.inplace_file`): no second copy in memory or
-        on disk, ``memory`` bounds the scratch, but it is not atomic: Ctrl-C restores the file;
-        a killed run leaves it partly permuted and marked so that ``np.load`` refuses it. Both layouts must be
-        padding-free and unpitched (a tile's destination the same size as its source); anything
-        else is a LayoutError that says why (no silent fallback to the two-buffer path).
+        on disk; ``memory`` bounds the scratch and the bytes a journal step backs up beside the
+        file. Any exception or signal (Ctrl-C, SIGTERM, a full disk) leaves the file byte for byte
+        the original (or, arriving after the last step, converted). A killed run (SIGKILL, a
+        crash, a power cut) leaves it marked so that ``np.load`` and ``convert_file`` refuse it;
+        then ``layouts.recover(path)`` (or ``python -m layouts recover PATH``) brings it back to a
+        valid ``.npy`` from its journal and says which: ``"converted"`` or ``"original"``. Both
+        layouts must be padding-free and unpitched (a tile's destination the same size as its
+        source); anything else is a LayoutError that says why (no silent fallback to the
+        two-buffer path). A second conversion of the file while one runs is refused naming it.
     **dims : int
         Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
 
@@ -197,7 +205,7 @@ class _Job:
         if os.path.realpath(src_path) == os.path.realpath(dst_path) or (
                 os.path.exists(dst_path) and os.path.samefile(src_path, dst_path)):
             raise LayoutError(f"dst_path {dst_path!r} is the source file; write the result to another path, or pass "
-                              f"inplace=True to convert the file in its own bytes (not atomic: see convert_file_inplace)")
+                              f"inplace=True to convert the file in its own bytes (see layouts.chunked.inplace_file)")
         folder = os.path.dirname(os.path.abspath(dst_path))
         if not os.path.isdir(folder):
             raise FileNotFoundError(2, f"dst_path {dst_path!r}: its folder does not exist", folder)
