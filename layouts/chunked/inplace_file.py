@@ -118,24 +118,24 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
                 return
             _reserve(fd, path, offset, nbytes)
             st = os.fstat(fd)
+            mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
+            data = np.frombuffer(mm, np.uint8, count=nbytes, offset=offset)
+            from ..kernels.inplace import warm  # numba loads here, before the journal and the first write
+            warm(data, plan)
+            scratch = np.empty(plan.scratch_bytes, np.uint8)
             hold.deliver()  # nothing has moved yet: a signal here stops cleanly
             segs = [(seg, _step(seg, budget)) for seg in segments(plan)]
             jpath = journal_path(path, st)
             meta = {"dev": st.st_dev, "ino": st.st_ino, "offset": offset, "nbytes": nbytes,
                     "end_header": new.hex(), "outcome": "converted", "start_header": old.hex(),
-                    "start": "original", "scratch": plan.scratch_bytes, "threads_note": "ops carry their workers",
+                    "start": "original", "scratch": plan.scratch_bytes,
                     "segments": [_seg_json(seg, k) for seg, k in segs]}
             meta["capacity"] = max([k * seg.block_bytes for seg, k in segs] or [0])
+            _stable(fd, path, st)
             journal = _create_journal(jpath, meta, fsync)
             if journal is not None:  # its steps: none backed up when the disk had no room for the backups
                 segs = segs_from_json(journal.meta["segments"])
             try:
-                _stable(fd, path, st)
-                mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
-                data = np.frombuffer(mm, np.uint8, count=nbytes, offset=offset)
-                from ..kernels.inplace import warm  # numba loads here, before the first write
-                warm(data, plan)
-                scratch = np.empty(plan.scratch_bytes, np.uint8)
                 runner = StepRunner(fd, mm, data, journal, segs, scratch, hold, fsync, path, nbytes + offset)
                 try:
                     os.pwrite(fd, marker(os.path.basename(jpath) if journal else "", offset), 0)
