@@ -144,27 +144,30 @@ def test_property_equals_transpose_and_round_trips(data):
 
 
 def test_ckg_kernel_against_transpose_every_small_shape():
-    from layouts.kernels.inplace import ckg_kernel
+    from layouts.kernels.inplace import INPLACE, ckg_kernel
+    from layouts.kernels.records import record
     for m in range(1, 25):
         for n in range(1, 25):
             for w in (1, 3):
                 a = np.arange(2 * m * n * w, dtype=np.uint32)
                 want = a.reshape(2, m, n, w).transpose(0, 2, 1, 3).ravel()
-                ckg_kernel(a, np.array([0, 2, m, n, w], np.int64), np.empty(max(m, n) * w, np.uint32))
+                ckg_kernel(a, record(INPLACE, b0=0, b1=2, M=m, N=n, w=w), np.empty(max(m, n) * w, np.uint32))
                 assert np.array_equal(a, want), (m, n, w)
 
 
 def test_chunk_and_square_kernels_against_transpose():
-    from layouts.kernels.inplace import chunk_kernel, square_kernel
+    from layouts.kernels.inplace import INPLACE, chunk_kernel, square_kernel
+    from layouts.kernels.records import record
     for m in range(1, 10):
         for n in range(1, 10):
             a = np.arange(3 * m * n * 2, dtype=np.uint16)
             want = a.reshape(3, m, n, 2).transpose(0, 2, 1, 3).ravel()
-            chunk_kernel(a, np.array([0, 3, m, n, 2], np.uint64), np.zeros((m * n + 7) // 8, np.uint8), np.zeros(2, np.uint16))
+            chunk_kernel(a, record(INPLACE, b0=0, b1=3, M=m, N=n, w=2), np.zeros((m * n + 7) // 8, np.uint8),
+                         np.zeros(2, np.uint16))
             assert np.array_equal(a, want), (m, n)
         a = np.arange(2 * m * m, dtype=np.uint8)
         want = a.reshape(2, m, m).transpose(0, 2, 1).ravel()
-        square_kernel(a, np.array([0, 2, m, 1], np.uint64))
+        square_kernel(a, record(INPLACE, b0=0, b1=2, M=m, N=m, w=1))
         assert np.array_equal(a, want)
 
 
