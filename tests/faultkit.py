@@ -166,7 +166,8 @@ CHILD = textwrap.dedent("""
             _, dpath, dspec = dst.split(":", 2)
             ly.convert_file(path, src, dpath, dspec, memory=int(memory), progress=False, fsync=False)
         else:
-            ly.convert_file(path, src, path, dst, inplace=True, memory=int(memory), progress=False, fsync=False)
+            ly.convert_file(path, src, path, dst, inplace=True, memory=int(memory), progress=False,
+                            fsync=os.environ.get("FAULT_FSYNC") == "1")
     print("finished", flush=True)
 """)
 

@@ -44,6 +44,19 @@ def test_sigkill_at_a_moment_is_recovered(tmp_path, name, point):
     assert leftovers(tmp_path, ["x.npy"]) == []
 
 
+@pytest.mark.parametrize("point", ["file-backed:1", "file-moved:2"])
+def test_sigkill_of_a_flushed_run_is_recovered_through_checked_backups(tmp_path, point):
+    """fsync=True: the backups carry a CRC that recover checks before putting a step back."""
+    name = "nchw-nhwc"
+    src, dst, *_ = CONVERSIONS[name]
+    x, p = _file(tmp_path, name, 7)
+    where, nth = point.split(":")
+    code, out, err = run_child(p, src, dst, 256 << 10, f"{where}:{nth}:forward:kill", env={"FAULT_FSYNC": "1"})
+    assert code == -signal.SIGKILL, (code, err)
+    assert state_of(p, x, name) == "marked"
+    assert settle(p, x, name) == "converted" and leftovers(tmp_path, ["x.npy"]) == []
+
+
 @pytest.mark.parametrize("name", ["nchw-nhwc", "nhwc-chwn"])
 def test_sigkill_during_the_rollback_of_a_ctrl_c_rolls_back(tmp_path, name):
     src, dst, *_ = CONVERSIONS[name]

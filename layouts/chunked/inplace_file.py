@@ -342,7 +342,7 @@ class StepRunner:
                               f"from a copy")
         self.index, self.next_step = p.segment, p.step
         if p.state == BACKED:
-            self._restore(p.segment, p.step, p.crc, p.length)
+            self._restore(p.segment, p.step, p.crc or None, p.length)
             self._record(p.segment, p.step, READY)
 
     def _restore(self, i: int, k: int, crc: int | None = None, length: int | None = None) -> None:
@@ -350,9 +350,10 @@ class StepRunner:
         seg, _ = self.segs[i]
         a, b = self.range(i, k)
         part = memoryview(self.data[a * seg.block_bytes:b * seg.block_bytes])
-        if crc is not None:
+        if crc is not None or length is not None:
             saved = self.journal.backup(len(part))
-            if len(saved) != len(part) or zlib.crc32(saved) != crc or (length is not None and length != len(part)):
+            if len(saved) != len(part) or (crc is not None and (zlib.crc32(saved) or 1) != crc) or \
+                    (length is not None and length != len(part)):
                 raise LayoutError(f"the journal's backup of step {k + 1} does not match its record: {self.path!r} "
                                   f"cannot be repaired; restore it from a copy")
             part[:] = saved

@@ -22,7 +22,7 @@ Format (little-endian), file ``.layouts-journal-<inode>`` in the data file's fol
   u32 state (1 BACKED: the step's bytes are in the backup area, it may be partly moved; 2 READY:
   every step before this one has moved, this one has not started; 3 UNJOURNALED: the step is
   running without backup), u32 CRC-32 of the
-  backup, u64 backup length, u32 CRC-32 of the 32 bytes before it;
+  backup (0: not computed, the run did not fsync), u64 backup length, u32 CRC-32 of the 32 bytes before it;
 * bytes from 8192 + 4096: the backup area, ``capacity`` bytes.
 
 >>> import os, tempfile
@@ -158,13 +158,15 @@ class Journal:
         self.record(Progress(self.seq + 1, segment, step, state, crc, length))
 
     def back_up(self, data: memoryview) -> int:
-        """Keep ``data`` (a step's bytes before it moves) in the backup area; its CRC-32."""
+        """Keep ``data`` (a step's bytes before it moves) in the backup area; its CRC-32 when the
+        journal is flushed (``fsync``), else 0 (after a killed process the page cache is exact)."""
         done = 0
         while done < len(data):
             done += os.pwrite(self.fd, data[done:], DATA + done)
-        if self.fsync:
-            os.fsync(self.fd)
-        return zlib.crc32(data)
+        if not self.fsync:  # no power cut to survive: the page cache holds what was written
+            return 0
+        os.fsync(self.fd)
+        return zlib.crc32(data) or 1
 
     def backup(self, length: int) -> bytes:
         return os.pread(self.fd, length, DATA)
