@@ -236,3 +236,21 @@ def test_array_sigterm_handler_at_random_leaves_x_whole(src, dst, seed):
             child.kill()
             child.wait()
     assert out.strip() in ("original", "converted"), out
+
+
+def test_a_damaged_backup_is_refused_not_restored(tmp_path):
+    name = "nchw-nhwc"
+    src, dst, *_ = CONVERSIONS[name]
+    x, p = _file(tmp_path, name, 8)
+    code, out, err = run_child(p, src, dst, 256 << 10, "file-moved:1:forward:kill", env={"FAULT_FSYNC": "1"})
+    assert code == -signal.SIGKILL, (code, err)
+    journal = [n for n in os.listdir(tmp_path) if n.startswith(".layouts-journal-")]
+    assert len(journal) == 1
+    with open(tmp_path / journal[0], "r+b") as f:
+        f.seek(8192 + 4096 + 100)
+        byte = f.read(1)
+        f.seek(8192 + 4096 + 100)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(ly.LayoutError, match="does not match"):
+        ly.recover(p)
+    assert state_of(p, x, name) == "marked"
