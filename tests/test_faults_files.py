@@ -333,10 +333,13 @@ def test_recover_refuses_what_is_not_a_marked_file(tmp_path, what):
 # --------------------------------------------------------------------- .part files, interrupts
 def test_a_stale_part_file_of_a_dead_run_is_removed_by_the_next(tmp_path):
     x, p = _save(tmp_path)
-    stale = tmp_path / ".y.npy.dead0001.part"
-    stale.write_bytes(b"\0" * 4096)
+    (tmp_path / ".y.npy.dead0001.part").write_bytes(b"\0" * 4096)          # a dead run into y.npy
+    (tmp_path / ".z.npy.dead0002.part").write_bytes(b"\x93NUMPY" + b"\0" * 90)  # ... and one into z.npy
+    (tmp_path / ".w.npy.dead0003.part").write_bytes(b"")                     # interrupted at creation
+    (tmp_path / "film.mkv.part").write_bytes(b"someone else's download")      # not ours: kept
+    (tmp_path / ".v.npy.abcd1234.part").write_bytes(b"not a .npy")             # not ours either: kept
     ly.convert_file(p, "NCHW", tmp_path / "y.npy", "NHWC", progress=False)
-    assert leftovers(tmp_path, ["x.npy", "y.npy"]) == []
+    assert leftovers(tmp_path, ["x.npy", "y.npy"]) == [".v.npy.abcd1234.part", "film.mkv.part"]
 
 
 #: faults at the moments of a two-file run

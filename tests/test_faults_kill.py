@@ -161,7 +161,7 @@ def test_a_second_conversion_is_refused_naming_the_other_process(tmp_path, what)
     src, dst, *_ = CONVERSIONS[name]
     x, p = _file(tmp_path, name, 5)
     before = digest(p)
-    locked = tmp_path / ".y.npy.held.part" if what == "same-dst" else p
+    locked = tmp_path / ".y.npy.held0001.part" if what == "same-dst" else p
     child, pid = _holding(locked)
     try:
         if what == "same-file":

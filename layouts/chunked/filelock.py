@@ -5,7 +5,7 @@ an exclusive one, one writing ``dst_path`` an exclusive lock on its temporary ``
 second conversion of the same file (or into the same ``dst_path``) is refused with the other
 process's id (from ``/proc/locks`` where there is one) instead of interleaving with it. A
 ``.part`` file nobody holds locked is left by a process that died; the next run into that
-folder removes it.
+folder removes it (and the unlocked ones of other conversions there).
 
 >>> import os, tempfile
 >>> p = os.path.join(tempfile.mkdtemp(), "f")
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import stat
 
 from ..errors import LayoutError
@@ -87,33 +88,46 @@ def lock(fd: int, path: str, name: str, *, exclusive: bool) -> None:
                           f"finish, then run again") from None
 
 
+#: a temporary file of convert_file: ``.NAME.`` + mkstemp's 8 random characters + ``.part``
+_PART = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.part$")
+
+
 def remove_stale_parts(folder: str, name: str, dst_path: str) -> None:
-    """Remove the ``.NAME.*.part`` files of ``folder`` that no live process holds (dead runs'
-    leftovers); refuse (LayoutError naming the process) when one is held: a conversion into
-    ``dst_path`` is running."""
-    prefix = f".{name}."
+    """Remove the temporary ``.part`` files of ``folder`` that no live process holds: those of
+    runs into ``dst_path`` (``.NAME.XXXXXXXX.part``), and those of other names that are empty or
+    start as a ``.npy`` (what convert_file writes first). Refuse (LayoutError naming the process)
+    when one of ``dst_path`` is held: a conversion into it is running."""
     try:
-        entries = [e for e in os.listdir(folder) if e.startswith(prefix) and e.endswith(".part")]
+        entries = [e for e in os.listdir(folder) if e.endswith(".part")]
     except OSError:
         return
     for entry in entries:
+        m = _PART.match(entry)
+        if m is None:
+            continue
+        mine = m.group("name") == name
         p = os.path.join(folder, entry)
         try:
             fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             continue
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 continue
+            if not mine and st.st_size and os.pread(fd, 6, 0) != b"\x93NUMPY":
+                continue  # not one of ours
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                if not mine:
+                    continue  # another conversion, into another file of this folder, is running
                 pid = holder(fd)
                 who = f"process {pid}" if pid else "another process"
                 raise LayoutError(f"dst_path {dst_path!r} is being written by {who} (its temporary file {entry!r} is "
                                   f"locked); wait for it to finish, then run again") from None
             try:
-                if os.stat(p).st_ino == os.fstat(fd).st_ino:
+                if os.stat(p).st_ino == st.st_ino:
                     os.unlink(p)
             except OSError:
                 pass
