@@ -9,7 +9,7 @@ code and the interop modules load when first used.
 """
 
 from .config import get_threads, set_threads
-from .chunked import convert_file
+from .chunked import convert_file, recover
 from .convert import convert
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
@@ -17,13 +17,14 @@ from .index import Index
 from .infer import candidate_layouts, layout_of
 from .inplace import convert_inplace
 from .layout import Layout, canonical_order
+from .request import Request, resolve
 from .spec import parse
 
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
     "layout_of", "candidate_layouts", "convert", "convert_inplace", "convert_file",
-    "set_threads", "get_threads",
+    "set_threads", "get_threads", "resolve", "Request", "recover",
 ]
 __version__ = "0.1.0"
 

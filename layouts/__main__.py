@@ -48,7 +48,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                                "layouts convert.")
     from . import __version__
     parser.add_argument("--version", action="version", version=f"layouts {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,recover}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
         description="Print the article's formulas, physical orders, a blocked and a pitched "
@@ -83,6 +83,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     copy.add_argument("--dtype", default="float32", help="element type (default: %(default)s)")
     copy.add_argument("--threads", type=int, default=None, help="threads asked for (default: the package setting)")
     copy.add_argument("--strategies", action="store_true", help="also list every registered strategy")
+    copy.add_argument("--inplace", action="store_true",
+                      help="explain the in-place plan (convert_inplace: passes and their strategies) instead")
     copy.add_argument("--profile", default=None, metavar="KIND",
                       help="plan as on a reference machine (epyc-avx512, xeon-avx512, epyc-avx2) instead of this one")
     tune = sub.add_parser(
@@ -95,6 +97,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     tune.add_argument("--out", default=None, metavar="FILE",
                       help="where to save the profile (default: the per-user cache file for this CPU)")
     tune.add_argument("--dry-run", action="store_true", help="measure and print, save nothing")
+    recover = sub.add_parser(
+        "recover", help="repair a .npy file left by a killed in-place conversion",
+        description="Bring a .npy file that a killed convert_file(..., inplace=True) left marked back to a valid "
+                    ".npy from its journal: rolled forward to the destination layout or back to the source, "
+                    "whichever the journal allows; prints which.")
+    recover.add_argument("path", metavar="PATH", help="the marked .npy file")
     return parser
 
 
@@ -119,6 +127,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             _explain_copy(args)
         elif args.command == "tune":
             _tune(args)
+        elif args.command == "recover":
+            from .chunked import recover
+            outcome = recover(args.path)
+            what = "the destination layout" if outcome == "converted" else "the source layout, as before"
+            print(f"{args.path}: {outcome} (it holds {what})")
         else:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())
@@ -186,6 +199,11 @@ def _explain_copy(args: argparse.Namespace) -> None:
     if args.strategies:
         print("strategies, in the order they are tried:\n" + strategies_table())
     print(f"{args.src} -> {args.dst}, {dtype}, {' '.join(f'{k}={v}' for k, v in dims.items())}")
+    if args.inplace:
+        from .kernels.explain import explain_inplace
+        with use_profile(prof):
+            print(explain_inplace(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims))
+        return
     with use_profile(prof):
         for e in explain_conversion(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims):
             print(e)

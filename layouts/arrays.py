@@ -49,7 +49,7 @@ import numpy as np
 
 from .errors import LayoutError, LayoutTypeError, type_name
 
-__all__ = ["as_numpy", "is_torch_tensor"]
+__all__ = ["as_numpy", "is_torch_tensor", "ADAPTERS", "lazy_converter", "register_lazy"]
 
 Back = Callable[[np.ndarray], Any]
 
@@ -62,6 +62,36 @@ def is_torch_tensor(x: Any) -> bool:
     """Whether ``x`` is a torch tensor (without importing torch: a tensor means torch is loaded)."""
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(x, getattr(torch, "Tensor", ()))
+
+
+#: the array kinds a conversion takes, in the order they are tried: (kind, how it is found, how it
+#: is read). Eager kinds are read as numpy by :func:`as_numpy` and handed back as their kind;
+#: lazy kinds (a dask array) are converted by the function registered for them
+#: (:func:`register_lazy`: :mod:`layouts.chunked.dask` registers itself).
+ADAPTERS = (
+    ("numpy", "isinstance(x, np.ndarray)", "itself"),
+    ("torch", "its type's top module is torch (never imported to check)", "Tensor.numpy() / raw bits"),
+    ("dlpack", "x has __dlpack__", "np.from_dlpack; back through __array_namespace__"),
+    ("lazy", "its type's top module is registered (dask)", "the registered converter, a lazy result"),
+    ("array-like", "anything np.asarray reads", "np.asarray; the result is numpy"),
+)
+
+#: top-level module of an array type -> the function converting such arrays lazily
+_LAZY: dict[str, Callable[..., Any]] = {}
+
+
+def register_lazy(module: str, convert: Callable[..., Any]) -> None:
+    """Let ``layouts.convert(x, ...)`` hand arrays whose type lives in the top-level ``module``
+    (``"dask"``) to ``convert(x, src, dst, out=, threads=, copy=, **sizes)``."""
+    _LAZY[module] = convert
+
+
+def lazy_converter(x: Any) -> Callable[..., Any] | None:
+    """The converter registered for ``x``'s kind of lazy array, or None (found by the type's
+    module name: nothing is imported to check)."""
+    if not _LAZY:
+        return None
+    return _LAZY.get(type(x).__module__.partition(".")[0])
 
 
 def as_numpy(x: Any, what: str = "x", *, writable: bool = False,

@@ -27,11 +27,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import config
-from .arrays import as_numpy
+from .arrays import as_numpy, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import MAX_ELEMENTS, Layout
-from .plan import CopyStep, numpy_max_dims, padding_views, pitch_gap_views, plan
-from .spec import parse
+from .plan import CopyStep, padding_views, pitch_gap_views, plan
+from .request import Request, layout_name, resolve, reworded
 
 #: Bytes from which a fresh output is aligned to a cache line (lets kernels use wide stores).
 _ALIGN = 64
@@ -97,9 +97,9 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     ...
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
-    if type(x).__module__.split(".")[0] == "dask":  # a dask array: a lazy result (layouts.chunked.dask)
-        from .chunked.dask import convert_dask
-        return convert_dask(x, src, dst, out=out, threads=threads, copy=copy, **dims)
+    lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
+    if lazy is not None:
+        return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.
@@ -111,12 +111,11 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
                 raise LayoutError(f"out has dtype {out_dtype}, expected {x_dtype} (x's dtype; convert does not cast)")
 
         def warn(message: str) -> None:  # before anything is written: with -W error, out stays untouched
-            warnings.warn(f"convert({_name(src)} -> {_name(dst)}): {message}", LayoutWarning, stacklevel=4)
+            warnings.warn(f"convert({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning, stacklevel=4)
 
         result = _convert(xa, src, dst, oa, threads, copy, dims, warn)
     except LayoutError as err:
-        shape = _shape_of(x)
-        raise type(err)(f"convert({_name(src)} -> {_name(dst)}, input shape {shape}): {err}") from None
+        raise reworded(err, "convert", src, dst, shape=_shape_of(x)) from None
     if out is not None:
         if oa is not out:  # a torch tensor written through a numpy view: tell autograd, as copy_ does
             from .arrays import bump_version, is_torch_tensor
@@ -124,15 +123,6 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
                 bump_version(out)
         return out
     return back(result)
-
-
-def _name(layout: Any) -> str:
-    """A layout as messages name it: its spec in single quotes."""
-    if isinstance(layout, Layout):
-        return repr(layout.spec)
-    if isinstance(layout, str):
-        return repr(layout) if len(layout) <= 40 else repr(layout[:37] + "...")
-    return f"<{type(layout).__name__}>"
 
 
 def _shape_of(x: Any) -> Any:
@@ -153,10 +143,8 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         raise LayoutError(f"dtype {x.dtype} holds Python objects; convert moves numeric and bool data only")
     if x.dtype.itemsize == 0:
         raise LayoutError(f"x has dtype {x.dtype} of item size 0: there are no bytes to move")
-    if not isinstance(src, (str, Layout)):
-        raise LayoutTypeError(f"src must be a spec string such as 'NCHW' or a Layout, got {type_name(src)}")
-    if not isinstance(dst, (str, Layout)):
-        raise LayoutTypeError(f"dst must be a spec string such as 'NHWC' or a Layout, got {type_name(dst)}")
+    if not isinstance(src, (str, Layout)) or not isinstance(dst, (str, Layout)):
+        resolve(src, dst, x.shape)  # words the wrong kind as every entry does
     if copy is not None and not isinstance(copy, (bool, np.bool_)):
         raise LayoutTypeError(f"copy must be True, False or None, got {type_name(copy)}")
     copy = None if copy is None else bool(copy)
@@ -168,16 +156,17 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         key = (src, dst, x.shape, x.dtype, tuple(sorted((k, type(v), v) for k, v in dims.items())))
         hash(key)
     except TypeError:  # an unhashable size: let validation say what is wrong with it
-        src_layout, dst_layout, steps, pads, suspects = _prepare(src, dst, x.shape, x.dtype, dims)
+        request, steps, pads = _prepare(src, dst, x.shape, x.dtype, dims)
     else:
-        src_layout, dst_layout, steps, pads, suspects = _prepare_cached(*key)
-    warning = _padding_read_as_data(x, src_layout, suspects) if suspects and x.size else None
+        request, steps, pads = _prepare_cached(*key)
+    dst_layout = request.dst
+    warning = request.padding_warning(x)
     if copy is False:
         if out is not None:
             raise LayoutError("copy=False never copies, but writing into out is a copy; pass copy=True (or None) with out")
         view = _as_view(x, steps, dst_layout)
         if view is None:
-            raise LayoutError(f"copy=False, but x's memory is not in the order of {_name(dst)} (it would need a copy); "
+            raise LayoutError(f"copy=False, but x's memory is not in the order of {layout_name(dst)} (it would need a copy); "
                               f"pass copy=None to copy only when needed")
         if warning:
             warn(warning)
@@ -217,55 +206,20 @@ def _kernels():
     return _kernels_module
 
 
-def _suspects(src: str | Layout, src_layout: Layout, dst_layout: Layout, dims: Mapping[str, int]) -> tuple:
-    """(axis, index of its last slot) for each blocked source axis whose size was read from the
-    shape (so its padding would be taken as data) and whose block the destination does not keep."""
-    if isinstance(src, Layout):
-        return ()
-    found = []
-    for axis in src_layout.axes:
-        blocks = [n for d, n in zip(src_layout.parsed.dims, src_layout.shape) if d.is_block and d.axis == axis]
-        if not blocks or axis in dims:
-            continue
-        if blocks == [n for d, n in zip(dst_layout.parsed.dims, dst_layout.shape) if d.is_block and d.axis == axis]:
-            continue  # the padding stays padding
-        found.append((axis, tuple(-1 if d.axis == axis else slice(None) for d in src_layout.parsed.dims)))
-    return tuple(found)
-
-
-def _padding_read_as_data(x: np.ndarray, src_layout: Layout, suspects: tuple) -> str | None:
-    """The warning for a suspect axis (:func:`_suspects`) whose last index holds only zeros, as
-    padding does. None otherwise."""
-    for axis, last in suspects:
-        if not x[last].any():
-            size = src_layout.dims[axis]
-            return (f"{axis} was not given, so it is read from the shape as the padded size {size}, and its last "
-                    f"index {axis.lower()}={size - 1} holds only zeros, as padding does: the result keeps the padding as "
-                    f"data. Pass {axis}=<true size> to drop it (or {axis}={size} to keep it and silence this warning)")
-    return None
-
-
 def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: np.dtype,
-             dims: Mapping[str, int]) -> tuple[Layout, Layout, list, list, tuple]:
-    """Both layouts, the plan between them and the padding suspects, for an input of ``shape``
-    and ``dtype``; every size limit is checked here, before anything is allocated."""
-    dims = dict(dims)
-    src_layout = _source(src, shape, dims)
-    dst_layout = _destination(dst, src_layout, dtype.itemsize == 1, dims)
-    if dst_layout.ndim > numpy_max_dims():
-        raise LayoutError(f"the destination {_name(dst_layout)} has {dst_layout.ndim} physical dims, but numpy "
-                          f"{np.__version__} holds at most {numpy_max_dims()}")
-    try:
-        dst_layout.check_numpy(dtype)
-    except LayoutError as err:
-        raise LayoutError(f"the result cannot be allocated: {err}") from None
+             dims: Mapping[str, int]) -> tuple[Request, list, list]:
+    """Both layouts (:func:`layouts.request.resolve`) and the plan between them, for an input of
+    ``shape`` and ``dtype``; every size limit is checked here, before anything is allocated."""
+    request = resolve(src, dst, shape, dtype, **dims)
+    request.check_allocatable(dtype)
+    src_layout, dst_layout = request.src, request.dst
     steps, pads = plan(src_layout, dst_layout)
-    return src_layout, dst_layout, steps, pads, _suspects(src, src_layout, dst_layout, dims)
+    return request, steps, pads
 
 
 @lru_cache(maxsize=512)
 def _prepare_cached(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: np.dtype,
-                    typed_dims: tuple) -> tuple[Layout, Layout, list, list, tuple]:
+                    typed_dims: tuple) -> tuple[Request, list, list]:
     """:func:`_prepare`, cached; ``typed_dims`` holds (name, type, value) triples."""
     return _prepare(src, dst, shape, dtype, {k: v for k, _, v in typed_dims})
 
@@ -280,52 +234,6 @@ def _flat_source(x: np.ndarray, src: Layout, no_copy: bool = False) -> np.ndarra
             raise LayoutError("copy=False, but the flat source buffer is strided and must be copied to be viewed")
         x = np.ascontiguousarray(x)
     return src.view(x)
-
-
-def _source(src: str | Layout, shape: tuple[int, ...], dims: Mapping[str, int]) -> Layout:
-    if isinstance(src, Layout):
-        if shape != src.shape:
-            raise LayoutError(f"x has shape {shape}, but layout {src!r} has physical shape {src.shape}")
-        for axis, n in dims.items():
-            if axis in src.dims and src.dims[axis] != n:
-                raise LayoutError(f"{axis}={n} was given, but the source layout has {axis}={src.dims[axis]}")
-        return src
-    spec = parse(src)
-    own = {k: v for k, v in dims.items() if k in spec.axes or k in _params(spec)}
-    return Layout.from_shape(spec, shape, **own)
-
-
-def _params(spec: Any) -> set[str]:
-    return {d.block for d in spec.dims if isinstance(d.block, str)}
-
-
-def _destination(dst: str | Layout, src: Layout, byte_sized: bool, dims: Mapping[str, int]) -> Layout:
-    if isinstance(dst, Layout):
-        layout = dst
-    else:
-        spec = parse(dst)
-        params = {}
-        src_blocks = dict(zip(src.dim_names, src.shape))
-        for p in _params(spec):  # Ascend's C0: as given, else the source's, else 16 (32 for 8-bit types)
-            params[p] = dims.get(p, src_blocks.get(p, 32 if byte_sized else 16))
-        if set(spec.axes) != set(src.axes):
-            raise LayoutError(_axes_message(src, spec.axes))
-        layout = Layout(spec, **src.dims, **params)
-    if set(layout.axes) != set(src.axes):
-        raise LayoutError(_axes_message(src, layout.axes))
-    for axis in src.axes:
-        if layout.dims[axis] != src.dims[axis]:
-            raise LayoutError(f"axis {axis} has size {src.dims[axis]} in the source but {layout.dims[axis]} in the destination layout")
-    known = set(src.axes) | _params(src.parsed) | _params(layout.parsed)
-    unknown = [k for k in dims if k not in known]
-    if unknown:
-        raise LayoutError(f"unknown size {', '.join(unknown)}: the layouts have axes {', '.join(src.axes)}")
-    return layout
-
-
-def _axes_message(src: Layout, dst_axes: tuple[str, ...]) -> str:
-    return (f"source axes {''.join(src.axes)} and destination axes {''.join(dst_axes)} differ; "
-            f"a conversion reorders the same axes")
 
 
 def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

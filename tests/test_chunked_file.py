@@ -79,11 +79,15 @@ def test_random_shapes_and_dtypes_equal_numpy(tmp_path, axes, src, dst, seed):
 
 
 @pytest.mark.parametrize("mapped,buffers", [(True, 1), (False, 1), (True, 2)], ids=["mapped", "read", "writer-thread"])
-def test_many_tiles_in_a_small_budget(tmp_path, monkeypatch, mapped, buffers):
+def test_many_tiles_in_a_small_budget(tmp_path, mapped, buffers):
     """A few-MB file through a 64 kB budget: hundreds of tiles, every byte right (source tiles
-    mapped or read, writes in turn or overlapped by a writer thread)."""
-    monkeypatch.setattr(npy, "MAP_SOURCE", mapped)
-    monkeypatch.setattr(npy, "WRITE_BUFFERS", buffers)
+    mapped or read, writes in turn or overlapped by a writer thread: the profile pinned)."""
+    from layouts.kernels.profile import current, use_profile
+    with use_profile(current().replace(file_map_source=mapped, file_write_buffers=buffers)):
+        _many_tiles(tmp_path)
+
+
+def _many_tiles(tmp_path):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((6, 37, 45, 51)).astype(np.float32)   # 2 MB
     for dst, want in [("NHWC", x.transpose(0, 2, 3, 1)), ("CHWN", x.transpose(1, 2, 3, 0)),
@@ -104,7 +108,7 @@ def test_tiles_read_and_write_long_runs():
     r_src = npy.Region.of(src.shape, src.stride_tuple, ly.chunked._boxes.physical_box(src, box))
     r_dst = npy.Region.of(dst.shape, dst.stride_tuple, ly.chunked._boxes.physical_box(dst, box))
     assert r_src.run * 4 >= 56 * 56 * 4 and r_dst.run * 4 >= 56 * 64 * 4
-    assert (r_src.elements + npy.WRITE_BUFFERS * r_dst.elements) * 4 <= 16 << 20
+    assert (r_src.elements + npy.write_buffers() * r_dst.elements) * 4 <= 16 << 20
 
 
 def test_pitched_destination_is_its_flat_buffer(tmp_path):

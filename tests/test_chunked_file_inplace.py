@@ -146,50 +146,57 @@ def test_same_file_refuses_a_header_without_room(tmp_path):
     np.testing.assert_array_equal(np.load(p), x.transpose(0, 2, 3, 1))
 
 
-def _always_interrupted(monkeypatch):
-    """convert_inplace's guard reports a Ctrl-C as soon as the first pass ends."""
-    import layouts.inplace as inplace
-
-    class Interrupted(inplace._interrupt_guard):
-        pending = property(lambda self: True, lambda self, value: None)
-
-    monkeypatch.setattr(inplace, "_interrupt_guard", Interrupted)
+@pytest.fixture
+def ctrl_c():
+    """Python's own Ctrl-C handler, whatever the runner started with (CI may ignore SIGINT)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
 
 
-def test_ctrl_c_restores_the_file_byte_for_byte(tmp_path, monkeypatch):
+def _interrupt_at(*names):
+    """A fault-point callback sending SIGINT the first time one of ``names`` is reached."""
+    sent = []
+
+    def hook(name, **info):
+        if name in names and not sent:
+            sent.append(name)
+            os.kill(os.getpid(), signal.SIGINT)
+    return hook
+
+
+def test_ctrl_c_restores_the_file_byte_for_byte(tmp_path, ctrl_c):
+    from layouts.faultpoints import injected
     x = np.random.default_rng(4).standard_normal((4, 48, 20, 20)).astype(np.float32)
     p = tmp_path / "x.npy"
     np.save(p, x)
     before = _digest(p)
     assert len(plan_inplace("NCHW", "CHWN", x.shape, x.dtype).passes) >= 1
-    _always_interrupted(monkeypatch)
-    with pytest.raises(KeyboardInterrupt):
-        ly.convert_file(p, "NCHW", p, "CHWN", inplace=True, progress=False)
-    assert _digest(p) == before
+    with injected(_interrupt_at("file-step")), pytest.raises(KeyboardInterrupt):
+        ly.convert_file(p, "NCHW", p, "CHWN", inplace=True, progress=False, memory="64KB")
+    assert _digest(p) == before and sorted(os.listdir(tmp_path)) == ["x.npy"]
     # two files: the temporary output goes, the source stays
-    with pytest.raises(KeyboardInterrupt):
+    with injected(_interrupt_at("segment")), pytest.raises(KeyboardInterrupt):
         ly.convert_file(p, "NCHW", tmp_path / "y.npy", "CHWN", inplace=True, memory="200KB", progress=False)
     assert _digest(p) == before and sorted(os.listdir(tmp_path)) == ["x.npy"]
 
 
-def test_killed_same_file_run_leaves_a_marked_permutation(tmp_path):
-    """SIGKILL during a pass: the file keeps its size, holds a permutation of its elements, and
-    is refused by np.load and by convert_file (which says what happened) instead of read as garbage."""
+def test_killed_same_file_run_is_marked_then_recovered(tmp_path):
+    """SIGKILL during a step: the file keeps its size, is refused by np.load and by convert_file
+    (which names recover) instead of read as garbage, and recover finishes the conversion."""
     x = np.random.default_rng(5).permutation(8 * 64 * 40 * 40).astype(np.float32).reshape(8, 64, 40, 40)
     p = tmp_path / "x.npy"
     np.save(p, x)
     size, offset = os.path.getsize(p), os.path.getsize(p) - x.nbytes
     code = textwrap.dedent(f"""
         import time, layouts as ly
-        import layouts.kernels.inplace as k
-        real = k.transpose_batched
-        def slow(buf, op, scratch):
-            real(buf, op, scratch)
-            if buf.size >= {x.nbytes}:       # the file's data, not a warm-up buffer
+        from layouts.faultpoints import injected
+        def stop(name, **info):
+            if name == "file-moved":       # the step's data moved, its record not yet written
                 print("midway", flush=True)
                 time.sleep(60)
-        k.transpose_batched = slow
-        ly.convert_file({str(p)!r}, "NCHW", {str(p)!r}, "NHWC", inplace=True, progress=False)
+        with injected(stop):
+            ly.convert_file({str(p)!r}, "NCHW", {str(p)!r}, "NHWC", inplace=True, progress=False)
         print("finished", flush=True)
     """)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -208,12 +215,14 @@ def test_killed_same_file_run_leaves_a_marked_permutation(tmp_path):
     raw = np.fromfile(p, np.uint8)
     assert raw[:8].tobytes() == npy.INTERRUPTED_MAGIC
     data = raw[offset:].view(np.float32)
-    assert not np.array_equal(data, x.reshape(-1)), "the pass had moved data"
-    np.testing.assert_array_equal(np.sort(data), np.sort(x.reshape(-1)))   # a permutation, nothing lost
+    assert not np.array_equal(data, x.reshape(-1)), "the step had moved data"
     with pytest.raises(ValueError):
         np.load(p)
-    check_refused(lambda: ly.convert_file(p, "NCHW", p, "NHWC", inplace=True), LayoutError, ["killed", "partial"])
-    check_refused(lambda: ly.convert_file(p, "NCHW", tmp_path / "y.npy", "NHWC"), LayoutError, "killed")
+    check_refused(lambda: ly.convert_file(p, "NCHW", p, "NHWC", inplace=True), LayoutError, ["killed", "recover"])
+    check_refused(lambda: ly.convert_file(p, "NCHW", tmp_path / "y.npy", "NHWC"), LayoutError, "recover")
+    assert ly.recover(p) == "converted"
+    np.testing.assert_array_equal(np.load(p), x.transpose(0, 2, 3, 1))
+    assert sorted(os.listdir(tmp_path)) == ["x.npy"]
 
 
 # ------------------------------------------------------------------------------------ refusals

@@ -3,6 +3,7 @@ within the documented scratch bound; every refusal happens before the first writ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import tracemalloc
@@ -38,14 +39,12 @@ def _same(a, b):
 
 
 @pytest.fixture
-def budget(monkeypatch):
-    """Set a tiny scratch floor so that small tensors take every method (chunks, split, square, ckg)."""
-    def set_floor(nbytes):
-        monkeypatch.setattr(ip, "MIN_BUDGET", nbytes)
-        ip._plan_cached.cache_clear()
-    yield set_floor
-    monkeypatch.undo()
-    ip._plan_cached.cache_clear()
+def budget():
+    """Pin a profile with a tiny scratch floor so that small tensors take every method (chunks,
+    split, square, ckg)."""
+    from layouts.kernels.profile import current, use_profile
+    with contextlib.ExitStack() as stack:
+        yield lambda nbytes: stack.enter_context(use_profile(current().replace(inplace_min_budget=nbytes)))
 
 
 def _permute_check(shape, perm, dtype, rng, threads=1):
@@ -139,38 +138,36 @@ def test_property_equals_transpose_and_round_trips(data):
     dtype = data.draw(st.sampled_from(DTYPES))
     floor = data.draw(st.sampled_from([32, 200, 4096, ip.MIN_BUDGET]))
     threads = data.draw(st.integers(1, 2))
-    old = ip.MIN_BUDGET
-    try:
-        ip.MIN_BUDGET = floor
-        ip._plan_cached.cache_clear()
+    from layouts.kernels.profile import current, use_profile
+    with use_profile(current().replace(inplace_min_budget=floor)):
         _permute_check(shape, perm, dtype, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))), threads)
-    finally:
-        ip.MIN_BUDGET = old
-        ip._plan_cached.cache_clear()
 
 
 def test_ckg_kernel_against_transpose_every_small_shape():
-    from layouts.kernels.inplace import ckg_kernel
+    from layouts.kernels.inplace import INPLACE, ckg_kernel
+    from layouts.kernels.records import record
     for m in range(1, 25):
         for n in range(1, 25):
             for w in (1, 3):
                 a = np.arange(2 * m * n * w, dtype=np.uint32)
                 want = a.reshape(2, m, n, w).transpose(0, 2, 1, 3).ravel()
-                ckg_kernel(a, np.array([0, 2, m, n, w], np.int64), np.empty(max(m, n) * w, np.uint32))
+                ckg_kernel(a, record(INPLACE, b0=0, b1=2, M=m, N=n, w=w), np.empty(max(m, n) * w, np.uint32))
                 assert np.array_equal(a, want), (m, n, w)
 
 
 def test_chunk_and_square_kernels_against_transpose():
-    from layouts.kernels.inplace import chunk_kernel, square_kernel
+    from layouts.kernels.inplace import INPLACE, chunk_kernel, square_kernel
+    from layouts.kernels.records import record
     for m in range(1, 10):
         for n in range(1, 10):
             a = np.arange(3 * m * n * 2, dtype=np.uint16)
             want = a.reshape(3, m, n, 2).transpose(0, 2, 1, 3).ravel()
-            chunk_kernel(a, np.array([0, 3, m, n, 2], np.uint64), np.zeros((m * n + 7) // 8, np.uint8), np.zeros(2, np.uint16))
+            chunk_kernel(a, record(INPLACE, b0=0, b1=3, M=m, N=n, w=2), np.zeros((m * n + 7) // 8, np.uint8),
+                         np.zeros(2, np.uint16))
             assert np.array_equal(a, want), (m, n)
         a = np.arange(2 * m * m, dtype=np.uint8)
         want = a.reshape(2, m, m).transpose(0, 2, 1).ravel()
-        square_kernel(a, np.array([0, 2, m, 1], np.uint64))
+        square_kernel(a, record(INPLACE, b0=0, b1=2, M=m, N=m, w=1))
         assert np.array_equal(a, want)
 
 
@@ -297,39 +294,43 @@ def test_peak_extra_memory_of_ckg_passes_within_the_documented_bound(shape, src,
 
 
 # ---------------------------------------------------------------------------- interrupts
-def test_keyboard_interrupt_undoes_the_finished_passes(monkeypatch):
-    from layouts.kernels import inplace as kin
+@pytest.fixture
+def ctrl_c():
+    """Python's own Ctrl-C handler, whatever the runner started with (CI may ignore SIGINT)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_keyboard_interrupt_undoes_the_finished_passes(ctrl_c):
+    from layouts.faultpoints import injected
     shape = Layout("NHWC", N=8, C=64, H=28, W=28).shape
     plan = ip.plan_inplace("NHWC", "CHWN", shape, np.float32)
     assert len(plan.passes) >= 2
     x = _random(shape, np.float32, np.random.default_rng(1))
     before = x.copy()
-    real = kin.transpose_batched
-    calls = []
 
-    def interrupted(buf, op, scratch):
-        real(buf, op, scratch)
-        if not calls:
-            os.kill(os.getpid(), signal.SIGINT)  # arrives while the first pass runs
-        calls.append(op.method)
+    def first_pass_ends(name, **info):
+        if name == "segment" and info["index"] == 0:
+            os.kill(os.getpid(), signal.SIGINT)  # arrives while the first pass ends
 
-    monkeypatch.setattr(kin, "transpose_batched", interrupted)
-    with pytest.raises(KeyboardInterrupt, match="undone"):
+    with injected(first_pass_ends), pytest.raises(KeyboardInterrupt, match="undone"):
         ly.convert_inplace(x, "NHWC", "CHWN")
     assert _same(x, before)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(monkeypatch):
-    """A Ctrl-C delivered while the guard's __exit__ restores the handler (after the last
-    pass's check): nothing was undone, so the message must not say so; x holds dst's bytes."""
-    real_exit = ip._interrupt_guard.__exit__
+def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(ctrl_c, monkeypatch):
+    """A Ctrl-C delivered while the hold puts the handlers back (after the last pass's check):
+    nothing was undone, so the message must not say so; x holds dst's bytes."""
+    from layouts.signal_hold import SignalHold
+    real_exit = SignalHold.__exit__
 
     def late_exit(self, *exc):
-        self._handler(signal.SIGINT, None)
+        self._record(signal.SIGINT, None)
         return real_exit(self, *exc)
 
-    monkeypatch.setattr(ip._interrupt_guard, "__exit__", late_exit)
+    monkeypatch.setattr(SignalHold, "__exit__", late_exit)
     x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
     before = x.copy()
     with pytest.raises(KeyboardInterrupt) as info:

@@ -28,17 +28,15 @@ from typing import Any, Mapping
 
 from ..errors import LayoutError
 from ..layout import Layout
+from ..request import resolve as _resolve
+from ..request import reworded
 
 
 def resolve(src: Any, dst: Any, shape: tuple[int, ...], itemsize: int,
             dims: Mapping[str, int]) -> tuple[Layout, Layout]:
-    """Both layouts of a conversion of an array of physical ``shape``, validated as
-    :func:`layouts.convert` validates them (same messages)."""
-    from ..convert import _destination, _source  # the one place this package reads convert's internals
-
-    dims = dict(dims)
-    src_layout = _source(src, tuple(shape), dims)
-    return src_layout, _destination(dst, src_layout, itemsize == 1, dims)
+    """Both layouts of a conversion of an array of physical ``shape``: :func:`layouts.request.resolve`."""
+    request = _resolve(src, dst, tuple(shape), "u1" if itemsize == 1 else None, **dims)
+    return request.src, request.dst
 
 
 def axis_blocks(layout: Layout) -> dict[str, int]:
@@ -92,5 +90,5 @@ def check_unpitched(layout: Layout, side: str, where: str) -> None:
 
 
 def message(src: Any, dst: Any, what: str, err: Exception) -> str:
-    name = lambda x: x.spec if isinstance(x, Layout) else repr(x)  # noqa: E731
-    return f"{what}({name(src)} -> {name(dst)}): {err}"
+    """``err`` worded as every entry words it (:func:`layouts.request.wording`)."""
+    return str(reworded(err, what, src, dst))

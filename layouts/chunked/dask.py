@@ -33,7 +33,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..arrays import register_lazy
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout
 from . import _boxes
 
@@ -70,7 +71,7 @@ def _convert_dask(d: Any, src: Any, dst: Any, out: Any, threads: Any, copy: Any,
     from .. import config
 
     if not isinstance(d, da.Array):
-        raise TypeError(f"expected a dask.array.Array, got {type(d).__name__}")
+        raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
     if out is not None:
         raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
     if copy not in (True, None):
@@ -276,3 +277,6 @@ def convert_chunk(blocks: Any, cuts: tuple, src: tuple, dst: tuple, threads: int
                 target.append(slice(start, start + cuts[dim][i].stop - cuts[dim][i].start))
             box[tuple(target)] = np.asarray(piece)[tuple(c[i] for c, i in zip(cuts, idx))]
     return convert(box, src_L, dst_L, threads=threads)
+
+
+register_lazy("dask", convert_dask)  # layouts.convert of a dask array comes here (layouts.arrays)

@@ -1,28 +1,28 @@
-"""``convert_file(path, src, path, dst, inplace=True)``: a ``.npy`` file converted in its own bytes.
+"""``convert_file(path, src, path, dst, inplace=True)``: a ``.npy`` file converted in its own bytes, as a transaction.
 
-For the case where the tensor does not fit in memory twice, nor on the disk twice: the file's
-data is mapped (``mmap``, shared, so the kernel writes the pages back and may evict them: a
-file larger than RAM works, at disk speed) and converted by :func:`layouts.convert_inplace`,
-whose extra memory is its scratch (``max(1% of the file, 64 KiB)``, plus one line of ``max(M, N)``
-elements when a pass needs Catanzaro-Keller-Garland; the plan's exact figure is refused when above
-``memory``); then the header is rewritten to the new shape. The new header is padded to the
-old one's exact length, so the data does not move: numpy pads headers to a multiple of 64 bytes
-and leaves room for 21 digits of the first axis, so a new shape (one more dim for a blocked
-layout) normally fits; when it does not, a LayoutError comes before anything is written.
+For a tensor that fits neither in memory twice nor on the disk twice: the file's data is mapped
+(``mmap``, shared: a file larger than RAM works, at disk speed) and permuted by the in-place
+plan's steps (:mod:`layouts.inplace`, :mod:`layouts.inplace_run`), then the header is rewritten
+to the new shape, padded to the old one's exact length so the data does not move.
 
-It cannot be atomic (there is no second copy to rename). What an interrupted run leaves:
+Every exit leaves the file exactly the original, exactly the converted tensor, or marked so
+that nothing reads it (``np.load`` and ``convert_file`` refuse it, naming
+:func:`layouts.recover`), never a partial permutation under a valid header:
 
-* an error before the conversion starts (bad arguments, too little ``memory``): the file untouched;
-* KeyboardInterrupt (Ctrl-C): :func:`layouts.convert_inplace` finishes the running pass and undoes
-  the finished ones, then the old header is restored: the file is byte-identical to before;
-* SIGKILL, a crash or a power cut while the passes run: the data is a partial permutation of
-  the tensor (not recoverable without knowing how far the pass got), and the first 8 bytes are
-  :data:`~layouts.chunked.npy.INTERRUPTED_MAGIC` instead of numpy's magic, written (and with
-  ``fsync=True`` flushed) before the first byte of data moves, so ``np.load`` refuses the file
-  instead of reading garbage, and ``convert_file`` says what happened. Keep a copy of files
-  you cannot recreate.
-* once the data is converted (flushed first with ``fsync=True``) the new header is written in
-  one 64-byte-aligned ``pwrite`` of at most a few hundred bytes.
+* checked before the first destructive write: a regular file (a FIFO is refused, not opened for
+  ever), the advisory lock (a second conversion of the file is refused naming the process), the
+  data's disk blocks allocated (a sparse file on a full disk is refused, no SIGBUS midway), the
+  journal's space reserved, the file's size and mtime unchanged since it was read;
+* the journal (:mod:`.journal`, a sidecar in the file's folder) is written, then the header
+  becomes :data:`~.npyformat.INTERRUPTED_MAGIC` + the journal's name; each step backs up the
+  bytes it overwrites (up to ``memory`` bytes) and records how far it got;
+* any exception or signal (held to step boundaries, a default-action SIGTERM/SIGHUP too): the
+  moved steps are undone through a rollback journal and the old header comes back (byte for
+  byte); one that arrives once every step has moved completes the conversion instead;
+* SIGKILL, a crash, a power cut (with ``fsync=True``): the file stays marked;
+  :func:`layouts.recover` finishes the conversion from the journal (or rolls it back, for a run
+  killed while it rolled back). A step whose blocks are larger than ``memory`` cannot be backed
+  up: a crash inside it leaves the file marked, and recover says it cannot repair it.
 
 >>> import numpy as np, os, tempfile, layouts as ly
 >>> p = os.path.join(tempfile.mkdtemp(), "x.npy")
@@ -35,78 +35,69 @@ It cannot be atomic (there is no second copy to rename). What an interrupted run
 
 from __future__ import annotations
 
-import io
+import errno
 import mmap
 import os
-import struct
+import signal
+import zlib
 from typing import Any
 
 import numpy as np
 
 from ..errors import LayoutError
+from ..faultpoints import point
+from ..inplace import Op, plan_inplace
+from ..inplace_run import Segment, done_ranges, run_ranges, segments, undo_segments
 from ..layout import Layout
+from ..request import reworded
+from ..signal_hold import SignalHold
 from . import _boxes
+from .filelock import lock, open_regular
+from .journal import BACKED, DATA, READY, UNJOURNALED, Journal, journal_name
 from .memory import parse_memory
-from .npy import INTERRUPTED_MAGIC, check_inplace, read_header
+from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_exact, read_header
 from .progress import reporter
 
-_MIDWAY = "failed midway"  # convert_inplace's note on an exception raised inside a pass
+__all__ = ["convert_file_inplace", "header_exact", "StepRunner", "marker", "journal_path", "segs_from_json",
+           "HOLD_DEFAULT", "remove_stale_journal"]
 
-
-def header_exact(shape: tuple[int, ...], dtype: np.dtype, length: int, version: tuple[int, int]) -> bytes:
-    """A ``.npy`` header of format ``version`` for a C-order ``shape`` array, padded with
-    spaces to exactly ``length`` bytes (data offset unchanged); LayoutError when it does not fit.
-
-    >>> h = header_exact((2, 3), np.dtype("<f4"), 128, (1, 0))
-    >>> len(h), h[:8], h.endswith(b" \\n")
-    (128, b'\\x93NUMPY\\x01\\x00', True)
-    """
-    d = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": tuple(shape)}
-    bio = io.BytesIO()
-    if version == (1, 0):
-        np.lib.format.write_array_header_1_0(bio, d)
-        pre, fmt = 10, "<H"
-    else:
-        np.lib.format.write_array_header_2_0(bio, d)
-        pre, fmt = 12, "<I"
-    text = bio.getvalue()[pre:].rstrip(b" \n")
-    room = length - pre - 1
-    if len(text) > room:
-        raise LayoutError(f"the new header ({len(text) + pre + 1} bytes for shape {tuple(shape)}) does not fit in "
-                          f"the file's {length}-byte header, so the data would have to move; convert to another "
-                          f"path (drop inplace=True or give a different dst_path)")
-    out = np.lib.format.MAGIC_PREFIX + bytes(version) + struct.pack(fmt, length - pre) + text + \
-        b" " * (room - len(text)) + b"\n"
-    # numpy must read back exactly this: the shape, C order, the dtype, and the data where it was
-    f = io.BytesIO(out)
-    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-    if np.lib.format.read_magic(f) != version or read(f) != (tuple(shape), False, dtype) or f.tell() != length:
-        raise LayoutError(f"internal error: a rewritten .npy header for shape {tuple(shape)} does not read back")
-    return out
+#: signals whose default action (ending the process) is held too while a file is being permuted
+HOLD_DEFAULT = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
 def convert_file_inplace(path: str, src: str | Layout, dst: str | Layout, *, memory: int | str = "256MB",
                          progress: Any = None, fsync: bool = True, **dims: int) -> None:
     """Convert the ``.npy`` file ``path`` from ``src`` to ``dst`` in its own bytes (see the
-    module notes for what an interrupted run leaves). ``memory`` bounds the scratch."""
+    module notes for what an interrupted run leaves). ``memory`` bounds the scratch and the
+    bytes one journaled step backs up."""
     try:
-        _run(path, src, dst, parse_memory(memory), progress, bool(fsync), dims)
+        budget = parse_memory(memory)
+        with SignalHold(HOLD_DEFAULT) as hold:
+            _run(path, src, dst, memory, budget, progress, bool(fsync), dims, hold)
     except LayoutError as err:
-        raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
+        raise reworded(err, "convert_file", src, dst) from None
 
 
-def _run(path: str, src: Any, dst: Any, budget: int, progress: Any, fsync: bool, dims: dict) -> None:
-    from ..inplace import convert_inplace, plan_inplace
+def marker(name: str, length: int) -> bytes:
+    """The header of a file being converted: the magic np.load refuses, the journal's name."""
+    text = INTERRUPTED_MAGIC + b" journal=" + os.fsencode(name) + b"\n"
+    return text + b" " * (length - len(text)) if len(text) <= length else INTERRUPTED_MAGIC + b" " * (length - 8)
 
-    if not os.path.exists(path):
-        raise FileNotFoundError(2, f"src_path {path!r} does not exist", path)
-    if os.path.isdir(path):
-        raise LayoutError(f"src_path {path!r} is a directory, expected a .npy file")
+
+def journal_path(path: str, st: os.stat_result) -> str:
+    return os.path.join(os.path.dirname(os.path.realpath(path)), journal_name(st))
+
+
+def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any, fsync: bool, dims: dict,
+         hold: SignalHold) -> None:
     if isinstance(src, Layout) and (src.pitch or src.align):
         check_inplace(src, src)
-    fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
-    mm = arr = None
+    fd = open_regular(path, "src_path", os.O_RDWR)
+    mm = None
     try:
+        lock(fd, path, "src_path", exclusive=True)
+        st = os.fstat(fd)
+        remove_stale_journal(fd, path, st)
         shape, dtype, offset = read_header(fd, path)
         old = os.pread(fd, offset, 0)
         version = (old[6], old[7])
@@ -114,37 +105,314 @@ def _run(path: str, src: Any, dst: Any, budget: int, progress: Any, fsync: bool,
         check_inplace(s, d)
         new = header_exact(d.shape, dtype, offset, version)
         nbytes = s.size * dtype.itemsize
-        if nbytes:
-            plan = plan_inplace(s, d, s.shape, dtype)
-            if plan.scratch_bytes > budget:
-                raise LayoutError(f"memory={budget} bytes is too small: converting this {nbytes}-byte file in place "
-                                  f"needs {plan.scratch_bytes} bytes of scratch; give at least that")
-            mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
-            arr = np.frombuffer(mm, dtype, count=s.size, offset=offset)
+        plan = plan_inplace(s, d, s.shape, dtype) if nbytes else None
+        if plan is not None and plan.scratch_bytes > budget:
+            raise LayoutError(f"memory={memory!r} is too small: converting this {nbytes}-byte file in place needs "
+                              f"{plan.scratch_bytes} bytes of scratch; give at least that")
         with reporter(progress, nbytes, f"{s.spec} -> {d.spec} (in place)") as step:
-            if arr is not None:
-                os.pwrite(fd, INTERRUPTED_MAGIC, 0)  # a killed run leaves a file np.load refuses
+            if plan is None or not plan.passes:
+                os.pwrite(fd, new, 0)
                 if fsync:
                     os.fsync(fd)
+                step(nbytes)
+                return
+            _reserve(fd, path, offset, nbytes)
+            st = os.fstat(fd)
+            mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
+            data = np.frombuffer(mm, np.uint8, count=nbytes, offset=offset)
+            from ..kernels.inplace import warm  # numba loads here, before the journal and the first write
+            warm(data, plan)
+            scratch = np.empty(plan.scratch_bytes, np.uint8)
+            hold.deliver()  # nothing has moved yet: a signal here stops cleanly
+            segs = [(seg, _step(seg, budget)) for seg in segments(plan)]
+            jpath = journal_path(path, st)
+            meta = {"dev": st.st_dev, "ino": st.st_ino, "offset": offset, "nbytes": nbytes,
+                    "end_header": new.hex(), "outcome": "converted", "start_header": old.hex(),
+                    "start": "original", "scratch": plan.scratch_bytes,
+                    "segments": [_seg_json(seg, k) for seg, k in segs]}
+            meta["capacity"] = max([k * seg.block_bytes for seg, k in segs] or [0])
+            _stable(fd, path, st)
+            journal = _create_journal(jpath, meta, fsync)
+            if journal is not None:  # its steps: none backed up when the disk had no room for the backups
+                segs = segs_from_json(journal.meta["segments"])
+            try:
+                runner = StepRunner(fd, mm, data, journal, segs, scratch, hold, fsync, path, nbytes + offset)
                 try:
-                    convert_inplace(arr, s, d)
+                    os.pwrite(fd, marker(os.path.basename(jpath) if journal else "", offset), 0)
+                    if fsync:
+                        os.fsync(fd)
+                    point("marked")
+                    runner.run()
                 except BaseException as err:
-                    if any(_MIDWAY in n for n in getattr(err, "__notes__", ())):
-                        err.add_note(f"convert_file: {path!r} is left partly permuted, marked unreadable")
-                    else:  # KeyboardInterrupt (passes undone) or an error before the first move
-                        os.pwrite(fd, old, 0)
+                    _settle(runner, err, fd, old, new, meta, jpath, fsync)
                     raise
-                if fsync:
-                    mm.flush()  # the data on disk before the header says it is converted
-            os.pwrite(fd, new, 0)
-            if fsync:
-                os.fsync(fd)
+                if journal:
+                    journal.shrink()  # only the head stays until the header is written
+                _finish(fd, mm, new, fsync)
+                point("header-written")
+            finally:
+                if journal:
+                    journal.remove() if _valid_header(fd) else journal.close()
             step(nbytes)
     finally:
-        arr = None
+        data = None
         if mm is not None:
             try:
                 mm.close()
             except BufferError:  # a traceback still holds a view: unmapped when it goes
                 pass
         os.close(fd)
+
+
+def _step(seg: Segment, budget: int) -> int:
+    """Batches one journaled step moves: as many whole blocks as ``budget`` backs up (0: none fits)."""
+    blk = seg.block_bytes
+    return 0 if blk > budget else max(1, min(seg.hi - seg.lo, budget // max(blk, 1)))
+
+
+def _seg_json(seg: Segment, step: int) -> list:
+    op = seg.op
+    return [op.method, op.B, list(op.dims), list(op.perm), op.e, op.workers, op.group, op.need, seg.lo, seg.hi, step]
+
+
+def segs_from_json(rows: list) -> list[tuple[Segment, int]]:
+    out = []
+    for method, B, dims, perm, e, workers, group, need, lo, hi, step in rows:
+        out.append((Segment(Op(method, B, tuple(dims), tuple(perm), e, workers, group, need), lo, hi), step))
+    return out
+
+
+def _create_journal(jpath: str, meta: dict, fsync: bool) -> Journal | None:
+    """The journal, its space reserved; with too little room for the backups, one without them
+    (then only the step boundaries can be recovered); None where no file can be made there."""
+    for capacity in (meta["capacity"], 0):
+        m = dict(meta, capacity=capacity)
+        if capacity == 0:
+            m["segments"] = [row[:-1] + [0] for row in meta["segments"]]
+        try:
+            return Journal.create(jpath, m, fsync)
+        except OSError as err:
+            if err.errno == errno.ENOSPC and capacity:
+                continue
+            if err.errno in (errno.EACCES, errno.EROFS, errno.EPERM, errno.ENOSPC):
+                return None
+            raise
+    return None
+
+
+def _reserve(fd: int, path: str, offset: int, nbytes: int) -> None:
+    """Allocate every disk block of the data (a sparse file's holes), or refuse up front."""
+    try:
+        os.posix_fallocate(fd, offset, nbytes)
+    except OSError as err:
+        if err.errno == errno.ENOSPC:
+            raise OSError(errno.ENOSPC, f"src_path {path!r} is sparse and the disk has no room to allocate its "
+                                        f"{nbytes} bytes of data (converting it in place would fail midway); "
+                                        f"free space first", path) from None
+        if err.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENODEV):
+            raise
+
+
+def _stable(fd: int, path: str, st: os.stat_result) -> None:
+    now = os.fstat(fd)
+    if (now.st_size, now.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+        raise LayoutError(f"src_path {path!r} changed while it was being converted (size {st.st_size} -> "
+                          f"{now.st_size}, or modified); nothing was written to it")
+
+
+def remove_stale_journal(fd: int, path: str, st: os.stat_result) -> bool:
+    """A journal left by a run killed after it finished (or before it started) of a file that is
+    not marked: it describes nothing any more."""
+    if os.pread(fd, len(INTERRUPTED_MAGIC), 0) == INTERRUPTED_MAGIC:
+        return False
+    jpath = journal_path(path, st)
+    found = False
+    for p in (jpath, jpath + ".new"):
+        try:
+            os.unlink(p)
+            found = True
+        except OSError:
+            pass
+    return found
+
+
+def _valid_header(fd: int) -> bool:
+    """Whether the file starts as a ``.npy`` again (its journal then describes nothing)."""
+    return os.pread(fd, 6, 0) == b"\x93NUMPY"
+
+
+def _finish(fd: int, mm: Any, header: bytes, fsync: bool) -> None:
+    if fsync:
+        mm.flush()  # the data on disk before the header says what it is
+    os.pwrite(fd, header, 0)
+    if fsync:
+        os.fsync(fd)
+
+
+def _settle(runner: "StepRunner", err: BaseException, fd: int, old: bytes, new: bytes, meta: dict, jpath: str,
+            fsync: bool) -> None:
+    """After an exception in the steps: the original (nothing moved, or rolled back) or the
+    converted file (every step had moved), each with its header; marked if the rollback fails."""
+    if runner.complete:
+        _finish(fd, runner.mm, new, fsync)
+        if runner.journal:
+            runner.journal.remove()
+        _note(err, "convert_file: this arrived after the last step: the conversion is complete and the file holds "
+                   "the destination layout")
+        return
+    try:
+        undo = undo_segments([s for s, _ in runner.segs], runner.index, runner.moved())
+        if undo:
+            steps = [(seg, _step(seg, runner.budget_hint)) for seg in undo]
+            journal = None
+            if runner.journal is not None:
+                back = dict(meta, outcome="original", end_header=old.hex(), start="partial",
+                            segments=[_seg_json(seg, k) for seg, k in steps])
+                back["capacity"] = max([k * seg.block_bytes for seg, k in steps] or [0])
+                runner.journal.close()
+                journal = _create_journal(jpath, back, fsync)
+                if journal is None:  # the forward journal would misdescribe a crash during the rollback
+                    runner.journal.remove()
+                else:
+                    steps = segs_from_json(journal.meta["segments"])
+            rollback = StepRunner(fd, runner.mm, runner.data, journal, steps, runner.scratch, None, fsync,
+                                  runner.path, runner.size)
+            rollback.phase = "rollback"
+            rollback.run()
+            runner.journal = journal
+        _finish(fd, runner.mm, old, fsync)
+        if runner.journal:
+            runner.journal.remove()
+    except BaseException as failed:
+        _note(err, f"convert_file: rolling back failed too ({failed!r}); the file stays marked: run "
+                   f"layouts.recover({runner.path!r}) to bring it back")
+        return
+    what = "interrupted" if isinstance(err, (KeyboardInterrupt, SystemExit)) else "stopped by an error"
+    _note(err, f"convert_file: the in-place conversion was {what}; every step that had moved was undone and "
+               f"{runner.path!r} is byte for byte the original again")
+
+
+def _note(err: BaseException, text: str) -> None:
+    if hasattr(err, "add_note"):
+        err.add_note(text)
+
+
+class StepRunner:
+    """Runs journaled segments over the mapped data: ``segs`` are (segment, batches per step);
+    ``index``/``next_step`` say how far it got (every step before has moved)."""
+
+    def __init__(self, fd: int, mm: Any, data: np.ndarray, journal: Journal | None, segs: list, scratch: np.ndarray,
+                 hold: SignalHold | None, fsync: bool, path: str, size: int) -> None:
+        self.fd, self.mm, self.data, self.journal, self.segs = fd, mm, data, journal, segs
+        self.scratch, self.hold, self.fsync, self.path, self.size = scratch, hold, fsync, path, size
+        self.index, self.next_step = 0, 0
+        self.partial: list[tuple[int, int]] = []  # batches of the running step that moved (no backup to restore)
+        self.complete = False
+        self.phase = "forward"
+        self.budget_hint = max([k * s.block_bytes for s, k in segs] or [0])
+
+    def moved(self) -> list[tuple[int, int]]:
+        """The batch ranges of the current segment that hold their result."""
+        if self.index >= len(self.segs):
+            return []
+        seg, _ = self.segs[self.index]
+        hi = self.range(self.index, self.next_step)[0] if self.next_step else seg.lo
+        whole = [(seg.lo, hi)] if hi > seg.lo else []
+        return whole + self.partial
+
+    def range(self, i: int, k: int) -> tuple[int, int]:
+        seg, step = self.segs[i]
+        if step == 0:
+            return seg.lo, seg.hi
+        return seg.lo + k * step, min(seg.hi, seg.lo + (k + 1) * step)
+
+    def steps(self, i: int) -> int:
+        seg, step = self.segs[i]
+        return -(-(seg.hi - seg.lo) // step) if step else 1
+
+    def resume(self, p: Any) -> None:
+        """Start from progress record ``p`` (a crashed run's): a backed-up step is restored first."""
+        if p is None:
+            return
+        if p.state == UNJOURNALED:
+            seg, _ = self.segs[p.segment]
+            raise LayoutError(f"the run was killed in step {p.segment + 1} of {len(self.segs)}, which moves blocks of "
+                              f"{seg.block_bytes} bytes, more than its journal backs up (the memory= of that run): "
+                              f"the data is a partial permutation that cannot be repaired; restore {self.path!r} "
+                              f"from a copy")
+        self.index, self.next_step = p.segment, p.step
+        if p.state == BACKED:
+            self._restore(p.segment, p.step, p.crc or None, p.length)
+            self._record(p.segment, p.step, READY)
+
+    def _restore(self, i: int, k: int, crc: int | None = None, length: int | None = None) -> None:
+        """Step ``k`` of segment ``i`` as it was: its bytes back from the journal's backup."""
+        seg, _ = self.segs[i]
+        a, b = self.range(i, k)
+        part = memoryview(self.data[a * seg.block_bytes:b * seg.block_bytes])
+        if crc is not None or length is not None:
+            saved = self.journal.backup(len(part))
+            if len(saved) != len(part) or (crc is not None and (zlib.crc32(saved) or 1) != crc) or \
+                    (length is not None and length != len(part)):
+                raise LayoutError(f"the journal's backup of step {k + 1} does not match its record: {self.path!r} "
+                                  f"cannot be repaired; restore it from a copy")
+            part[:] = saved
+            return
+        done = 0
+        while done < len(part):
+            n = os.preadv(self.journal.fd, [part[done:]], DATA + done)
+            if n <= 0:
+                raise OSError(errno.EIO, f"the journal of {self.path!r} is short", self.journal.path)
+            done += n
+
+    def _check_size(self) -> None:
+        if os.fstat(self.fd).st_size < self.size:
+            raise LayoutError(f"src_path {self.path!r} was truncated while it was being converted")
+
+    def run(self) -> None:
+        while self.index < len(self.segs):
+            i = self.index
+            seg, k = self.segs[i]
+            if seg.hi <= seg.lo:
+                self.index, self.next_step = i + 1, 0
+                continue
+            blk = seg.block_bytes
+            for j in range(self.next_step, self.steps(i)):
+                a, b = self.range(i, j)
+                self._check_size()
+                backed = self.journal is not None and k > 0
+                if backed:
+                    crc = self.journal.back_up(memoryview(self.data[a * blk:b * blk]))
+                    self._record(i, j, BACKED, crc, (b - a) * blk)
+                else:
+                    self._record(i, j, UNJOURNALED)
+                point("file-backed", segment=i, step=j, phase=self.phase)
+                done = np.zeros(b - a, bool)
+                try:
+                    run_ranges(self.data, seg, a, b, self.scratch, done)
+                    point("file-moved", segment=i, step=j, phase=self.phase)
+                except BaseException:
+                    if backed:
+                        self._restore(i, j)
+                        self._record(i, j, READY)
+                    else:  # no backup: every batch is whole (moved or not), and the flags say which
+                        self.partial = done_ranges(done, a)
+                    raise
+                if self.fsync:
+                    self.mm.flush()
+                self.index, self.next_step = (i + 1, 0) if j + 1 == self.steps(i) else (i, j + 1)
+                self._record(self.index, self.next_step, READY)
+                point("file-step", segment=i, step=j, phase=self.phase)
+                if self.index < len(self.segs):
+                    self._boundary()
+        self.complete = True
+        point("file-complete", phase=self.phase)
+        self._boundary()
+
+    def _boundary(self) -> None:
+        if self.hold is not None:
+            self.hold.deliver()
+
+    def _record(self, i: int, k: int, state: int, crc: int = 0, length: int = 0) -> None:
+        if self.journal is not None:
+            self.journal.next(i, k, state, crc, length)

@@ -17,7 +17,7 @@ import math
 import numbers
 import re
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -28,7 +28,7 @@ def parse_memory(memory: object, name: str = "memory") -> int:
     """Bytes of a budget given as an int or a string with a unit; a LayoutError naming ``name``
     for anything else (zero, negative, a bool, an unknown unit)."""
     if isinstance(memory, bool) or not isinstance(memory, (numbers.Integral, str)):
-        raise TypeError(f"{name} must be an int of bytes or a string such as '256MB', "
+        raise LayoutTypeError(f"{name} must be an int of bytes or a string such as '256MB', "
                         f"got {type(memory).__name__} {memory!r}")
     if isinstance(memory, numbers.Integral):
         value = int(memory)

@@ -14,16 +14,19 @@ therefore the destination buffer plus one source tile (mapped pages count as the
 resident memory while mapped, and only then; page-cache pages of reads and writes never do),
 plus the interpreter, numpy and numba (about 90 MB): peak RSS <= ``memory`` + ~100 MB.
 
-Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``),
-which is fsynced and then renamed over ``dst_path`` (``os.replace``, atomic on POSIX); the
-source is opened read-only. An exception removes the temporary file; a killed process
-leaves it behind (it never has ``dst_path``'s name), and ``dst_path`` either does not exist
-or still holds what it held before.
+Crash safety: the output goes to a temporary file beside ``dst_path`` (``.NAME.XXXX.part``,
+locked while it is written), which is fsynced and then renamed over ``dst_path``
+(``os.replace``, atomic on POSIX); the source is opened read-only and share-locked, and a
+source whose size or mtime changes during the run is an error naming it (reads never fill a
+shrunk file with zeros). An exception or a Ctrl-C at any instant removes the temporary file; a
+killed process leaves it behind (it never has ``dst_path``'s name) and the next run into that
+folder removes it; ``dst_path`` either does not exist or still holds what it held before. A
+second conversion into the same ``dst_path`` while one runs is refused naming the other process.
 
 ``inplace=True`` reads each tile into one buffer, converts it there with
 :func:`layouts.convert_inplace` and writes it from there (the budget: one tile plus its scratch);
 the crash safety above is unchanged. With ``dst_path`` the source file itself it converts that
-file in its own bytes (:mod:`.inplace_file`), which cannot be atomic.
+file in its own bytes as a journaled transaction (:mod:`.inplace_file`).
 
 A pitched destination (a :class:`~layouts.Layout` with ``pitch=`` or ``align=``) is written
 as its flat buffer, gaps zero: the header's shape is ``(dst.size,)`` and
@@ -41,41 +44,31 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import io
-import itertools
+import fcntl
 import math
-import mmap
 import os
 import tempfile
-from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout
 from . import _boxes
 from .memory import parse_memory
+from ..faultpoints import point
+from ..request import reworded
+from ..signal_hold import SignalHold
+from .filelock import lock, open_regular, remove_stale_parts
+from .inplace_file import convert_file_inplace
+from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_bytes, path_arg, read_header  # noqa: F401 - also their old home
+from .fileio import MAP_DENSITY, MAP_SOURCE, Region, mapped_region, read_region, write_region  # noqa: F401
 from .progress import reporter
+from .tiles import BUFFER_SHARE, WRITE_BUFFERS, plan_tiles, tile_cost, tiles, write_buffers  # noqa: F401 - old home
 
-#: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
-BUFFER_SHARE = 0.9
-#: Destination buffers: 2 writes one tile in a thread while the next is converted (on the shared
-#: 2-core machine this measured no faster for NHWC and slower for CHWN than 1, writing in turn).
-WRITE_BUFFERS = 1
-#: Read a source tile through a memory map of its span (no copy) when its runs are dense.
-MAP_SOURCE = True
 #: Reserve the output's disk space up front (posix_fallocate): no ENOSPC midway.
 PREALLOCATE = True
-#: Largest span/bytes ratio of a source tile that is mapped rather than read.
-MAP_DENSITY = 1.25
-#: Largest single read/write (Linux moves at most ~2 GiB per call).
-_MAX_IO = 1 << 30
-#: The first 8 bytes of a file while it is converted in its own bytes (numpy's magic is back
-#: when it is done, or restored on KeyboardInterrupt): a killed run leaves a file np.load refuses.
-INTERRUPTED_MAGIC = b"\x93LAYOUTS"
 
 
 def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
@@ -106,10 +99,15 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         (:func:`tile_cost`) instead of a source and a destination tile: tiles about twice as large.
         With ``dst_path`` the same file as ``src_path`` it converts the file in its own bytes
         through a memory map (:mod:`layouts.chunked.inplace_file`): no second copy in memory or
-        on disk, ``memory`` bounds the scratch, but it is not atomic: Ctrl-C restores the file;
-        a killed run leaves it partly permuted and marked so that ``np.load`` refuses it. Both layouts must be
-        padding-free and unpitched (a tile's destination the same size as its source); anything
-        else is a LayoutError that says why (no silent fallback to the two-buffer path).
+        on disk; ``memory`` bounds the scratch and the bytes a journal step backs up beside the
+        file. Any exception or signal (Ctrl-C, SIGTERM, a full disk) leaves the file byte for byte
+        the original (or, arriving after the last step, converted). A killed run (SIGKILL, a
+        crash, a power cut) leaves it marked so that ``np.load`` and ``convert_file`` refuse it;
+        then ``layouts.recover(path)`` (or ``python -m layouts recover PATH``) brings it back to a
+        valid ``.npy`` from its journal and says which: ``"converted"`` or ``"original"``. Both
+        layouts must be padding-free and unpitched (a tile's destination the same size as its
+        source); anything else is a LayoutError that says why (no silent fallback to the
+        two-buffer path). A second conversion of the file while one runs is refused naming it.
     **dims : int
         Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
 
@@ -128,29 +126,24 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     >>> np.array_equal(np.load(dst), np.load(src))
     True
     """
-    src_path, dst_path = _path(src_path, "src_path"), _path(dst_path, "dst_path")
+    src_path, dst_path = path_arg(src_path, "src_path"), path_arg(dst_path, "dst_path")
     budget = parse_memory(memory)
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise TypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
+        raise LayoutTypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
     if not isinstance(inplace, (bool, np.bool_)):
-        raise TypeError(f"inplace must be True or False, got {type(inplace).__name__} {inplace!r}")
+        raise LayoutTypeError(f"inplace must be True or False, got {type(inplace).__name__} {inplace!r}")
     if inplace and _same_file(src_path, dst_path):
-        return convert_file_inplace(src_path, src, dst, memory=budget, progress=progress, fsync=fsync, **dims)
+        return convert_file_inplace(src_path, src, dst, memory=memory, progress=progress, fsync=fsync, **dims)
     try:
-        job = _Job.open(src_path, src, dst_path, dst, budget, dims, bool(inplace))
+        job = _Job.open(src_path, src, dst_path, dst, budget, dims, bool(inplace), memory)
     except LayoutError as err:
-        raise LayoutError(_boxes.message(src, dst, "convert_file", err)) from None
+        raise reworded(err, "convert_file", src, dst) from None
     try:
         job.run(progress, bool(fsync))
+    except LayoutError as err:
+        raise reworded(err, "convert_file", src, dst) from None
     finally:
         job.close()
-
-
-def convert_file_inplace(path: str, src: str | Layout, dst: str | Layout, **kwargs: Any) -> None:
-    """``convert_file(path, src, path, dst, inplace=True)``: see :mod:`layouts.chunked.inplace_file`."""
-    from .inplace_file import convert_file_inplace as run
-
-    run(path, src, dst, **kwargs)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -158,267 +151,6 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b) or (os.path.exists(b) and os.path.samefile(a, b))
     except OSError:
         return False
-
-
-def _path(p: Any, name: str) -> str:
-    if isinstance(p, bool) or not isinstance(p, (str, bytes, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(p).__name__} {p!r}")
-    return os.fsdecode(os.fspath(p))
-
-
-# --------------------------------------------------------------------------------- .npy headers
-def read_header(fd: int, path: str) -> tuple[tuple[int, ...], np.dtype, int]:
-    """(shape, dtype, data offset) of the ``.npy`` file open as ``fd``; LayoutError if it is not
-    a C-order ``.npy`` of plain (non-object) data."""
-    if os.pread(fd, len(INTERRUPTED_MAGIC), 0) == INTERRUPTED_MAGIC:
-        raise LayoutError(f"src_path {path!r} was being converted in place (convert_file(..., inplace=True)) when that "
-                          f"run was killed: its data is a partial permutation of the tensor and cannot be read back; "
-                          f"restore the file from a copy")
-    f = os.fdopen(os.dup(fd), "rb")
-    with f:
-        try:
-            version = np.lib.format.read_magic(f)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-            else:
-                raise ValueError(f".npy format version {version} is not supported (1.0 and 2.0 are)")
-        except (ValueError, SyntaxError, EOFError) as err:
-            raise LayoutError(f"src_path {path!r} is not a .npy file numpy can read: {err}") from None
-        offset = f.tell()
-    if fortran:
-        raise LayoutError(f"src_path {path!r} holds a Fortran-order array; expected C order "
-                          f"(np.save of np.ascontiguousarray(x))")
-    if dtype.hasobject:
-        raise LayoutError(f"src_path {path!r} holds dtype {dtype}, Python objects; convert_file moves numeric and bool data only")
-    need = offset + math.prod(shape) * dtype.itemsize
-    have = os.fstat(fd).st_size
-    if have < need:
-        raise LayoutError(f"src_path {path!r} is truncated: its header promises {need} bytes, the file has {have}")
-    return tuple(shape), dtype, offset
-
-
-def header_bytes(shape: tuple[int, ...], dtype: np.dtype) -> bytes:
-    """A ``.npy`` header (format 1.0, or 2.0 when it must) for a C-order array."""
-    d = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": tuple(shape)}
-    bio = io.BytesIO()
-    try:
-        np.lib.format.write_array_header_1_0(bio, d)
-    except ValueError:
-        bio = io.BytesIO()
-        np.lib.format.write_array_header_2_0(bio, d)
-    return bio.getvalue()
-
-
-# --------------------------------------------------------------------------------- file regions
-@dataclass
-class Region:
-    """The part of a C-order file array (``shape``, element ``strides``) a box of physical
-    ranges covers, as equal runs: ``offsets`` (elements) of ``run`` elements each.
-
-    The run is dim ``k`` (partly covered) with every dim inside it (fully covered), gaps of a
-    pitch included; the buffer stacks the runs, and :meth:`view` sees it with the file's strides.
-    """
-
-    ext: tuple[int, ...]
-    k: int
-    run: int
-    offsets: np.ndarray
-    strides: tuple[int, ...]
-
-    @classmethod
-    def of(cls, shape: tuple[int, ...], strides: tuple[int, ...], box: list[tuple[int, int]]) -> "Region":
-        ext = tuple(b - a for a, b in box)
-        k = len(shape) - 1
-        while k > 0 and ext[k] == shape[k]:
-            k -= 1
-        run = ext[k] * strides[k]
-        base = sum(box[j][0] * strides[j] for j in range(k + 1))
-        outer = ext[:k]
-        if outer:
-            grids = np.ix_(*[np.arange(e, dtype=np.int64) * strides[j] for j, e in enumerate(outer)])
-            offsets = (base + sum(grids)).reshape(-1)
-        else:
-            offsets = np.array([base], dtype=np.int64)
-        return cls(ext, k, run, offsets, tuple(strides))
-
-    @property
-    def elements(self) -> int:
-        return len(self.offsets) * self.run if all(self.ext) else 0
-
-    def view(self, buf: np.ndarray) -> np.ndarray:
-        """The physical box inside the flat buffer ``buf`` (at least :attr:`elements` long)."""
-        item = buf.itemsize
-        outer = [0] * self.k
-        acc = self.run
-        for j in reversed(range(self.k)):
-            outer[j] = acc
-            acc *= self.ext[j]
-        strides = [s * item for s in outer] + [s * item for s in self.strides[self.k:]]
-        return np.lib.stride_tricks.as_strided(buf, shape=self.ext, strides=strides, writeable=buf.flags.writeable)
-
-
-def _runs(region: Region, buf: np.ndarray, base: int) -> Iterable:
-    """(file byte offset, memoryview of buf) for each run, adjacent runs merged."""
-    item = buf.itemsize
-    mv = memoryview(buf.view(np.uint8)).cast("B")
-    nbytes = region.run * item
-    start = None
-    for i, off in enumerate(region.offsets.tolist()):
-        pos = base + off * item
-        if start is not None and pos == end:
-            end += nbytes
-            continue
-        if start is not None:
-            yield start, mv[first * nbytes:i * nbytes]
-        start, end, first = pos, pos + nbytes, i
-    if start is not None:
-        yield start, mv[first * nbytes:len(region.offsets) * nbytes]
-
-
-def read_region(fd: int, region: Region, buf: np.ndarray, base: int, end: int) -> None:
-    """Fill ``buf`` with the runs of ``region`` from the file (bytes past ``end``, the end of the
-    file's data, are gap slots of a pitched source: zero)."""
-    for pos, mv in _runs(region, buf, base):
-        while len(mv):
-            n = os.preadv(fd, [mv[:_MAX_IO]], pos) if pos < end else 0
-            if n == 0:
-                mv[:] = b"\0" * len(mv)  # past the end of a short pitched source: gap slots
-                break
-            mv, pos = mv[n:], pos + n
-
-
-@contextlib.contextmanager
-def mapped_region(fd: int, region: Region, dtype: np.dtype, base: int, end: int) -> Iterator[np.ndarray | None]:
-    """A read-only view of ``region`` straight in the file's pages (a memory map of just its
-    span, unmapped on exit), or None when the runs are sparse (the span is more than
-    :data:`MAP_DENSITY` times the region) or run past the file's end: read them instead.
-
-    Mapping saves the copy a read makes; the mapped pages count as this process's resident
-    memory only while mapped, and the span is at most a source tile (within the budget).
-    """
-    item = dtype.itemsize
-    n = len(region.offsets)
-    if not MAP_SOURCE or n == 0 or region.elements == 0:
-        yield None
-        return
-    first = base + int(region.offsets[0]) * item
-    span = (int(region.offsets[-1]) - int(region.offsets[0]) + region.run) * item
-    if first + span > end or span > MAP_DENSITY * region.elements * item:
-        yield None
-        return
-    start = first - first % mmap.ALLOCATIONGRANULARITY
-    view = flat = None
-    mm = mmap.mmap(fd, first + span - start, access=mmap.ACCESS_READ, offset=start)
-    try:
-        if hasattr(mm, "madvise"):
-            mm.madvise(mmap.MADV_WILLNEED)
-        flat = np.frombuffer(mm, dtype=np.uint8, count=span, offset=first - start)
-        view = np.lib.stride_tricks.as_strided(flat.view(dtype) if span % item == 0 else flat[:span - span % item].view(dtype),
-                                               shape=region.ext, strides=[s * item for s in region.strides], writeable=False)
-        yield view
-    finally:
-        view = flat = None
-        try:
-            mm.close()
-        except BufferError:  # the caller still holds a view (an exception on its way): unmapped when it goes
-            pass
-
-
-def write_region(fd: int, region: Region, buf: np.ndarray, base: int) -> None:
-    """Write the runs of ``region`` from ``buf`` to the file."""
-    for pos, mv in _runs(region, buf, base):
-        while len(mv):
-            n = os.pwrite(fd, mv[:_MAX_IO], pos)
-            mv, pos = mv[n:], pos + n
-
-
-# --------------------------------------------------------------------------------- tiling
-def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool = False) -> int:
-    """Bytes of buffers a tile needs: a source tile plus :data:`WRITE_BUFFERS` destination tiles,
-    or, ``inplace``, one tile plus :func:`layouts.convert_inplace`'s documented scratch bound for
-    it, ``max(1% of the tile, 64 KiB)`` (the 64 KiB floor makes small budgets no better in place).
-    A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
-    ``max(M, N)`` elements more than this (see :mod:`layouts.inplace`); tiles are not re-sized for it.
-
-    >>> tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
-    (80000000, 40400000, 69536)
-    """
-    if not inplace:
-        return (src_elements + WRITE_BUFFERS * dst_elements) * itemsize
-    from ..inplace import scratch_budget
-
-    tile = src_elements * itemsize
-    return tile + scratch_budget(tile)
-
-
-def plan_tiles(src: Layout, dst: Layout, src_shape: tuple, src_strides: tuple, dst_strides: tuple,
-               itemsize: int, budget: int, inplace: bool = False) -> dict[str, int]:
-    """Tile extent per logical axis: both files' runs as long as the budget allows.
-
-    ``budget`` bounds :func:`tile_cost`: one source tile plus :data:`WRITE_BUFFERS` destination
-    tiles, or (``inplace``) one tile and its in-place scratch.
-    Greedy: start at one granule (:func:`._boxes.steps`) per axis; repeatedly take the side
-    (source or destination) whose run is shorter and double the axis that ends its run; when
-    doubling overflows the budget take the largest multiple that fits; stop when neither side
-    can grow.
-    """
-    step = _boxes.steps(src, dst)
-    size = dict(src.dims)
-    t = {a: min(step[a], size[a]) for a in dst.axes}
-    sides = [(src, src_shape, src_strides), (dst, dst.shape, dst_strides)]
-
-    def regions(tt: Mapping[str, int]) -> list[Region]:
-        box = {a: (0, tt[a]) for a in tt}
-        return [Region.of(shape, strides, _boxes.physical_box(L, box)) for L, shape, strides in sides]
-
-    def cost(tt: Mapping[str, int]) -> int:
-        r_src, r_dst = regions(tt)
-        return tile_cost(r_src.elements, r_dst.elements, itemsize, inplace)
-
-    if cost(t) > budget:
-        raise LayoutError(f"memory={budget} bytes is too small: the smallest tile (one block of each "
-                          f"layout) needs {cost(t)} bytes of buffers; give at least {math.ceil(cost(t) / BUFFER_SHARE)}")
-    while True:
-        rs = regions(t)
-        grown = False
-        for i in sorted(range(2), key=lambda i: rs[i].run):
-            L, shape, _ = sides[i]
-            r = rs[i]
-            d = L.parsed.dims[r.k]
-            if r.ext[r.k] == shape[r.k] or d.is_block:
-                continue  # this side is one run already
-            a = d.axis
-            target = min(size[a], t[a] * 2)
-            if target <= t[a]:
-                continue
-            if cost({**t, a: target}) <= budget:
-                t[a] = target
-                grown = True
-                break
-            lo, hi = t[a] // step[a], -(-target // step[a])  # largest multiple of the step that fits
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if cost({**t, a: min(size[a], mid * step[a])}) <= budget:
-                    lo = mid
-                else:
-                    hi = mid
-            if lo * step[a] > t[a]:
-                t[a] = lo * step[a]
-                grown = True
-                break
-        if not grown:
-            return t
-
-
-def tiles(dst: Layout, t: Mapping[str, int]) -> Iterable[dict[str, tuple[int, int]]]:
-    """Boxes of extents ``t`` covering every axis, in the destination's memory order."""
-    axes = dst.axes
-    size = dst.dims
-    ranges = [range(0, size[a], t[a]) if size[a] else range(0) for a in axes]
-    for starts in itertools.product(*ranges):
-        yield {a: (s, min(s + t[a], size[a])) for a, s in zip(axes, starts)}
 
 
 def convert_tile(src_buf: np.ndarray, src_tile: Layout, dst_tile: Layout, out: np.ndarray) -> None:
@@ -439,20 +171,6 @@ def convert_tile_inplace(buf: np.ndarray, src_tile: Layout, dst_tile: Layout) ->
     convert_inplace(buf, src_tile, dst_tile)
 
 
-def check_inplace(src: Layout, dst: Layout) -> None:
-    """LayoutError unless a tile's destination is the same size as its source: both layouts
-    unpitched and padding-free (then every tile, whose bounds are multiples of each block, is too)."""
-    drop = "drop inplace=True to convert with a source and a destination buffer per tile"
-    for side, L in (("source", src), ("destination", dst)):
-        if L.pitch or L.align:
-            raise LayoutError(f"inplace=True: the {side} layout {L!r} has pitched rows, so its tiles are not the size "
-                              f"of the other side's; {drop}")
-        if L.has_padding:
-            padded = ", ".join(f"{a} padded to {n}" for a, n in L.padded_dims.items() if n != L.dims[a])
-            raise LayoutError(f"inplace=True: the {side} layout {L!r} holds {L.size - L.count} padding slots "
-                              f"({padded}), so a tile's destination is not the size of its source; {drop}")
-
-
 # --------------------------------------------------------------------------------- the job
 class _Job:
     """One conversion: both files open, the layouts, the tile plan."""
@@ -465,9 +183,10 @@ class _Job:
 
     @classmethod
     def open(cls, src_path: str, src: Any, dst_path: str, dst: Any, budget: int, dims: Mapping[str, int],
-             inplace: bool = False) -> "_Job":
+             inplace: bool = False, memory: Any = None) -> "_Job":
         job = cls()
         job.inplace = inplace
+        job.memory = budget if memory is None else memory
         try:
             job._open(src_path, src, dst_path, dst, budget, dims)
         except BaseException:
@@ -480,10 +199,13 @@ class _Job:
             raise FileNotFoundError(2, f"src_path {src_path!r} does not exist", src_path)
         if os.path.isdir(src_path):
             raise LayoutError(f"src_path {src_path!r} is a directory, expected a .npy file")
+        if os.path.exists(dst_path) and not os.path.isdir(dst_path) and not os.path.isfile(dst_path):
+            raise LayoutError(f"dst_path {dst_path!r} is not a regular file (a FIFO, a device or a socket); "
+                              f"expected a .npy file path")
         if os.path.realpath(src_path) == os.path.realpath(dst_path) or (
                 os.path.exists(dst_path) and os.path.samefile(src_path, dst_path)):
             raise LayoutError(f"dst_path {dst_path!r} is the source file; write the result to another path, or pass "
-                              f"inplace=True to convert the file in its own bytes (not atomic: see convert_file_inplace)")
+                              f"inplace=True to convert the file in its own bytes (see layouts.chunked.inplace_file)")
         folder = os.path.dirname(os.path.abspath(dst_path))
         if not os.path.isdir(folder):
             raise FileNotFoundError(2, f"dst_path {dst_path!r}: its folder does not exist", folder)
@@ -491,9 +213,13 @@ class _Job:
             raise LayoutError(f"dst_path {dst_path!r} is a directory, expected a file path")
         if self.inplace and isinstance(src, Layout) and (src.pitch or src.align):
             check_inplace(src, src)  # before the file's shape is compared with the pitched one
-        self.src_fd = os.open(src_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self.src_fd = open_regular(src_path, "src_path", os.O_RDONLY)
+        lock(self.src_fd, src_path, "src_path", exclusive=False)  # no in-place run permutes it meanwhile
+        self.src_path = src_path
         shape, self.dtype, self.src_base = read_header(self.src_fd, src_path)
-        self.src_end = os.fstat(self.src_fd).st_size
+        self.src_stat = os.fstat(self.src_fd)
+        # the data's end as the header says: reads stop there (past it only a pitched source's gaps)
+        self.src_end = self.src_base + math.prod(shape) * self.dtype.itemsize
         self.src_layout, self.dst_layout = self._layouts(src, dst, shape, dims)
         if self.inplace:
             check_inplace(self.src_layout, self.dst_layout)
@@ -505,7 +231,7 @@ class _Job:
         self.header = header_bytes(out_shape, self.dtype)
         self.nbytes = self.dst_layout.size * item
         self.tile = plan_tiles(self.src_layout, self.dst_layout, self.src_shape, self.src_strides,
-                               self.dst_strides, item, int(budget * BUFFER_SHARE), self.inplace)
+                               self.dst_strides, item, int(budget * BUFFER_SHARE), self.inplace, memory=self.memory)
         self.dst_path = dst_path
 
     def _layouts(self, src: Any, dst: Any, shape: tuple, dims: Mapping[str, int]) -> tuple[Layout, Layout]:
@@ -517,7 +243,8 @@ class _Job:
 
     def run(self, progress: Any, fsync: bool) -> None:
         folder, name = os.path.split(os.path.abspath(self.dst_path))
-        self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+        remove_stale_parts(folder, name, self.dst_path)
+        self._temporary(folder, name)
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(self.tmp_fd, 0o666 & ~umask)
@@ -528,22 +255,51 @@ class _Job:
             os.posix_fallocate(self.tmp_fd, 0, total)  # out of space now rather than midway
         except (AttributeError, OSError) as err:
             if isinstance(err, OSError) and err.errno == errno.ENOSPC:
-                raise
+                raise OSError(errno.ENOSPC, f"no room on the disk for dst_path {self.dst_path!r} ({total} bytes); "
+                                            f"nothing was written", self.dst_path) from None
             os.ftruncate(self.tmp_fd, total)  # a sparse file (or a file system without fallocate)
         os.pwrite(self.tmp_fd, self.header, 0)
         self._convert(progress)
+        self._stable()
         if fsync:
             os.fsync(self.tmp_fd)
+        with SignalHold():  # the rename and forgetting the temporary name go together
+            os.replace(self.tmp_path, self.dst_path)  # still locked: no cleaner takes it for a dead run's
+            self.tmp_path = None
         os.close(self.tmp_fd)
         self.tmp_fd = -1
-        os.replace(self.tmp_path, self.dst_path)
-        self.tmp_path = None
         if fsync:
             _fsync_dir(folder)
 
+    def _temporary(self, folder: str, name: str) -> None:
+        """The locked ``.part`` file; signals held so that none arrives between its creation and
+        the moment :meth:`close` knows to remove it."""
+        for _ in range(8):
+            with SignalHold():
+                self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+                point("part-created")
+                fcntl.flock(self.tmp_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            try:  # a cleaner of another run may have taken it before the lock: make another
+                if os.stat(self.tmp_path).st_ino == os.fstat(self.tmp_fd).st_ino:
+                    return
+            except FileNotFoundError:
+                pass
+            os.close(self.tmp_fd)
+            self.tmp_fd, self.tmp_path = -1, None
+        raise OSError(errno.EAGAIN, f"could not keep a temporary file for dst_path {self.dst_path!r}", folder)
+
+    def _stable(self) -> None:
+        """LayoutError when the source changed (size or mtime) since it was opened."""
+        now = os.fstat(self.src_fd)
+        st = self.src_stat
+        if (now.st_size, now.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+            raise LayoutError(f"src_path {self.src_path!r} changed while it was read (size {st.st_size} -> "
+                              f"{now.st_size}, or modified): the result would mix old and new data, so dst_path "
+                              f"was not written")
+
     def _convert(self, progress: Any) -> None:
         """Read (or map), convert and write tile by tile, in the destination's order; with
-        :data:`WRITE_BUFFERS` = 2 a writer thread writes one tile while the next is converted."""
+        the profile's ``file_write_buffers`` = 2 a writer thread writes one tile while the next is converted."""
         from concurrent.futures import ThreadPoolExecutor
 
         item = self.dtype.itemsize
@@ -557,16 +313,18 @@ class _Job:
         if self.inplace:
             return self._convert_inplace(progress, r_src.elements, base, label, total)
         src_buf = None  # allocated when a tile is read rather than mapped
-        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(WRITE_BUFFERS)]
+        nbuf = write_buffers()
+        dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(nbuf)]
         with reporter(progress, total, label) as step, ThreadPoolExecutor(1, "layouts-writer") as writer:
             if dst_L.count == 0:
                 step(total)  # no element: the preallocated zeros are the whole output
                 return
             pending = None  # (future of the previous tile's write, its bytes)
             for i, box in enumerate(tiles(dst_L, self.tile)):
+                point("tile", index=i)
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
-                db = dst_bufs[i % WRITE_BUFFERS][:rd.elements]
+                db = dst_bufs[i % nbuf][:rd.elements]
                 if self.pitched:
                     db.fill(0)  # the gaps between rows are written too, as zeros
                 with mapped_region(self.src_fd, rs, self.dtype, self.src_base, self.src_end) as sv:
@@ -574,15 +332,16 @@ class _Job:
                         if src_buf is None:
                             src_buf = np.empty(max(r_src.elements, 1), self.dtype)
                         sb = src_buf[:rs.elements]
-                        read_region(self.src_fd, rs, sb, self.src_base, self.src_end)
+                        read_region(self.src_fd, rs, sb, self.src_base, self.src_end, self.src_path)
                         sv = rs.view(sb)
+                    self._stable()
                     convert_tile(sv, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box), rd.view(db))
                     del sv
                 if pending is not None:  # the buffer about to be reused next was written by then
                     pending[0].result()
                     step(pending[1])
                 done = math.prod(b - a for a, b in _boxes.physical_box(dst_L, box)) * item
-                if WRITE_BUFFERS == 1:  # no overlap: write now
+                if nbuf == 1:  # no overlap: write now
                     write_region(self.tmp_fd, rd, db, base)
                     step(done)
                     continue
@@ -599,16 +358,28 @@ class _Job:
             if dst_L.count == 0:
                 step(total)
                 return
-            for box in tiles(dst_L, self.tile):
+            for i, box in enumerate(tiles(dst_L, self.tile)):
+                point("tile", index=i)
                 rs = Region.of(self.src_shape, self.src_strides, _boxes.physical_box(src_L, box))
                 rd = Region.of(dst_L.shape, self.dst_strides, _boxes.physical_box(dst_L, box))
                 b = buf[:rs.elements]  # unpitched: the stacked runs are the source tile, C-contiguous
-                read_region(self.src_fd, rs, b, self.src_base, self.src_end)
+                read_region(self.src_fd, rs, b, self.src_base, self.src_end, self.src_path)
+                self._stable()
                 convert_tile_inplace(b, _boxes.tile_layout(src_L, box), _boxes.tile_layout(dst_L, box))
                 write_region(self.tmp_fd, rd, b, base)  # ... and then the destination tile, C-contiguous
                 step(rd.elements * self.dtype.itemsize)
 
     def close(self) -> None:
+        with SignalHold():
+            self._close()
+
+    def _close(self) -> None:
+        if self.tmp_path is not None:  # removed while still locked: no other run removes a live one
+            try:
+                os.unlink(self.tmp_path)
+            except OSError:
+                pass
+            self.tmp_path = None
         for attr in ("src_fd", "tmp_fd"):
             fd = getattr(self, attr)
             if fd >= 0:
@@ -617,12 +388,6 @@ class _Job:
                 except OSError:
                     pass
                 setattr(self, attr, -1)
-        if self.tmp_path is not None:
-            try:
-                os.unlink(self.tmp_path)
-            except OSError:
-                pass
-            self.tmp_path = None
 
 
 def _fsync_dir(folder: str) -> None:

@@ -18,6 +18,8 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
+from ..errors import LayoutTypeError
+
 #: bytes of output from which ``progress=None`` shows a bar
 AUTO_BYTES = 256 << 20
 
@@ -70,7 +72,7 @@ def reporter(progress: Any, total: int, label: str) -> Iterator[Callable[[int], 
 
         yield step
         return
-    raise TypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__} {progress!r}")
+    raise LayoutTypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__} {progress!r}")
 
 
 def _has_tqdm() -> bool:

@@ -19,7 +19,7 @@ import numpy as np
 from . import profile as _profile
 from .registry import STRATEGIES, Task, choose
 
-__all__ = ["Explanation", "explain", "explain_conversion"]
+__all__ = ["Explanation", "explain", "explain_conversion", "explain_inplace"]
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,9 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
     """
     import operator
 
-    from ..convert import _prepare
     from ..errors import LayoutError, LayoutTypeError
-    from ..plan import CopyStep
+    from ..plan import CopyStep, plan
+    from ..request import resolve
     from .pool import thread_count
     try:
         shape = tuple(operator.index(n) for n in shape)
@@ -119,7 +119,10 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
         raise LayoutError(f"dtype {dtype!r:.40} is not a numpy dtype; expected e.g. 'float32', 'uint8'") from None
     if dt.hasobject or dt.itemsize == 0 or dt.shape != ():
         raise LayoutError(f"dtype {dt} has no fixed-size elements to move (objects, empty or subarray dtype)")
-    s_layout, d_layout, steps, pads, _ = _prepare(src, dst, shape, dt, dims)
+    request = resolve(src, dst, shape, dt, **dims)
+    request.check_allocatable(dt)
+    s_layout, d_layout = request.src, request.dst
+    steps, pads = plan(s_layout, d_layout)
     x = _fake(s_layout.shape, _contiguous(s_layout.shape, dt.itemsize), dt)
     flat = _fake((d_layout.size,), (dt.itemsize,), dt)
     target = d_layout.view(flat)
@@ -157,3 +160,37 @@ def strategies_table() -> str:
     rows = [f"{k + 1}. {s.name}: {s.handles}" + (f" [reads {', '.join(s.tunables)}]" if s.tunables else "")
             for k, s in enumerate(STRATEGIES)]
     return "\n".join(rows)
+
+
+def explain_inplace(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, threads: int | None = None,
+                    **dims: int) -> str:
+    """The passes :func:`layouts.convert_inplace` would run for an array of ``shape`` and ``dtype``:
+    for each, the in-place strategy chosen (:mod:`layouts.inplace_methods`), its ops and why each
+    strategy before it declined. Nothing is allocated or moved.
+
+    >>> print(explain_inplace((1, 3, 2, 100003), "float32", "NCHW", "NHWC", threads=1))  # doctest: +ELLIPSIS
+    in place NCHW -> NHWC, float32: 1 pass(es), scratch 800216 bytes (budget 65536), cost 8.00 memcpys
+    pass 1: 1 x (3, 200006) transposed, items of 4 bytes
+      ckg: one line of max(M, N) = 200006 elements always fits
+    ...
+      declined split: neither side factors into chunks and blocks that fit the budget
+    """
+    from ..inplace import plan_inplace
+    from ..inplace_methods import Transposition, explain as explain_method, tuning
+    from .pool import thread_count
+    dt = np.dtype(dtype)
+    plan = plan_inplace(src, dst, shape, dt, threads=threads, **dims)
+    nth = thread_count(threads)
+    name = lambda x: x.spec if hasattr(x, "spec") else str(x)  # noqa: E731
+    out = [f"in place {name(src)} -> {name(dst)}, {dt}: {len(plan.passes)} pass(es), scratch {plan.scratch_bytes} "
+           f"bytes (budget {plan.budget}), cost {plan.cost:.2f} memcpys"]
+    for k, p in enumerate(plan.passes, 1):
+        if len(p.dims) == 3 and p.perm == (1, 0, 2):
+            M, N, inner = p.dims
+            out.append(f"pass {k}: {p.B} x ({M}, {N}) transposed, items of {inner * plan.itemsize} bytes")
+            text = explain_method(Transposition(p.B, M, N, inner * plan.itemsize, plan.budget, nth), tuning())
+            out += ["  " + line for line in text.splitlines()]
+        else:
+            out.append(f"pass {k}: {p.B} x {p.dims} reordered to {p.perm} through the scratch "
+                       f"({p.ops[0].group} block(s) per copy, {p.ops[0].workers} worker(s))")
+    return "\n".join(out)

@@ -2,9 +2,11 @@
 
 A batch ``b`` of a pass holds an ``M x N`` matrix of elements of ``w`` units at units
 ``[b*M*N*w, (b+1)*M*N*w)`` of a flat unsigned buffer; each kernel turns it into the ``N x M``
-matrix in the same units. Kernels take ``P`` (uint64/int64 parameters) and a batch range
-``[b0, b1)`` so that :func:`layouts.kernels.pool.run_split` can hand batches to threads; every
-scratch array is allocated by the caller with numpy (tracemalloc sees it).
+matrix in the same units. Kernels take one :data:`INPLACE` record (read by field name, as the
+copy kernels read theirs: :mod:`.records`) whose batch range ``[b0, b1)`` lets
+:func:`layouts.kernels.pool.run_split` hand batches to threads; every scratch array is
+allocated by the caller with numpy (tracemalloc sees it). :data:`RUNNERS` maps each in-place
+method (:mod:`layouts.inplace_methods`) to the driver that runs its kernel.
 
 ``chunk_kernel``   cycle-following over whole elements (long chunks), a visited bit per element
 ``square_kernel``  ``M == N``: swap mirrored elements tile by tile
@@ -13,7 +15,7 @@ scratch array is allocated by the caller with numpy (tracemalloc sees it).
 >>> import numpy as np
 >>> a = np.arange(3 * 5 * 2, dtype=np.uint16)               # 3 x 5 elements of 2 units
 >>> want = a.reshape(3, 5, 2).transpose(1, 0, 2).ravel().copy()
->>> ckg_kernel(a, np.array([0, 1, 3, 5, 2], np.int64), np.empty(10, np.uint16))
+>>> ckg_kernel(a, record(INPLACE, b0=0, b1=1, M=3, N=5, w=2), np.empty(10, np.uint16))
 >>> bool((a == want).all())
 True
 """
@@ -26,17 +28,23 @@ import numpy as np
 from numba import njit
 
 from . import copy_into
+from ..faultpoints import point
 from .pool import run_split
+from .records import record
 
-__all__ = ["chunk_kernel", "square_kernel", "ckg_kernel", "run_plan", "transpose_batched"]
+__all__ = ["INPLACE", "RUNNERS", "chunk_kernel", "square_kernel", "ckg_kernel", "transpose_batched", "warm"]
+
+#: one in-place kernel call: batches ``[b0, b1)`` of ``M x N`` elements of ``w`` units
+INPLACE = np.dtype([(n, np.uint64) for n in ("b0", "b1", "M", "N", "w")])
 
 _UNITS = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
 
 
 @njit(cache=True, nogil=True)
-def chunk_kernel(buf, P, visited, tmp):
-    """P = [b0, b1, M, N, w] (uint64). Element p = i*N + j of a batch moves to j*M + i."""
-    b0 = P[0]; b1 = P[1]; M = P[2]; N = P[3]; w = P[4]
+def chunk_kernel(buf, args, visited, tmp):
+    """An :data:`INPLACE` record. Element p = i*N + j of a batch moves to j*M + i."""
+    a = args[0]
+    b0 = a.b0; b1 = a.b1; M = a.M; N = a.N; w = a.w
     one = np.uint64(1)
     MN = M * N
     L = MN - one
@@ -66,9 +74,10 @@ def chunk_kernel(buf, P, visited, tmp):
 
 
 @njit(cache=True, nogil=True)
-def square_kernel(buf, P):
-    """P = [b0, b1, M, w] (uint64): transpose M x M elements of w units, tiles of 16."""
-    b0 = P[0]; b1 = P[1]; M = P[2]; w = P[3]
+def square_kernel(buf, args):
+    """An :data:`INPLACE` record (``N == M``): transpose M x M elements of w units, tiles of 16."""
+    a = args[0]
+    b0 = a.b0; b1 = a.b1; M = a.M; w = a.w
     T = np.uint64(16)
     for b in range(b0, b1):
         base = b * M * M * w
@@ -88,15 +97,16 @@ def square_kernel(buf, P):
 
 
 @njit(cache=True, nogil=True)
-def ckg_kernel(buf, P, tmp):
-    """P = [b0, b1, M, N, w] (int64); tmp holds max(M, N) elements of w units (the only scratch).
+def ckg_kernel(buf, args, tmp):
+    """An :data:`INPLACE` record; tmp holds max(M, N) elements of w units (the only scratch).
 
     C2R transposition of Catanzaro, Keller and Garland: with c = gcd(M, N), a = M/c, b = N/c,
     k = a^-1 mod b: rotate column j up by j // b; gather row i from s(i, j); gather column j
     from row (p(i) + j) mod M, p(i) = (i*N - i*c // M) mod M. Every index is closed-form:
     p(i) is stepped along i (two additions and two compares), never stored.
     """
-    b0 = P[0]; b1 = P[1]; M = P[2]; N = P[3]; w = P[4]
+    r0 = args[0]  # signed below: the rotation and p(i) step through negative values
+    b0 = np.int64(r0.b0); b1 = np.int64(r0.b1); M = np.int64(r0.M); N = np.int64(r0.N); w = np.int64(r0.w)
     c = M
     r = N
     while r:
@@ -177,61 +187,88 @@ def _unit(e: int, address: int) -> int:
     return 1
 
 
-def _scratch_part(scratch: np.ndarray, nbytes: int, u: int) -> np.ndarray:
-    """The first ``nbytes`` of a worker's scratch, 64-byte aligned, as units of ``u`` bytes."""
-    start = (-scratch.ctypes.data) % 64
-    return scratch[start:start + nbytes].view(_UNITS[u])
-
-
-def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray) -> None:
+def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray, done: np.ndarray | None = None) -> None:
     """Run one op (see :class:`layouts.inplace.Op`) on the byte buffer ``buf`` (its first
     ``op.B * prod(op.dims) * op.e`` bytes); ``scratch``: a byte array of at least
-    ``op.workers * op.need`` bytes, cut into one slice per worker."""
+    ``op.workers * op.need`` bytes, cut into one slice per worker.
+
+    ``done`` (``op.B`` bools), when given, is set for each batch once it holds its result, so that
+    after an exception the caller knows which batches moved: every batch is either untouched or
+    done (a scratch group that fails midway is copied back from its scratch copy first)."""
     B, dims, e = op.B, op.dims, op.e
-    M, N = dims[0], dims[1]
     u = _unit(e, buf.ctypes.data)
     w = e // u
     U = buf[:B * math.prod(dims) * e].view(_UNITS[u])
     t = op.workers
+    mark = done if done is not None else np.zeros(B, bool)
 
     def part(k0: int, n: int) -> np.ndarray:
         k = _worker(k0, n, t)
         return scratch[k * op.need:(k + 1) * op.need]
 
-    if op.method == "scratch":
-        g = op.group
-        blk = math.prod(dims) * w
-        ngroups = -(-B // g)
-        out_dims = tuple(dims[p] for p in op.perm) + (w,)
-        axes = (0,) + tuple(p + 1 for p in op.perm) + (len(dims) + 1,)
+    RUNNERS[op.method](U, op, w, u, mark, part)
 
-        def work(k0: int, k1: int, mine: np.ndarray) -> None:
-            # copy the blocks out (memcpy), transpose them back into place: 128x64x56x56 f32,
-            # per 64x3136 block, 1.6-1.9x a memcpy this way, 2.2-2.8x transposing into the scratch
-            tmp = _head(mine, g * blk * u, u)
-            for k in range(k0, k1):
-                b0, b1 = k * g, min(B, (k + 1) * g)
-                n = b1 - b0
-                np.copyto(tmp[:n * blk], U[b0 * blk:b1 * blk])
+
+def _run_scratch(U: np.ndarray, op, w: int, u: int, mark: np.ndarray, part) -> None:
+    B, dims, t, g = op.B, op.dims, op.workers, op.group
+    blk = math.prod(dims) * w
+    ngroups = -(-B // g)
+    out_dims = tuple(dims[p] for p in op.perm) + (w,)
+    axes = (0,) + tuple(p + 1 for p in op.perm) + (len(dims) + 1,)
+
+    def work(k0: int, k1: int, mine: np.ndarray) -> None:
+        # copy the blocks out (memcpy), transpose them back into place (cheaper than transposing
+        # into the scratch and copying back)
+        tmp = _head(mine, g * blk * u, u)
+        for k in range(k0, k1):
+            b0, b1 = k * g, min(B, (k + 1) * g)
+            n = b1 - b0
+            np.copyto(tmp[:n * blk], U[b0 * blk:b1 * blk])
+            try:
+                point("group", batch=b0)
                 copy_into(U[b0 * blk:b1 * blk].reshape((n,) + out_dims),
                           tmp[:n * blk].reshape((n,) + dims + (w,)).transpose(axes), threads=1)
+            except BaseException:
+                np.copyto(U[b0 * blk:b1 * blk], tmp[:n * blk])  # the group as it was
+                raise
+            mark[b0:b1] = True
 
-        run_split(work, lambda k0, k1: (k0, k1, part(k0, ngroups)), ngroups, t)
-    elif op.method == "chunks":
-        def chunk(k0: int, k1: int, mine: np.ndarray) -> None:
-            vis = _head(mine, (M * N + 7) // 8, 1)
-            chunk_kernel(U, np.array([k0, k1, M, N, w], np.uint64), vis, _tail(mine, e, u))
+    run_split(work, lambda k0, k1: (k0, k1, part(k0, ngroups)), ngroups, t)
 
-        run_split(chunk, lambda k0, k1: (k0, k1, part(k0, B)), B, t)
-    elif op.method == "square":
-        run_split(square_kernel, lambda k0, k1: (U, np.array([k0, k1, M, w], np.uint64)), B, t)
-    elif op.method == "ckg":
-        def ckg(k0: int, k1: int, mine: np.ndarray) -> None:
-            ckg_kernel(U, np.array([k0, k1, M, N, w], np.int64), _head(mine, max(M, N) * e, u))
 
-        run_split(ckg, lambda k0, k1: (k0, k1, part(k0, B)), B, t)
-    else:  # pragma: no cover - the planner names only the methods above
-        raise AssertionError(op.method)
+def _run_chunks(U: np.ndarray, op, w: int, u: int, mark: np.ndarray, part) -> None:
+    M, N = op.dims[0], op.dims[1]
+
+    def chunk(k0: int, k1: int, mine: np.ndarray) -> None:
+        vis = _head(mine, (M * N + 7) // 8, 1)
+        chunk_kernel(U, record(INPLACE, b0=k0, b1=k1, M=M, N=N, w=w), vis, _tail(mine, op.e, u))
+        mark[k0:k1] = True
+
+    run_split(chunk, lambda k0, k1: (k0, k1, part(k0, op.B)), op.B, op.workers)
+
+
+def _run_square(U: np.ndarray, op, w: int, u: int, mark: np.ndarray, part) -> None:
+    M = op.dims[0]
+
+    def square(k0: int, k1: int) -> None:
+        square_kernel(U, record(INPLACE, b0=k0, b1=k1, M=M, N=M, w=w))
+        mark[k0:k1] = True
+
+    run_split(square, lambda k0, k1: (k0, k1), op.B, op.workers)
+
+
+def _run_ckg(U: np.ndarray, op, w: int, u: int, mark: np.ndarray, part) -> None:
+    M, N = op.dims[0], op.dims[1]
+
+    def ckg(k0: int, k1: int, mine: np.ndarray) -> None:
+        ckg_kernel(U, record(INPLACE, b0=k0, b1=k1, M=M, N=N, w=w), _head(mine, max(M, N) * op.e, u))
+        mark[k0:k1] = True
+
+    run_split(ckg, lambda k0, k1: (k0, k1, part(k0, op.B)), op.B, op.workers)
+
+
+#: the driver of each in-place method (:mod:`layouts.inplace_methods` names them)
+RUNNERS = {"scratch": _run_scratch, "chunks": _run_chunks, "square": _run_square, "ckg": _run_ckg}
 
 
 def _head(scratch: np.ndarray, nbytes: int, u: int) -> np.ndarray:
@@ -257,47 +294,17 @@ def _worker(k0: int, n: int, t: int) -> int:
 
 
 def warm(buf: np.ndarray, plan) -> None:
-    """Compile (or load from numba's disk cache) the kernels a plan uses, before any byte moves."""
-    for p in plan.passes:
-        for op in p.ops + p.undo:
-            T = _UNITS[_unit(op.e, buf.ctypes.data)]
-            if op.method == "chunks":
-                chunk_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.uint64), np.zeros(1, np.uint8), np.zeros(1, T))
-            elif op.method == "square":
-                square_kernel(np.zeros(4, T), np.array([0, 1, 2, 1], np.uint64))
-            elif op.method == "ckg":
-                ckg_kernel(np.zeros(6, T), np.array([0, 1, 2, 3, 1], np.int64), np.zeros(3, T))
+    """Compile (or load from numba's disk cache) the kernels a plan uses, for every unit width a
+    part of the buffer may take (a batch range starts anywhere), before any byte moves."""
+    ops = {(op.method, u) for p in plan.passes for op in p.ops + p.undo for u in _UNITS if op.e % u == 0}
+    for method, u in ops:
+        if method in _WARM:
+            _WARM[method](_UNITS[u])
 
 
-def run_plan(buf: np.ndarray, plan, guard, dst_shape: tuple | None = None) -> None:
-    """Run every pass of ``plan`` on the byte buffer ``buf``. A KeyboardInterrupt held by
-    ``guard`` when a pass ends undoes the finished passes (their inverse transpositions, newest
-    first) and is then raised; one that arrives after the last pass's check (while the guard
-    restores the handler) is raised saying the conversion is complete: nothing is undone then
-    (the handler is gone, a second Ctrl-C could stop an undo midway), so ``buf`` holds the
-    destination layout, of ``dst_shape``."""
-    scratch = np.empty(plan.scratch_bytes, np.uint8)
-    warm(buf, plan)
-    undone = False
-    with guard:
-        for i, p in enumerate(plan.passes):
-            try:
-                for op in p.ops:
-                    transpose_batched(buf, op, scratch)
-            except Exception as err:
-                if hasattr(err, "add_note"):  # Python 3.11+
-                    err.add_note(f"convert_inplace: pass {i + 1} of {len(plan.passes)} ({p.method}, {p.B} blocks of "
-                                 f"{p.dims} to order {p.perm}) failed midway; the buffer holds a partly permuted tensor")
-                raise
-            if guard.pending:
-                for q in reversed(plan.passes[:i + 1]):
-                    for op in q.undo:
-                        transpose_batched(buf, op, scratch)
-                undone = True
-                break
-    if undone:
-        raise KeyboardInterrupt("convert_inplace was interrupted; the finished passes were undone and "
-                                "x holds its source layout again")
-    if guard.pending:
-        raise KeyboardInterrupt("convert_inplace was interrupted after its last pass: the conversion is complete, "
-                                f"x's buffer holds the destination layout (view it with x.reshape({dst_shape}))")
+_WARM = {
+    "chunks": lambda T: chunk_kernel(np.zeros(6, T), record(INPLACE, b0=0, b1=1, M=2, N=3, w=1),
+                                     np.zeros(1, np.uint8), np.zeros(1, T)),
+    "square": lambda T: square_kernel(np.zeros(4, T), record(INPLACE, b0=0, b1=1, M=2, N=2, w=1)),
+    "ckg": lambda T: ckg_kernel(np.zeros(6, T), record(INPLACE, b0=0, b1=1, M=2, N=3, w=1), np.zeros(3, T)),
+}

@@ -138,6 +138,36 @@ class MachineProfile:
     #: rules could take and the fastest kept (:mod:`.wisdom`); 0 measures nothing (deterministic)
     measure_min_bytes: int = 32 << 20
 
+    #: in place (:mod:`layouts.inplace_methods`): the scratch floor a small tensor may use
+    inplace_min_budget: int = 64 << 10
+    #: the shortest element cycle-following moves (a shorter one needs too large a visited bitset)
+    inplace_chunk_min: int = 16
+    #: bytes of the budget kept for the call's Python objects (at most an eighth of it)
+    inplace_slack: int = 8 << 10
+    #: bytes a worker's scratch adds for alignment
+    inplace_pad: int = 192
+    #: merged dims up to which the order of passes is searched exhaustively (greedy above)
+    inplace_search_max_dims: int = 6
+    #: estimated costs, in thousandths of a memcpy of the tensor: a scratch pass, a square swap,
+    #: a CKG pass, a scratch reorder of three or more runs
+    inplace_cost_scratch: int = 2500
+    inplace_cost_square: int = 2000
+    inplace_cost_ckg: int = 8000
+    inplace_cost_reorder: int = 3000
+    #: cycle-following, by chunk length: from 4 KiB, 2 KiB, 1 KiB, 256 bytes, and shorter
+    inplace_chunk_cost_4k: int = 1100
+    inplace_chunk_cost_2k: int = 1200
+    inplace_chunk_cost_1k: int = 1500
+    inplace_chunk_cost_256: int = 2400
+    inplace_chunk_cost_short: int = 3500
+    #: added to a reorder whose rows lie a multiple of 4 KiB (2 KiB) apart: they share cache sets
+    inplace_alias_penalty_4k: int = 1000
+    inplace_alias_penalty_2k: int = 300
+    #: files (:mod:`layouts.chunked`): a dense source tile is read through a memory map, not preadv
+    file_map_source: bool = True
+    #: destination tile buffers of convert_file: 2 writes one tile in a thread while the next converts
+    file_write_buffers: int = 1
+
     source: str = field(default="defaults", compare=False)
 
     def __post_init__(self) -> None:

@@ -1,0 +1,111 @@
+"""The front end (layouts.request): one resolution of both layouts and one wording of errors for
+every conversion entry; the in-place strategies and their explanation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import layouts as ly
+from layouts import Layout
+from layouts.inplace_methods import STRATEGIES, Transposition, choose_with_reasons
+from layouts.kernels.explain import explain_inplace
+
+
+def test_resolve_equals_what_each_entry_produces(tmp_path):
+    x = np.arange(2 * 32 * 3 * 3, dtype=np.float32).reshape(2, 32, 3, 3)
+    r = ly.resolve("NCHW", "NCHW16c", x.shape, x.dtype)
+    assert r.src == Layout("NCHW", N=2, C=32, H=3, W=3) and r.dst == Layout("NCHW16c", N=2, C=32, H=3, W=3)
+    assert ly.convert(x, "NCHW", "NCHW16c").shape == r.dst.shape
+    assert ly.convert_inplace(x.copy(), "NCHW", "NCHW16c").shape == r.dst.shape
+    np.save(tmp_path / "x.npy", x)
+    ly.convert_file(tmp_path / "x.npy", "NCHW", tmp_path / "y.npy", "NCHW16c", progress=False)
+    assert np.load(tmp_path / "y.npy").shape == r.dst.shape
+    assert r.packed_refusal() is None
+
+
+def test_named_block_defaults_follow_the_dtype():
+    assert ly.resolve("NCHW", "NC1HWC0", (1, 64, 2, 2), np.uint8).dst.shape[-1] == 32
+    assert ly.resolve("NCHW", "NC1HWC0", (1, 64, 2, 2), np.float16).dst.shape[-1] == 16
+    assert ly.resolve("NCHW", "NC1HWC0", (1, 64, 2, 2), np.float16, C0=8).dst.shape[-1] == 8
+
+
+ENTRIES = {
+    "convert": lambda src, dst, x, d: ly.convert(x, src, dst),
+    "convert_inplace": lambda src, dst, x, d: ly.convert_inplace(x, src, dst),
+    "convert_file": lambda src, dst, x, d: ly.convert_file(d / "x.npy", src, d / "y.npy", dst),
+    "convert_file_inplace": lambda src, dst, x, d: ly.convert_file(d / "x.npy", src, d / "x.npy", dst, inplace=True),
+    "explain_conversion": lambda src, dst, x, d: __import__("layouts.kernels.explain").kernels.explain.explain_conversion(
+        x.shape, x.dtype, src, dst),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRIES))
+@pytest.mark.parametrize("src, dst, kind, word", [
+    (3, "NHWC", ly.LayoutTypeError, "src must be a spec string"),
+    ("NCHW", None, ly.LayoutTypeError, "dst must be a spec string"),
+    ("NCHW", "NCHA", ly.LayoutError, "source axes NCHW and destination axes NCHA differ"),
+    ("NCHW", "NHWCC", ly.LayoutError, "NHWCC"),
+])
+def test_every_entry_resolves_and_words_errors_alike(tmp_path, entry, src, dst, kind, word):
+    x = np.zeros((1, 4, 2, 2), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    with pytest.raises(kind) as info:
+        ENTRIES[entry](src, dst, x, tmp_path)
+    text = str(info.value)
+    assert word in text and isinstance(info.value, ly.LayoutError)
+    if entry.startswith("convert"):  # every entry names itself and both layouts the same way
+        name = "convert_file" if entry.startswith("convert_file") else entry
+        assert text.startswith(f"{name}({ly.request.layout_name(src)} -> {ly.request.layout_name(dst)}")
+
+
+def test_padding_warning_is_the_same_for_every_entry():
+    x = np.zeros((1, 2, 2, 2, 8), np.float32)
+    x[:, 0] = 1                                             # C=16 read from the shape, c=8..15 zeros
+    r = ly.resolve("NCHW8c", "NCHW", x.shape, x.dtype)
+    reason = r.padding_warning(x)
+    assert reason and "C=<true size>" in reason
+    with pytest.warns(ly.LayoutWarning) as w:
+        ly.convert(x, "NCHW8c", "NCHW")
+    assert str(w[0].message).endswith(reason)
+
+
+# ------------------------------------------------------------------------- in-place strategies
+@pytest.mark.parametrize("B, M, N, e, budget", [
+    (128, 64, 3136, 4, 1 << 20), (1, 64, 64, 4, 4096), (1, 8, 64, 1024, 65536), (1, 32, 9216, 1, 65536),
+    (1, 3, 100003, 4, 65536), (4, 7, 7, 2, 32)])
+def test_the_first_accepting_strategy_runs_and_the_others_say_why(B, M, N, e, budget):
+    choice, declined = choose_with_reasons(Transposition(B, M, N, e, budget, 1))
+    names = [s.name for s in STRATEGIES]
+    assert [n for n, _ in declined] == names[:names.index(choice.method)]
+    assert all(why for _, why in declined)
+    # the ops move exactly a transposition: checked on bytes against numpy
+    from layouts.inplace_run import Segment, run_ranges
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 255, B * M * N * e, dtype=np.uint8)
+    want = a.reshape(B, M, N, e).transpose(0, 2, 1, 3).reshape(-1).copy()
+    scratch = np.empty(max([op.workers * op.need for op in choice.ops] + [0]), np.uint8)
+    for op in choice.ops:
+        run_ranges(a, Segment(op, 0, op.B), 0, op.B, scratch)
+    assert a.tobytes() == want.tobytes()
+
+
+def test_explain_inplace_names_each_pass_of_the_plan():
+    from layouts.inplace import plan_inplace
+    shape = (8, 16, 16, 64)
+    plan = plan_inplace("NHWC", "CHWN", shape, "float32", threads=1)
+    text = explain_inplace(shape, "float32", "NHWC", "CHWN", threads=1)
+    assert text.count("\npass ") == len(plan.passes)
+    for p in plan.passes:
+        if p.perm == (1, 0, 2):
+            assert f"  {p.method}: " in text
+
+
+def test_a_pinned_profile_changes_the_in_place_plan():
+    from layouts.inplace import plan_inplace
+    from layouts.kernels.profile import current, use_profile
+    shape, dt = (1, 3, 2, 1001), "float32"
+    default = [p.method for p in plan_inplace("NCHW", "NHWC", shape, dt, threads=1).passes]
+    with use_profile(current().replace(inplace_min_budget=256)):
+        tiny = [p.method for p in plan_inplace("NCHW", "NHWC", shape, dt, threads=1).passes]
+    assert default == ["scratch"] and tiny != default
