@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import profile as _profile
-from .registry import STRATEGIES, Task, choose
+from .registry import STRATEGIES, Task
 
 __all__ = ["Explanation", "explain", "explain_conversion", "explain_inplace"]
 
@@ -36,6 +36,8 @@ class Explanation:
     profile: Any
     work_items: int = 1
     label: str = field(default="")
+    #: "predicted" by the profile's rules, or "measured: ..." on this machine (:mod:`.wisdom`)
+    decided: str = "predicted"
 
     def __str__(self) -> str:
         p = self.plan
@@ -56,6 +58,7 @@ class Explanation:
         lines.append(f"  * {self.strategy}: CHOSEN: {self.why}")
         for k, v in self.params.items():
             lines.append(f"      {k} = {v}")
+        lines.append(f"  decided: {'predicted by the profile rules' if self.decided == 'predicted' else self.decided}")
         lines.append(f"  threads: {self.threads} ({self.threads_why}); work items: {self.work_items}")
         return "\n".join(lines)
 
@@ -74,7 +77,8 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
                else "overlapping views: numpy's copy buffers them")
         return Explanation(p, "numpy", why + " (copy_into does not plan)", {}, [], 1, "numpy's own copy", prof, 1,
                            label)
-    c, declined = choose(task, prof)
+    from .wisdom import decide
+    c, declined, decided = decide(task, prof, nthreads)      # no arrays: what is known, nothing measured
     if not c.flat or nthreads == 1:
         nth, why = 1, "asked for 1" if nthreads == 1 else "numpy's own copy"
     elif p.nbytes < prof.thread_min(c.strategy):
@@ -83,7 +87,7 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
     else:
         nth = min(nthreads, c.work_items)
         why = f"{nthreads} asked, {c.work_items} work items"
-    return Explanation(p, c.strategy, c.why, dict(c.params), declined, nth, why, prof, c.work_items, label)
+    return Explanation(p, c.strategy, c.why, dict(c.params), declined, nth, why, prof, c.work_items, label, decided)
 
 
 def _fake(shape: tuple[int, ...], strides: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
