@@ -35,8 +35,9 @@ def logical_boxed_label(fig):
     ax = [a for a in fig.axes if a.get_label().startswith("logical: ")][0]
     ring = [c for c in ax.collections if c.get_gid() == "highlight"][0]
     (centre,) = [p.vertices[:4].mean(axis=0) for p in ring.get_paths()]
-    return [t.get_text() for t in ax.texts
-            if t.get_gid() == "cell-label" and np.allclose(t.get_position(), centre, atol=0.01)]
+    from layouts.viz._cells import cell_labels
+    return [t.get_text() for labels in cell_labels(ax, "cell-label") for t in labels.views()
+            if np.allclose(t.get_position(), centre, atol=0.01)]
 
 
 def evaluate(formula_line):

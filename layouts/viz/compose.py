@@ -153,9 +153,9 @@ def color_key_panel(axis: str, extent: int, *, cell_in: float, note: str = "") -
         fs = _style.label_fontsize(cell * 72, [str(extent - 1)])
         texts = []
         if swatches and fs >= _style.MIN_FONTSIZE:
-            for i in range(cols):
-                texts.append(ax.text(i + 0.5, 0.5, str(i), ha="center", va="center", fontsize=fs,
-                                     color=tuple(tc[i]), gid="color-key-label"))
+            from ._cells import add_cell_labels
+            texts = add_cell_labels(ax, np.arange(cols) + 0.5, np.full(cols, 0.5), [str(i) for i in range(cols)],
+                                    fontsize=fs, colors=tc, gid="color-key-label", zorder=3)
         else:
             for i in sorted({0, cols // 2, cols - 1}):
                 texts.append(ax.annotate(str(int(values[i])), (i + 0.5, 1), xytext=(0, -2), textcoords="offset points",

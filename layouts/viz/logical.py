@@ -16,6 +16,7 @@ from matplotlib.collections import PolyCollection
 
 from . import _style
 from ._model import LogicalModel
+from ._cells import add_cell_labels
 from .strips import add_highlight, squares
 
 PLANE_GAP_X = 0.5
@@ -106,9 +107,7 @@ def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float,
         tc = _style.text_colors(faces)
         if fade:
             tc[:] = (0.35, 0.35, 0.35, 1.0)
-        for i, text in enumerate(model.labels):
-            out["labels"].append(ax.text(geom.x[i] + 0.5, geom.y[i] + 0.5, text, ha="center", va="center", fontsize=fs,
-                                         color=tuple(tc[i]), gid="cell-label", zorder=4, linespacing=0.95))
+        out["labels"] = add_cell_labels(ax, geom.x + 0.5, geom.y + 0.5, model.labels, fontsize=fs, colors=tc)
     out["labels_dropped"] = fs < _style.MIN_FONTSIZE and any(model.labels)
     _plane_titles(ax, model, geom, cell_pt)
     out["arrows"] = _arrows(ax, geom)

@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
 from . import _style
+from ._cells import add_cell_labels, add_ring, squares  # noqa: F401  (squares: used by logical, compose)
 from ._model import StripModel
 
 #: Cell labels are drawn only for layouts of at most this many slots (text is the slow part).
@@ -30,28 +31,13 @@ def strip_geometry(size: int, wrap: int) -> tuple[np.ndarray, np.ndarray, int]:
     return k % wrap, k // wrap, -(-size // wrap) if size else 0
 
 
-def squares(x: np.ndarray, y: np.ndarray, inset: float = 0.0) -> np.ndarray:
-    """Unit squares (as polygons) with top-left corners at x, y (y grows downwards)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    a, b = inset, 1.0 - inset
-    return np.stack([
-        np.stack([x + a, y + a], -1), np.stack([x + b, y + a], -1),
-        np.stack([x + b, y + b], -1), np.stack([x + a, y + b], -1),
-    ], 1)
-
-
 #: Colour of the ring around a highlighted element (the article circles its element in green).
 HIGHLIGHT_COLOR = "#00a000"
 
 
 def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells, color: str = "black") -> PolyCollection:
     """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``)."""
-    ks = np.asarray(cells, dtype=np.int64)
-    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors=color,
-                          linewidths=1.6 if color == "black" else 2.2, gid="highlight", zorder=5)
-    ax.add_collection(ring)
-    return ring
+    return add_ring(ax, x, y, cells, color)
 
 
 def level_width(level: int, cell_pt: float) -> float:
@@ -117,12 +103,9 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
         tc = _style.text_colors(faces)
         if fade:
             tc[:] = (0.35, 0.35, 0.35, 1.0)
-        for k in np.flatnonzero(real).tolist():
-            text = model.labels[k]
-            if text:
-                out["labels"].append(ax.text(cols[k] + 0.5, rows[k] + 0.5, text, ha="center", va="center",
-                                             fontsize=fs, color=tuple(tc[k]), gid="cell-label", zorder=4,
-                                             linespacing=0.95))
+        ks = np.flatnonzero(real)
+        out["labels"] = add_cell_labels(ax, cols[ks] + 0.5, rows[ks] + 0.5, [model.labels[k] for k in ks.tolist()],
+                                        fontsize=fs, colors=tc[ks])
     else:
         out["labels_dropped"] = any(model.labels)
     # offsets at the start of each row, in the left margin (every few rows when rows are thin)
