@@ -19,7 +19,7 @@ The API, shared by every module that draws cells (``strips``, ``logical``, ``com
   ``get_fontsize``, ``get_window_extent``) for tests and tools that read labels back.
 
 >>> from matplotlib.figure import Figure
->>> fig = Figure(figsize=(2, 1)); ax = fig.add_axes((0, 0, 1, 1)); ax.set_xlim(0, 4); ax.set_ylim(1, 0)
+>>> fig = Figure(figsize=(2, 1)); ax = fig.add_axes((0, 0, 1, 1)); _ = ax.set_xlim(0, 4), ax.set_ylim(1, 0)
 >>> cells = add_cells(ax, [0, 1, 2, 3], [0, 0, 0, 0], faces="#c9d7ea", gid="cells")
 >>> labels = add_cell_labels(ax, [0.5, 1.5, 2.5, 3.5], [0.5] * 4, ["0", "1", "", "3"], fontsize=8)
 >>> [v.get_text() for v in labels.views()], len(cells.get_paths())
@@ -122,9 +122,10 @@ def _line_height(prop, size: float, linespacing: float) -> float:
     return linespacing * 1.17 * size
 
 
-def _label(prop, size: float, linespacing: float, text: str):
-    """The outline of ``text`` centred on (0, 0) in points, y up, and each line's (x centre, baseline)."""
-    key = (prop.get_family()[0], prop.get_style(), prop.get_weight(), size, linespacing, text)
+def _label(prop, size: float, linespacing: float, text: str, ha: str = "center"):
+    """The outline of ``text`` in points, y up, centred on (0, 0) vertically and, by ``ha``, horizontally
+    (``"right"``: its ink ends at 0, ``"left"``: starts at 0); and each line's (text, pen x, baseline)."""
+    key = (prop.get_family()[0], prop.get_style(), prop.get_weight(), size, linespacing, text, ha)
     hit = _LABELS.get(key)
     if hit is not None:
         return hit
@@ -146,10 +147,11 @@ def _label(prop, size: float, linespacing: float, text: str):
             v = np.concatenate(lv)
             x0, x1 = v[:, 0].min(), v[:, 0].max()
             y0, y1 = v[:, 1].min(), v[:, 1].max()
-            shift = np.array([-(x0 + x1) / 2, box_mid - (y0 + y1) / 2])
+            dx = {"center": -(x0 + x1) / 2, "right": -x1, "left": -x0}[ha]
+            shift = np.array([dx, box_mid - (y0 + y1) / 2])
             verts.append(v + shift)
             codes.append(np.concatenate(lc))
-            anchors.append((line, shift[0] + pen / 2, shift[1]))
+            anchors.append((line, shift[0] + {"center": pen / 2, "right": pen, "left": 0.0}[ha], shift[1]))
     if verts:
         path = Path(np.concatenate(verts), np.concatenate(codes))
     else:
@@ -170,7 +172,8 @@ class CellLabels(Artist):
     zorder = 4
 
     def __init__(self, x, y, texts, *, fontsize: float, colors=None, linespacing: float = 0.95,
-                 gid: str = "cell-label", zorder: float = 4, fontproperties=None):
+                 gid: str = "cell-label", zorder: float = 4, fontproperties=None, ha: str = "center",
+                 offset: tuple = (0.0, 0.0)):
         from matplotlib.colors import to_rgba_array
         from matplotlib.font_manager import FontProperties
         super().__init__()
@@ -181,6 +184,10 @@ class CellLabels(Artist):
             raise LayoutError(f"CellLabels: x, y and texts must be as long as each other, got {len(x)}, {len(y)}, {len(texts)}")
         if not all(isinstance(t, str) for t in texts):
             raise LayoutTypeError("CellLabels: texts must be str")
+        if ha not in ("center", "left", "right"):
+            raise LayoutError(f"CellLabels: ha must be 'center', 'left' or 'right', got {ha!r}")
+        self.ha = ha
+        self.offset = (float(offset[0]), float(offset[1]))   # points, added to every position
         if colors is None:
             colors = "black"
         rgba = to_rgba_array(colors)
@@ -200,7 +207,7 @@ class CellLabels(Artist):
 
     def _outlines(self):
         if self._paths is None:
-            self._paths = [_label(self.prop, self.fontsize, self.linespacing, t) for t in self.texts]
+            self._paths = [_label(self.prop, self.fontsize, self.linespacing, t, self.ha) for t in self.texts]
         return self._paths
 
     def draw(self, renderer):
@@ -217,14 +224,22 @@ class CellLabels(Artist):
     def _draw_as_paths(self, renderer):
         outlines = self._outlines()
         coll = PathCollection([p for p, _ in outlines], offsets=self.positions,
-                              offset_transform=self.axes.transData, facecolors=self.colors,
+                              offset_transform=self._offset_transform(), facecolors=self.colors,
                               edgecolors="none", linewidths=0.0, antialiaseds=True)
         coll.set_transform(Affine2D().scale(renderer.points_to_pixels(1.0)))
         coll.set_figure(self.axes.figure)
         coll.draw(renderer)
 
+    def _offset_transform(self):
+        """Data to display, shifted by ``offset`` points."""
+        from matplotlib.transforms import ScaledTranslation
+        if self.offset == (0.0, 0.0):
+            return self.axes.transData
+        fig = self.axes.get_figure()
+        return self.axes.transData + ScaledTranslation(self.offset[0] / 72, self.offset[1] / 72, fig.dpi_scale_trans)
+
     def _draw_as_text(self, renderer):
-        points = self.axes.transData.transform(self.positions)
+        points = self._offset_transform().transform(self.positions)
         scale = renderer.points_to_pixels(1.0)
         gc = renderer.new_gc()
         height = renderer.height
@@ -236,6 +251,7 @@ class CellLabels(Artist):
                 last = key
             for line, dx, base in anchors:
                 anchor = _Anchor(px + dx * scale, py + base * scale)
+                anchor.ha = self.ha
                 renderer.draw_text(gc, anchor.x, height - anchor.y, line, self.prop, 0.0, mtext=anchor)
         gc.restore()
 
@@ -272,8 +288,10 @@ class _Anchor:
     def get_rotation_mode(self):
         return "default"
 
+    ha = "center"
+
     def get_ha(self):
-        return "center"
+        return self.ha
 
     def get_fontfeatures(self):
         return None
@@ -312,15 +330,16 @@ class LabelView:
         path, _ = labels._outlines()[self._i]
         dpi = labels.axes.get_figure().dpi
         ext = path.get_extents()
-        cx, cy = labels.axes.transData.transform(labels.positions[self._i])
+        cx, cy = labels._offset_transform().transform(labels.positions[self._i])
         s = dpi / 72
         return Bbox.from_extents(cx + ext.x0 * s, cy + ext.y0 * s, cx + ext.x1 * s, cy + ext.y1 * s)
 
 
 def add_cell_labels(ax, x, y, texts, *, fontsize: float, colors=None, linespacing: float = 0.95,
-                    gid: str = "cell-label", zorder: float = 4) -> CellLabels:
-    """A :class:`CellLabels` (empty texts left out), added to ``ax``."""
-    labels = CellLabels(x, y, texts, fontsize=fontsize, colors=colors, linespacing=linespacing, gid=gid, zorder=zorder)
+                    gid: str = "cell-label", zorder: float = 4, ha: str = "center", offset=(0.0, 0.0)) -> CellLabels:
+    """A :class:`CellLabels` (empty texts left out), added to ``ax``; ``offset`` in points moves them all."""
+    labels = CellLabels(x, y, texts, fontsize=fontsize, colors=colors, linespacing=linespacing, gid=gid, zorder=zorder,
+                        ha=ha, offset=offset)
     ax.add_artist(labels)
     labels.set_clip_on(False)
     return labels

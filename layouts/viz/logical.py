@@ -126,12 +126,15 @@ def _plane_titles(ax, model: LogicalModel, geom: Geometry, cell_pt: float) -> No
     fits = 0.9 * PLANE_GAP_Y * cell_pt >= _style.TEXT_PT and (W + PLANE_GAP_X) * cell_pt >= longest * _style.CHAR_EM * _style.TEXT_PT
     fs = _style.TEXT_PT
     if plane and fits:
+        xs, ys, texts = [], [], []
         for p in range(P):
             x = (p % geom.per_row) * (W + PLANE_GAP_X) + W / 2
             for g in range(G):
                 y = g * (-(-P // geom.per_row) * (H + PLANE_GAP_Y) + GROUP_GAP) + (p // geom.per_row) * (H + PLANE_GAP_Y)
-                ax.text(x, y + PLANE_GAP_Y * 0.55, f"{plane.lower()}={p}", ha="center", va="center", fontsize=fs,
-                        color="#333333", gid="plane-title")
+                xs.append(x)
+                ys.append(y + PLANE_GAP_Y * 0.55)
+                texts.append(f"{plane.lower()}={p}")
+        add_cell_labels(ax, xs, ys, texts, fontsize=fs, colors="#333333", gid="plane-title", zorder=3)
     if group:
         group_h = -(-P // geom.per_row) * (H + PLANE_GAP_Y)
         names = ",".join(a.lower() for a in group)

@@ -110,10 +110,10 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
         out["labels_dropped"] = any(model.labels)
     # offsets at the start of each row, in the left margin (every few rows when rows are thin)
     step = max(1, int(np.ceil(_style.TEXT_PT * 1.15 / max(cell_pt, 1e-9))))
-    for r in range(0, nrows, step):
-        ax.annotate(str(r * wrap), (0, r + 0.5), xytext=(-3, 0), textcoords="offset points", ha="right",
-                    va="center", fontsize=_style.TEXT_PT, color="#555555", gid="row-offset",
-                    annotation_clip=False)
+    starts = np.arange(0, nrows, step)
+    out["row_offsets"] = add_cell_labels(ax, np.zeros(len(starts)), starts + 0.5, [str(r * wrap) for r in starts.tolist()],
+                                         fontsize=_style.TEXT_PT, colors="#555555", gid="row-offset", ha="right",
+                                         offset=(-3, 0))
     out["row_step"] = step
     if marker is not None and tags:
         out["tags"] = _tags(ax, model, wrap, cols, rows, marker)
