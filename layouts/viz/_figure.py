@@ -197,6 +197,7 @@ class Panel:
     min_width: float = 0.0                    # inches the panel needs whatever the cell size (its title)
     axes: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
+    artists: object = field(default=None, repr=False)       # what ``draw`` returned (rings, labels...)
 
     def width(self, cell_in: float) -> float:
         return max(self.margins[0] + self.cols * cell_in + self.margins[2], self.min_width)
@@ -240,7 +241,7 @@ def pack(grid: list, cell_in: float | None = None, header: str | None = None, **
             ax = fig.add_axes((left / width, bottom / height, max(w_in, 1e-6) / width, max(h_in, 1e-6) / height))
             ax.set_axis_off()
             p.axes = ax
-            p.draw(ax, cell_in)
+            p.artists = p.draw(ax, cell_in)
             x += p.width(cell_in)
         top -= h
     return fig

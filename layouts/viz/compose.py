@@ -126,6 +126,7 @@ def logical_panel(layout: Layout, *, label: str, axis: str | None, extent: int, 
         return _draw_logical_panel(ax, model, colors=colors, cell_in=cell, geom=geom, title=title, show_text=show, **kw)
     panel = Panel(geom.cols, geom.rows, draw, LOGICAL_MARGINS, min_width=text_width(title, _style.TITLE_PT) + 0.5)
     panel.model = model
+    panel.geom = geom
     return panel
 
 
