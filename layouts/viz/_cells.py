@@ -255,6 +255,18 @@ class CellLabels(Artist):
                 renderer.draw_text(gc, anchor.x, height - anchor.y, line, self.prop, 0.0, mtext=anchor)
         gc.restore()
 
+    def svg_lines(self, fig) -> list:
+        """(x, y, line, rgba) of every label line in the SVG coordinates :func:`layouts.viz.to_svg` writes
+        ``fig`` in (points, y down): x is the pen position ``ha`` names, y the baseline."""
+        scale = 72.0 / fig.dpi
+        height = fig.get_size_inches()[1] * 72.0
+        points = self._offset_transform().transform(self.positions) * scale
+        out = []
+        for (px, py), (_, anchors), color in zip(points.tolist(), self._outlines(), self.colors):
+            for line, dx, base in anchors:
+                out.append((px + dx, height - (py + base), line, color))
+        return out
+
     def views(self) -> list:
         """One Text-like view per label: ``get_text``, ``get_position``, ``get_fontsize``, ``get_window_extent``."""
         return [LabelView(self, i) for i in range(len(self.texts))]

@@ -54,31 +54,120 @@ def slot_rects(fig, ax, x, y, classes, titles) -> list:
             for a, b, cw, ch, c, t in zip(left.tolist(), top.tolist(), w.tolist(), h.tolist(), classes, titles)]
 
 
+def _hex(rgba) -> str:
+    r, g, b = (int(round(255 * float(v))) for v in rgba[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+class _Classes:
+    """CSS classes for repeated fills, so each cell or label names its colour in a few bytes."""
+
+    def __init__(self, prefix: str):
+        self.prefix, self.names = prefix, {}
+
+    def __call__(self, rgba) -> str:
+        key = _hex(rgba)
+        return self.names.setdefault(key, f"{self.prefix}{len(self.names)}")
+
+    def css(self, uid: str) -> str:
+        return "".join(f"#{uid} .{name}{{fill:{color}}}" for color, name in self.names.items())
+
+
+def _cells_svg(fig, coll, fills: _Classes) -> list:
+    """``<rect>`` per square of a cells PolyCollection, in to_svg's coordinates."""
+    paths = coll.get_paths()
+    if not paths:
+        return []
+    corners = np.array([p.vertices[:4] for p in paths])
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    tr = coll.get_transform() if coll.get_transform() is not None else coll.axes.transData
+    scale = 72.0 / fig.dpi
+    height = fig.get_size_inches()[1] * 72.0
+    a = tr.transform(lo) * scale
+    b = tr.transform(hi) * scale
+    left, right = np.minimum(a[:, 0], b[:, 0]), np.maximum(a[:, 0], b[:, 0])
+    top, bottom = height - np.maximum(a[:, 1], b[:, 1]), height - np.minimum(a[:, 1], b[:, 1])
+    faces = coll.get_facecolors()
+    if len(faces) == 1:
+        faces = np.repeat(faces, len(paths), axis=0)
+    lw = float(coll.get_linewidths()[0]) if len(coll.get_linewidths()) else 0.0
+    edge = _hex(coll.get_edgecolors()[0]) if lw > 0 and len(coll.get_edgecolors()) else "none"
+    rows = [f'<rect class="{fills(f)}" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}"/>'
+            for x, y, w, h, f in zip(left.tolist(), top.tolist(), (right - left).tolist(), (bottom - top).tolist(), faces)]
+    return [f'<g style="stroke:{edge};stroke-width:{lw:.2f}">'] + rows + ["</g>"]
+
+
+def _lines_svg(fig, coll) -> list:
+    """One ``<path>`` for all the segments of a LineCollection (the separators of one stride level)."""
+    segs = coll.get_segments()
+    if not segs:
+        return []
+    scale = 72.0 / fig.dpi
+    height = fig.get_size_inches()[1] * 72.0
+    pts = coll.get_transform().transform(np.concatenate(segs)) * scale
+    pts[:, 1] = height - pts[:, 1]
+    d, i = [], 0
+    for seg in segs:
+        n = len(seg)
+        d.append("M" + "L".join(f"{x:.1f} {y:.1f}" for x, y in pts[i:i + n].tolist()))
+        i += n
+    color = _hex(coll.get_colors()[0])
+    lw = float(coll.get_linewidths()[0])
+    return [f'<path d="{"".join(d)}" style="fill:none;stroke:{color};stroke-width:{lw:.2f};stroke-linecap:butt"/>']
+
+
+def _labels_svg(fig, labels, fills: _Classes) -> list:
+    anchor = {"center": "middle", "right": "end", "left": "start"}[labels.ha]
+    rows = [f'<text class="{fills(c)}" x="{x:.1f}" y="{y:.1f}">{_esc(line)}</text>' for x, y, line, c in labels.svg_lines(fig)]
+    family = labels.prop.get_name()
+    return ([f"<g style=\"font-family:'{family}',sans-serif;font-size:{labels.fontsize:.2f}px;text-anchor:{anchor};"
+             f'pointer-events:none">'] + rows + ["</g>"])
+
+
 def interactive_svg(fig, uid: str, layers: list) -> str:
-    """SVG text of ``fig`` (the static rings left out) with ``layers`` of slot rects on top, in a
-    ``<div id=uid>``.
+    """SVG of ``fig`` for a browser, in a ``<div id=uid>``: its cells and cell labels written
+    directly (a rect and a text each, colours as CSS classes), the rest by matplotlib, the static
+    rings left out, and ``layers`` of transparent slots on top.
 
     ``layers`` holds ``(ax, x, y, classes, titles)`` per panel: the cell corners in data
     coordinates, each slot's CSS class and its hover text.
     """
+    from ._cells import CellLabels
     from ._figure import to_svg
     uid = _check_uid(uid)
+    cells = [c for ax in fig.axes for c in ax.collections
+             if c.get_gid() == "cells" and not c.get_hatch() and c.get_visible()]
+    labels = [a for ax in fig.axes for a in ax.get_children() if isinstance(a, CellLabels) and a.get_visible()]
     rings = [c for ax in fig.axes for c in ax.collections if c.get_gid() == "highlight" and c.get_visible()]
-    for r in rings:
-        r.set_visible(False)
+    levels = [c for ax in fig.axes for c in ax.collections
+              if (c.get_gid() or "").startswith("level-") and c.get_visible() and c.get_transform() is ax.transData]
+    hidden = cells + labels + rings + levels
+    for a in hidden:
+        a.set_visible(False)
     try:
-        svg = to_svg(fig)
+        svg = to_svg(fig, compact=False)  # what is left is small; compacting it would cost more than it saves
     finally:
-        for r in rings:
-            r.set_visible(True)
+        for a in hidden:
+            a.set_visible(True)
+    fills = _Classes("f")
+    drawn = []
+    for c in cells:
+        drawn.extend(_cells_svg(fig, c, fills))
+    for lab in labels:
+        drawn.extend(_labels_svg(fig, lab, fills))
+    for c in levels:
+        drawn.extend(_lines_svg(fig, c))
     rects = []
     for ax, x, y, classes, titles in layers:
         rects.extend(slot_rects(fig, ax, x, y, classes, titles))
-    style = ("<style>"
+    style = ("<style>" + fills.css(uid) +
              f"#{uid} .sl{{fill:#fff;fill-opacity:0;stroke:none;pointer-events:all}}"
              f"#{uid} .sl:hover{{stroke:#000;stroke-width:1px}}"
              "</style>")
-    overlay = '<g id="slots">\n' + "\n".join(rects) + "\n</g>\n</svg>"
-    head, _, _ = svg.rpartition("</svg>")
-    body = head[head.index("<svg"):] + overlay  # no XML prolog inside HTML
+    cut = svg.find('<g id="axes_')
+    if cut < 0:
+        cut = svg.rindex("</svg>")
+    body = svg[svg.index("<svg"):cut] + '<g id="cells">\n' + "\n".join(drawn) + "\n</g>\n" + svg[cut:]
+    head, _, _ = body.rpartition("</svg>")
+    body = head + '<g id="slots">\n' + "\n".join(rects) + "\n</g>\n</svg>"
     return f'<div id="{uid}" class="layouts-explorer-picture">{style}{body}</div>'

@@ -21,6 +21,8 @@ TEXT_LIMIT = 4096
 #: Margins (inches) a strip panel needs around its cells: left, top, right, bottom (the key's
 #: lines are added to the bottom by the caller).
 MARGINS = (0.5, 0.78, 0.5, 0.16)
+#: Points between a stride-level tag and the line that ties it to its slot.
+TAG_GAP = 2.0
 #: Height (inches) of one line of a key.
 KEY_LINE = 7.5 * 1.35 / 72
 
@@ -163,8 +165,14 @@ def level_key(model: StripModel, marker: str | None, padding: str = "hatched") -
 
 def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
     """Tag the first jump of each stride level once: above the strip when it is in the first row,
-    else in the right margin beside the row where it happens (never on top of a cell label)."""
-    tags = []
+    else in the right margin beside the row where it happens (never on top of a cell label).
+
+    Each tag is a Text, tied to its slot by a short line (one LineCollection for all of them, in
+    points from the slot: an annotation arrow clipped at its text costs more than the rest of the tag).
+    """
+    from matplotlib.collections import LineCollection
+    from matplotlib.transforms import Affine2D
+    tags, anchors, segments = [], [], []
     above = 0
     beside: dict = {}
     for lv in model.levels:
@@ -174,17 +182,28 @@ def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
         k = int(ks[0])
         c, r = int(cols[k]), int(rows[k])
         text = f"[{marker}:{lv.number}]"
-        arrow = dict(arrowstyle="-", color="#444444", lw=0.6, shrinkA=0, shrinkB=0)
         if r == 0 and c > 0:
             dy = 5 + 10 * (above % 2)
             above += 1
             t = ax.annotate(text, (c, 0), xytext=(0, dy), textcoords="offset points", ha="center", va="bottom",
-                            fontsize=_style.TEXT_PT, arrowprops=arrow, gid="level-tag", annotation_clip=False)
+                            fontsize=_style.TEXT_PT, gid="level-tag", annotation_clip=False)
+            anchors.append((c, 0))
+            segments.append([(0, 0), (0, dy - TAG_GAP)])
         else:
             n = beside.get(r, 0)
             beside[r] = n + 1
-            t = ax.annotate(text, (wrap, r + (0 if c == 0 else 0.5)), xytext=(4 + 26 * n, 0), textcoords="offset points",
-                            ha="left", va="center", fontsize=_style.TEXT_PT,
-                            arrowprops=arrow if n == 0 else None, gid="level-tag", annotation_clip=False)
+            y = r + (0 if c == 0 else 0.5)
+            t = ax.annotate(text, (wrap, y), xytext=(4 + 26 * n, 0), textcoords="offset points",
+                            ha="left", va="center", fontsize=_style.TEXT_PT, gid="level-tag", annotation_clip=False)
+            if n == 0:
+                anchors.append((wrap, y))
+                segments.append([(0, 0), (4 - TAG_GAP, 0)])
         tags.append(t)
+    if segments:
+        points = Affine2D().scale(1 / 72) + ax.get_figure().dpi_scale_trans
+        lines = LineCollection(segments, offsets=anchors, offset_transform=ax.transData, colors="#444444",
+                               linewidths=0.6, gid="tag-line", zorder=3)
+        lines.set_transform(points)
+        ax.add_collection(lines, autolim=False)
+        lines.set_clip_on(False)  # the tags sit in the margins
     return tags
