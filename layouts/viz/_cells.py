@@ -256,15 +256,19 @@ class CellLabels(Artist):
         gc.restore()
 
     def svg_lines(self, fig) -> list:
-        """(x, y, line, rgba) of every label line in the SVG coordinates :func:`layouts.viz.to_svg` writes
-        ``fig`` in (points, y down): x is the pen position ``ha`` names, y the baseline."""
+        """(xs, y, line, rgba) of every label line in the SVG coordinates :func:`layouts.viz.to_svg` writes
+        ``fig`` in (points, y down): xs is where each character starts, y the baseline."""
         scale = 72.0 / fig.dpi
         height = fig.get_size_inches()[1] * 72.0
         points = self._offset_transform().transform(self.positions) * scale
         out = []
+        back = {"center": 0.5, "right": 1.0, "left": 0.0}[self.ha]
         for (px, py), (_, anchors), color in zip(points.tolist(), self._outlines(), self.colors):
             for line, dx, base in anchors:
-                out.append((px + dx, height - (py + base), line, color))
+                adv = [_glyph(self.prop, self.fontsize, ch)[2] for ch in line]
+                start = px + dx - back * sum(adv)
+                xs = (start + np.concatenate([[0.0], np.cumsum(adv)[:-1]])).tolist()
+                out.append((xs, height - (py + base), line, color))
         return out
 
     def views(self) -> list:

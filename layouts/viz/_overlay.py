@@ -65,22 +65,22 @@ class _Classes:
     def __init__(self, prefix: str):
         self.prefix, self.names = prefix, {}
 
-    def __call__(self, rgba) -> str:
-        key = _hex(rgba)
-        return self.names.setdefault(key, f"{self.prefix}{len(self.names)}")
+    def name(self, color: str) -> str:
+        """The class of ``color`` ('#1f77b4')."""
+        return self.names.setdefault(color, f"{self.prefix}{len(self.names)}")
 
     def css(self, uid: str) -> str:
         return "".join(f"#{uid} .{name}{{fill:{color}}}" for color, name in self.names.items())
 
 
 def _cells_svg(fig, coll, fills: _Classes) -> list:
-    """``<rect>`` per square of a cells PolyCollection, in to_svg's coordinates."""
+    """The squares of a cells PolyCollection in to_svg's coordinates: one ``<path>`` per colour."""
     paths = coll.get_paths()
     if not paths:
         return []
     corners = np.array([p.vertices[:4] for p in paths])
     lo, hi = corners.min(axis=1), corners.max(axis=1)
-    tr = coll.get_transform() if coll.get_transform() is not None else coll.axes.transData
+    tr = coll.get_transform()
     scale = 72.0 / fig.dpi
     height = fig.get_size_inches()[1] * 72.0
     a = tr.transform(lo) * scale
@@ -92,9 +92,20 @@ def _cells_svg(fig, coll, fills: _Classes) -> list:
         faces = np.repeat(faces, len(paths), axis=0)
     lw = float(coll.get_linewidths()[0]) if len(coll.get_linewidths()) else 0.0
     edge = _hex(coll.get_edgecolors()[0]) if lw > 0 and len(coll.get_edgecolors()) else "none"
-    rows = [f'<rect class="{fills(f)}" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}"/>'
-            for x, y, w, h, f in zip(left.tolist(), top.tolist(), (right - left).tolist(), (bottom - top).tolist(), faces)]
-    return [f'<g style="stroke:{edge};stroke-width:{lw:.2f}">'] + rows + ["</g>"]
+    by_fill: dict = {}
+    for x, y, w, h, f in zip(left.tolist(), top.tolist(), (right - left).tolist(), (bottom - top).tolist(),
+                             _hexes(faces)):
+        by_fill.setdefault(f, []).append(f"M{x:.1f} {y:.1f}h{w:.1f}v{h:.1f}h{-w:.1f}z")
+    return [f'<path class="{fills.name(f)}" style="stroke:{edge};stroke-width:{lw:.2f}" d="{"".join(d)}"/>'
+            for f, d in by_fill.items()]
+
+
+def _hexes(rgba) -> list:
+    """``_hex`` of every row of an (n, 4) array, computed once per distinct colour."""
+    rgba = np.asarray(rgba, dtype=float)
+    uniq, inverse = np.unique(np.round(rgba[:, :3] * 255).astype(np.int64), axis=0, return_inverse=True)
+    names = [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in uniq.tolist()]
+    return [names[i] for i in np.asarray(inverse).reshape(-1).tolist()]
 
 
 def _lines_svg(fig, coll) -> list:
@@ -117,11 +128,25 @@ def _lines_svg(fig, coll) -> list:
 
 
 def _labels_svg(fig, labels, fills: _Classes) -> list:
-    anchor = {"center": "middle", "right": "end", "left": "start"}[labels.ha]
-    rows = [f'<text class="{fills(c)}" x="{x:.1f}" y="{y:.1f}">{_esc(line)}</text>' for x, y, line, c in labels.svg_lines(fig)]
+    """Cell labels as one ``<text>`` per baseline and colour, each character placed by its own x
+    (an SVG text chunk per character: a row of forty labels is one element, not forty)."""
+    lines = labels.svg_lines(fig)
+    if not lines:
+        return []
+    colors = _hexes(np.array([c for _, _, _, c in lines]))
+    rows: dict = {}
+    for (xs, y, line, _), color in zip(lines, colors):
+        xs_row, chars = rows.setdefault((round(y, 1), color), ([], []))
+        for x, ch in zip(xs, line):
+            if not ch.isspace():
+                xs_row.append(f"{x:.1f}")
+                chars.append(ch)
     family = labels.prop.get_name()
-    return ([f"<g style=\"font-family:'{family}',sans-serif;font-size:{labels.fontsize:.2f}px;text-anchor:{anchor};"
-             f'pointer-events:none">'] + rows + ["</g>"])
+    out = [f"<g style=\"font-family:'{family}',sans-serif;font-size:{labels.fontsize:.2f}px;pointer-events:none\">"]
+    for (y, color), (xs, chars) in rows.items():
+        out.append(f'<text class="{fills.name(color)}" x="{" ".join(xs)}" y="{y:.1f}">{_esc("".join(chars))}</text>')
+    out.append("</g>")
+    return out
 
 
 def interactive_svg(fig, uid: str, layers: list) -> str:
