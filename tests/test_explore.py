@@ -132,3 +132,32 @@ def test_spec_box_changes_the_strips_and_reports_bad_specs():
 def test_explorer_refuses_tensors_too_big_to_redraw():
     with pytest.raises(ly.LayoutError, match="at most"):
         ExplorerModel(["NCHW", "NHWC"], dict(N=8, C=64, H=8, W=8))
+
+
+def test_the_browser_slots_sit_on_the_cells_the_picture_labels():
+    """Each invisible slot of the browser's picture covers the cell whose label (as matplotlib's own
+    SVG of the same figure places it) is the element the slot is classed with."""
+    pytest.importorskip("ipywidgets")
+    ex = viz.explore(["NCHW", "NHWC"], N=1, C=3, H=2, W=2)
+    static = viz.to_svg(ex.last_figure)
+    where: dict = {}
+    for x, y, text in re.findall(r'<text\b[^>]*? x="([\d.]+)" y="([\d.]+)"[^>]*>(\d+)</text>', static):
+        where.setdefault(int(text), []).append((float(x), float(y)))
+    slots = re.findall(r'<rect class="sl e(\d+)" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)">',
+                       ex.picture.value)
+    assert len(slots) == 3 * 12  # the logical panel and two strips of 12 cells
+    for n, x, y, w, h in slots:
+        x, y, w, h = map(float, (x, y, w, h))
+        inside = [(tx, ty) for tx, ty in where[int(n)] if x < tx < x + w and y < ty < y + h]
+        assert len(inside) == 1, (n, x, y, where[int(n)])
+
+
+def test_bad_arguments_are_layout_errors():
+    with pytest.raises(ly.LayoutTypeError, match="specs"):
+        ExplorerModel(42)
+    with pytest.raises(ly.LayoutTypeError, match="dims"):
+        ExplorerModel(["NCHW"], [2, 3])
+    with pytest.raises(ly.LayoutTypeError, match="layout must be a layouts.Layout"):
+        viz.draw_layout("NCHW")
+    with pytest.raises(ly.LayoutTypeError, match="path"):
+        viz.save(viz.draw_layout(ly.Layout("NCHW", N=1, C=1, H=1, W=2)), 3)

@@ -175,10 +175,11 @@ def _group_runs(text: str) -> str:
 def save(fig: Figure, path, dpi: int = DPI) -> None:
     """Write ``fig`` to ``path``; the suffix chooses PNG or SVG."""
     from pathlib import Path
+    from ..errors import LayoutTypeError
     from ._checks import check_figure
     check_figure(fig)
     if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
+        raise LayoutTypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
     path = Path(path)
     if path.suffix.lower() == ".svg":
         path.write_text(to_svg(fig), encoding="utf-8")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout, canonical_order
 from . import _checks
 
@@ -41,7 +41,7 @@ class ExplorerModel:
     def set_dims_and_specs(self, specs, dims) -> None:
         specs = _parse_specs(specs)
         if not isinstance(dims, dict):
-            raise TypeError(f"dims must be a dict of axis sizes such as dict(N=2, C=16, H=5, W=4), got {type(dims).__name__}")
+            raise LayoutTypeError(f"dims must be a dict of axis sizes such as dict(N=2, C=16, H=5, W=4), got {type(dims).__name__}")
         layouts = [Layout(s, **dims) for s in specs]
         axes = set(layouts[0].axes)
         for s, L in zip(specs, layouts):
@@ -99,13 +99,13 @@ class ExplorerModel:
     def formulas(self) -> list:
         """Each layout's offset formula, its terms evaluated for the chosen element, and the sum."""
         import numpy as np
-        from ..explain import _coordinate_names
+        from ._model import coordinate_names
         out = []
         for s, L in zip(self.specs, self.layouts):
             off = int(L.offset(**self.element))
             digits = [int(d[0]) for d in L.dim_indices(np.array([off], dtype=np.int64))]
             terms = " + ".join(f"{d}*{st}" for d, st in zip(digits, L.stride_tuple))
-            names = _coordinate_names(L)
+            names = coordinate_names(L)
             where = ""
             if any(n not in self.element for n in names):  # blocked: say what c1, c0 are
                 where = "   (" + ", ".join(f"{n}={d}" for n, d in zip(names, digits) if n not in self.element) + ")"
@@ -122,8 +122,8 @@ class ExplorerModel:
         import numpy as np
         from . import _model, _style
         from ._figure import pack
-        from .compose import (LETTERS, _with_key, choose_cell, describe, logical_panel, resolve_color_by,
-                              rows_by_width, strip_panel)
+        from .compose import (LETTERS, _with_key, choose_cell, logical_panel, resolve_color_by, rows_by_width,
+                              strip_panel)
         first = self.layouts[0]
         axis = resolve_color_by(first, "auto")
         extent = first.dims[axis] if axis else 1
@@ -178,11 +178,11 @@ def _parse_specs(specs) -> list:
     if isinstance(specs, str):
         specs = [s.strip() for s in specs.replace(";", ",").split(",")]
     if isinstance(specs, Layout) or not hasattr(specs, "__iter__"):
-        raise TypeError(f"specs must be layout names ('NCHW, NHWC' or a list of them), got {type(specs).__name__}")
+        raise LayoutTypeError(f"specs must be layout names ('NCHW, NHWC' or a list of them), got {type(specs).__name__}")
     out = []
     for s in specs:
         if not isinstance(s, str):
-            raise TypeError(f"specs must be layout names (str), got {type(s).__name__} {s!r}")
+            raise LayoutTypeError(f"specs must be layout names (str), got {type(s).__name__} {s!r}")
         if s:
             out.append(s)
     if not out:
