@@ -135,13 +135,14 @@ def _label(prop, size: float, linespacing: float, text: str, ha: str = "center")
     step = _line_height(prop, size, linespacing)
     verts, codes, anchors = [], [], []
     for i, line in enumerate(lines):
-        pen, lv, lc = 0.0, [], []
+        pen, lv, lc, advances = 0.0, [], [], []
         for ch in line:
             v, c, adv = _glyph(prop, size, ch)
             if len(v):
                 lv.append(v + (pen, 0.0))
                 lc.append(c)
             pen += adv
+            advances.append(adv)
         box_mid = (len(lines) - 1) / 2 * step - i * step   # this line's centre, the label centred on 0
         if lv:
             v = np.concatenate(lv)
@@ -151,7 +152,9 @@ def _label(prop, size: float, linespacing: float, text: str, ha: str = "center")
             shift = np.array([dx, box_mid - (y0 + y1) / 2])
             verts.append(v + shift)
             codes.append(np.concatenate(lc))
-            anchors.append((line, shift[0] + {"center": pen / 2, "right": pen, "left": 0.0}[ha], shift[1]))
+            starts = np.cumsum([0.0] + advances[:-1])   # where each character's pen starts, for SVG text
+            anchors.append((line, shift[0] + {"center": pen / 2, "right": pen, "left": 0.0}[ha], shift[1],
+                            (shift[0] + starts).tolist()))
     if verts:
         path = Path(np.concatenate(verts), np.concatenate(codes))
     else:
@@ -249,7 +252,7 @@ class CellLabels(Artist):
             if key != last:
                 gc.set_foreground(color, isRGBA=True)
                 last = key
-            for line, dx, base in anchors:
+            for line, dx, base, _ in anchors:
                 anchor = _Anchor(px + dx * scale, py + base * scale)
                 anchor.ha = self.ha
                 renderer.draw_text(gc, anchor.x, height - anchor.y, line, self.prop, 0.0, mtext=anchor)
@@ -262,13 +265,9 @@ class CellLabels(Artist):
         height = fig.get_size_inches()[1] * 72.0
         points = self._offset_transform().transform(self.positions) * scale
         out = []
-        back = {"center": 0.5, "right": 1.0, "left": 0.0}[self.ha]
         for (px, py), (_, anchors), color in zip(points.tolist(), self._outlines(), self.colors):
-            for line, dx, base in anchors:
-                adv = [_glyph(self.prop, self.fontsize, ch)[2] for ch in line]
-                start = px + dx - back * sum(adv)
-                xs = (start + np.concatenate([[0.0], np.cumsum(adv)[:-1]])).tolist()
-                out.append((xs, height - (py + base), line, color))
+            for line, _, base, starts in anchors:
+                out.append(([px + x for x in starts], height - (py + base), line, color))
         return out
 
     def views(self) -> list:
