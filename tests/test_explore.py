@@ -35,8 +35,9 @@ def logical_boxed_label(fig):
     ax = [a for a in fig.axes if a.get_label().startswith("logical: ")][0]
     ring = [c for c in ax.collections if c.get_gid() == "highlight"][0]
     (centre,) = [p.vertices[:4].mean(axis=0) for p in ring.get_paths()]
-    return [t.get_text() for t in ax.texts
-            if t.get_gid() == "cell-label" and np.allclose(t.get_position(), centre, atol=0.01)]
+    from layouts.viz._cells import cell_labels
+    return [t.get_text() for labels in cell_labels(ax, "cell-label") for t in labels.views()
+            if np.allclose(t.get_position(), centre, atol=0.01)]
 
 
 def evaluate(formula_line):
@@ -79,6 +80,7 @@ def test_model_refuses_bad_moves_and_keeps_its_state():
 def test_sliders_move_the_boxed_element_in_every_panel():
     ipywidgets = pytest.importorskip("ipywidgets")  # noqa: F841
     ex = viz.explore(["NCHW", "NHWC", "CHWN"], **ARTICLE)
+    picture = ex.picture.value
     ex.sliders["n"].value = 1
     ex.sliders["c"].value = 1
     ex.sliders["w"].value = 1
@@ -88,8 +90,16 @@ def test_sliders_move_the_boxed_element_in_every_panel():
         off = ly.Layout(spec, **ARTICLE).offset(n=1, c=1, h=0, w=1)
         assert boxed_slots(strip(fig, spec)) == [off]
     assert logical_boxed_label(fig) == ["341"]
-    assert ex.image.value[:8] == b"\x89PNG\r\n\x1a\n"
     assert "= 341" in ex.formula_box.value and "= 337" in ex.formula_box.value
+    # the browser's picture is not drawn again: only the highlight style names the new element
+    assert ex.picture.value == picture
+    assert ".e341{" in ex.highlight.value
+    slots = re.findall(r'<rect class="sl e341" x="([\d.]+)" y="([\d.]+)"[^>]*><title>([^<]*)</title>', picture)
+    assert len(slots) == 4  # the logical panel and three strips
+    hover = slots[0][2]
+    assert "n=1, c=1, h=0, w=1" in hover
+    for spec in ("NCHW", "NHWC", "CHWN"):
+        assert f"{spec} offset {ly.Layout(spec, **ARTICLE).offset(n=1, c=1, h=0, w=1)}" in hover
 
 
 def test_dims_box_clamps_the_element_and_the_slider():
@@ -111,10 +121,10 @@ def test_spec_box_changes_the_strips_and_reports_bad_specs():
     assert ex.model.specs == ["NCHW", "nChw8c"]
     blocked = ly.Layout("nChw8c", N=1, C=10, H=2, W=2)
     assert boxed_slots(strip(ex.last_figure, "NCHW8c")) == [blocked.offset(n=0, c=9, h=0, w=0)]
-    before = ex.image.value
+    before = ex.picture.value
     ex.spec_text.value = "NCHW, XYZW"
     assert "XYZW" in ex.message.value or "no axis" in ex.message.value
-    assert ex.model.specs == ["NCHW", "nChw8c"] and ex.image.value == before
+    assert ex.model.specs == ["NCHW", "nChw8c"] and ex.picture.value == before
     ex.spec_text.value = "NCHW"
     assert ex.message.value == "" and ex.model.specs == ["NCHW"]
 
@@ -122,3 +132,32 @@ def test_spec_box_changes_the_strips_and_reports_bad_specs():
 def test_explorer_refuses_tensors_too_big_to_redraw():
     with pytest.raises(ly.LayoutError, match="at most"):
         ExplorerModel(["NCHW", "NHWC"], dict(N=8, C=64, H=8, W=8))
+
+
+def test_the_browser_slots_sit_on_the_cells_the_picture_labels():
+    """Each invisible slot of the browser's picture covers the cell whose label (as matplotlib's own
+    SVG of the same figure places it) is the element the slot is classed with."""
+    pytest.importorskip("ipywidgets")
+    ex = viz.explore(["NCHW", "NHWC"], N=1, C=3, H=2, W=2)
+    static = viz.to_svg(ex.last_figure)
+    where: dict = {}
+    for x, y, text in re.findall(r'<text\b[^>]*? x="([\d.]+)" y="([\d.]+)"[^>]*>(\d+)</text>', static):
+        where.setdefault(int(text), []).append((float(x), float(y)))
+    slots = re.findall(r'<rect class="sl e(\d+)" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)">',
+                       ex.picture.value)
+    assert len(slots) == 3 * 12  # the logical panel and two strips of 12 cells
+    for n, x, y, w, h in slots:
+        x, y, w, h = map(float, (x, y, w, h))
+        inside = [(tx, ty) for tx, ty in where[int(n)] if x < tx < x + w and y < ty < y + h]
+        assert len(inside) == 1, (n, x, y, where[int(n)])
+
+
+def test_bad_arguments_are_layout_errors():
+    with pytest.raises(ly.LayoutTypeError, match="specs"):
+        ExplorerModel(42)
+    with pytest.raises(ly.LayoutTypeError, match="dims"):
+        ExplorerModel(["NCHW"], [2, 3])
+    with pytest.raises(ly.LayoutTypeError, match="layout must be a layouts.Layout"):
+        viz.draw_layout("NCHW")
+    with pytest.raises(ly.LayoutTypeError, match="path"):
+        viz.save(viz.draw_layout(ly.Layout("NCHW", N=1, C=1, H=1, W=2)), 3)

@@ -22,11 +22,18 @@ ARTICLE = dict(N=2, C=16, H=5, W=4)
 
 
 # ---------------------------------------------------------------- reading a figure back
+def texts_of(ax):
+    """Every text of a panel: its Text artists, then one view per cell label (cell labels are drawn
+    by one CellLabels artist per panel, not one Text each)."""
+    from layouts.viz._cells import cell_labels
+    return list(ax.texts) + [v for labels in cell_labels(ax) for v in labels.views()]
+
+
 def titled(fig, gid="title"):
     """{title text: axes} for every panel of ``fig``."""
     out = {}
     for ax in fig.axes:
-        for t in ax.texts:
+        for t in texts_of(ax):
             if t.get_gid() == gid:
                 out[t.get_text()] = ax
     return out
@@ -43,7 +50,7 @@ def labels_by_slot(ax):
     """Cell labels of a memory strip, keyed by the slot their position says they sit in."""
     wrap = int(round(ax.get_xlim()[1]))
     out = {}
-    for t in ax.texts:
+    for t in texts_of(ax):
         if t.get_gid() == "cell-label":
             x, y = t.get_position()
             slot = int(np.floor(y)) * wrap + int(np.floor(x))
@@ -93,10 +100,10 @@ def test_article_sequences_match_the_text():
 def test_article_stride_tags(article):
     for spec, letter in (("NCHW", "a"), ("NHWC", "b"), ("CHWN", "c")):
         ax = strip_axes(article, spec)
-        tags = sorted(t.get_text() for t in ax.texts if t.get_gid() == "level-tag")
+        tags = sorted(t.get_text() for t in texts_of(ax) if t.get_gid() == "level-tag")
         assert tags == [f"[{letter}:{k}]" for k in range(4)]
     nchw = strip_axes(article, "NCHW")
-    key = [t.get_text() for t in nchw.texts if t.get_gid() == "key"][0]
+    key = [t.get_text() for t in texts_of(nchw) if t.get_gid() == "key"][0]
     assert "[a:1] h+1 (stride 4)" in key and "[a:3] n+1 (stride 320)" in key
 
 
@@ -112,14 +119,14 @@ def test_article_level_separators_sit_at_stride_jumps(article):
 
 def test_logical_panel_holds_every_number_once_in_row_major_planes(article):
     ax = [a for a in article.axes if a.get_label().startswith("logical: ")][0]
-    texts = [t for t in ax.texts if t.get_gid() == "cell-label"]
+    texts = [t for t in texts_of(ax) if t.get_gid() == "cell-label"]
     assert sorted(t.get_text() for t in texts) == [f"{i:03d}" for i in range(640)]
     by_text = {t.get_text(): t.get_position() for t in texts}
     # within a plane, w runs right and h runs down; 341 = (n=1, c=1, h=0, w=1)
     x0, y0 = by_text["340"]
     assert by_text["341"] == (x0 + 1, y0)
     assert by_text["344"] == (x0, y0 + 1)
-    arrows = sorted(t.get_text() for t in ax.texts if t.get_gid() == "arrow-label")
+    arrows = sorted(t.get_text() for t in texts_of(ax) if t.get_gid() == "arrow-label")
     assert arrows == ["c", "h", "n", "w"]
 
 
@@ -154,7 +161,7 @@ def test_padding_slots_are_hatched_and_unlabelled(layout):
     expected_pad = np.flatnonzero(layout.index(np.arange(layout.size), padding="mark").padding)
     assert sorted(cell_slots(pad, wrap).tolist()) == expected_pad.tolist()
     assert labels_by_slot(ax) == expected_labels(layout)
-    key = [t.get_text() for t in ax.texts if t.get_gid() == "key"][0]
+    key = [t.get_text() for t in texts_of(ax) if t.get_gid() == "key"][0]
     assert f"hatched: {expected_pad.size} padding slots" in key
 
 
@@ -218,9 +225,9 @@ def test_ten_thousand_cells_draw_without_text_and_say_so():
     L = ly.Layout("NCHW", N=1, C=100, H=10, W=10)
     fig = viz.draw_layout(L, logical=False)
     ax = strip_axes(fig, "NCHW")
-    assert not [t for t in ax.texts if t.get_gid() == "cell-label"]
+    assert not [t for t in texts_of(ax) if t.get_gid() == "cell-label"]
     assert len(collection(ax, "cells").get_paths()) == 10_000
-    key = [t.get_text() for t in ax.texts if t.get_gid() == "key"][0]
+    key = [t.get_text() for t in texts_of(ax) if t.get_gid() == "key"][0]
     assert "cell labels left out" in key and "ascii" in key
 
 
@@ -350,7 +357,7 @@ def gallery_figures():
 def visible_texts(fig):
     out = [t for t in fig.texts if t.get_text().strip()]
     for ax in fig.axes:
-        out += [t for t in ax.texts if t.get_text().strip() and t.get_visible()]
+        out += [t for t in texts_of(ax) if t.get_text().strip() and t.get_visible()]
     return out
 
 
@@ -382,7 +389,7 @@ def test_no_text_leaves_the_figure(gallery, name):
 def test_article_figure_shows_all_numbers_in_every_strip_at_7pt(article):
     for spec in ("NCHW", "NHWC", "CHWN"):
         ax = strip_axes(article, spec)
-        texts = [t for t in ax.texts if t.get_gid() == "cell-label"]
+        texts = [t for t in texts_of(ax) if t.get_gid() == "cell-label"]
         assert sorted(t.get_text() for t in texts) == [f"{i:03d}" for i in range(640)]
         assert min(t.get_fontsize() for t in texts) >= 7.0
     assert article.get_size_inches()[0] <= 9.0
@@ -392,9 +399,9 @@ def color_key(fig):
     ax = [a for a in fig.axes if a.get_label().startswith("colour key: ")]
     assert len(ax) == 1
     ax = ax[0]
-    labels = [t.get_text() for t in ax.texts if t.get_gid() == "color-key-label"]
+    labels = [t.get_text() for t in texts_of(ax) if t.get_gid() == "color-key-label"]
     faces = collection(ax, "color-key").get_facecolors()
-    title = [t.get_text() for t in ax.texts if t.get_gid() == "color-key-title"][0]
+    title = [t.get_text() for t in texts_of(ax) if t.get_gid() == "color-key-title"][0]
     return labels, faces, title
 
 
@@ -419,9 +426,9 @@ def test_strip_key_explains_the_row_numbers():
     fig = viz.draw_layout(L)
     ax = strip_axes(fig, "NCHW")
     wrap = int(round(ax.get_xlim()[1]))
-    key = [t.get_text() for t in ax.texts if t.get_gid() == "key"][0]
+    key = [t.get_text() for t in texts_of(ax) if t.get_gid() == "key"][0]
     assert "offset of the row's first slot" in key and f"a row holds {wrap} slots" in key
-    starts = [int(t.get_text()) for t in ax.texts if t.get_gid() == "row-offset"]
+    starts = [int(t.get_text()) for t in texts_of(ax) if t.get_gid() == "row-offset"]
     assert starts == list(range(0, L.size, wrap))
 
 
@@ -477,7 +484,7 @@ def test_conversion_names_the_boxed_elements():
     dims = dict(N=2, C=8, H=3, W=4)
     fig = viz.draw_conversion(ly.Layout("NCHW", **dims), ly.Layout("NHWC", **dims))
     assert fig.element_names == ["origin", "w+1", "h+1", "c+1", "n+1"]
-    entries = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "element-key"]
+    entries = [t.get_text() for ax in fig.axes for t in texts_of(ax) if t.get_gid() == "element-key"]
     assert entries == [f"\u25a1 {n} ({v})" for n, v in zip(fig.element_names, [0, 1, 4, 12, 96])]
 
 

@@ -16,7 +16,7 @@ layouts.errors.LayoutError: wrap is a negative integer of about 5001 digits; exp
 >>> check_layout("NCHW")
 Traceback (most recent call last):
 ...
-TypeError: layout must be a layouts.Layout, got str 'NCHW'; build one with layouts.Layout('NCHW', N=..., C=..., H=..., W=...)
+layouts.errors.LayoutTypeError: layout must be a layouts.Layout, got str 'NCHW'; build one with layouts.Layout('NCHW', N=..., C=..., H=..., W=...)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..errors import LayoutError, int_arg, kind, show, str_arg
+from ..errors import LayoutError, LayoutTypeError, int_arg, kind, show, str_arg
 from ..layout import MAX_ELEMENTS, Layout
 
 #: The smallest and largest cell a picture may be drawn with (inches per cell).
@@ -38,7 +38,7 @@ def check_layout(layout, name: str = "layout") -> Layout:
         hint = ""
         if isinstance(layout, str):
             hint = f"; build one with layouts.Layout({layout!r}, N=..., C=..., H=..., W=...)"
-        raise TypeError(f"{name} must be a layouts.Layout, got {kind(layout)}{hint}")
+        raise LayoutTypeError(f"{name} must be a layouts.Layout, got {kind(layout)}{hint}")
     return layout
 
 
@@ -70,7 +70,7 @@ def check_cell(cell):
     if cell is None:
         return None
     if isinstance(cell, bool) or not isinstance(cell, numbers.Real):
-        raise TypeError(f"cell must be a number of inches per cell or None, got {kind(cell)}")
+        raise LayoutTypeError(f"cell must be a number of inches per cell or None, got {kind(cell)}")
     given, cell = cell, _as_float(cell)
     lo, hi = CELL_RANGE
     if not (math.isfinite(cell) and lo <= cell <= hi):
@@ -84,7 +84,7 @@ def check_str(value, name: str, allow_none: bool = True):
 
 def check_dpi(dpi, width_in: float, height_in: float):
     if isinstance(dpi, bool) or not isinstance(dpi, numbers.Real):
-        raise TypeError(f"dpi must be a number of dots per inch, got {kind(dpi)}")
+        raise LayoutTypeError(f"dpi must be a number of dots per inch, got {kind(dpi)}")
     given, dpi = dpi, _as_float(dpi)
     if not (math.isfinite(dpi) and dpi > 0):
         raise LayoutError(f"dpi must be a positive number of dots per inch, got {show(given)}")
@@ -98,7 +98,7 @@ def check_dpi(dpi, width_in: float, height_in: float):
 def check_figure(fig, name: str = "fig"):
     from matplotlib.figure import Figure
     if not isinstance(fig, Figure):
-        raise TypeError(f"{name} must be a matplotlib Figure (as the layouts.viz functions return), got {type(fig).__name__}")
+        raise LayoutTypeError(f"{name} must be a matplotlib Figure (as the layouts.viz functions return), got {type(fig).__name__}")
     return fig
 
 
@@ -107,7 +107,7 @@ def check_axes(ax):
         return None
     from matplotlib.axes import Axes
     if not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {kind(ax)}")
+        raise LayoutTypeError(f"ax must be a matplotlib Axes or None, got {kind(ax)}")
     return ax
 
 

@@ -62,7 +62,8 @@ def to_png(fig: Figure, dpi: int = DPI) -> bytes:
     check_dpi(dpi, *fig.get_size_inches())
     buf = io.BytesIO()
     FigureCanvasAgg(fig)
-    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    # zlib level 3: faster than Pillow's default 6 and, on these flat-coloured pictures, no larger
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None}, pil_kwargs={"compress_level": 3})
     return buf.getvalue()
 
 
@@ -174,10 +175,11 @@ def _group_runs(text: str) -> str:
 def save(fig: Figure, path, dpi: int = DPI) -> None:
     """Write ``fig`` to ``path``; the suffix chooses PNG or SVG."""
     from pathlib import Path
+    from ..errors import LayoutTypeError
     from ._checks import check_figure
     check_figure(fig)
     if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
+        raise LayoutTypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
     path = Path(path)
     if path.suffix.lower() == ".svg":
         path.write_text(to_svg(fig), encoding="utf-8")
@@ -196,6 +198,7 @@ class Panel:
     min_width: float = 0.0                    # inches the panel needs whatever the cell size (its title)
     axes: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
+    artists: object = field(default=None, repr=False)       # what ``draw`` returned (rings, labels...)
 
     def width(self, cell_in: float) -> float:
         return max(self.margins[0] + self.cols * cell_in + self.margins[2], self.min_width)
@@ -239,7 +242,7 @@ def pack(grid: list, cell_in: float | None = None, header: str | None = None, **
             ax = fig.add_axes((left / width, bottom / height, max(w_in, 1e-6) / width, max(h_in, 1e-6) / height))
             ax.set_axis_off()
             p.axes = ax
-            p.draw(ax, cell_in)
+            p.artists = p.draw(ax, cell_in)
             x += p.width(cell_in)
         top -= h
     return fig

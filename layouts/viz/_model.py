@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LayoutError
-from ..explain import _coordinate_names
+# the one private name viz borrows: how the formula names each physical dim's index (c, c1, c0)
+from ..explain import _coordinate_names as coordinate_names
 from ..layout import Layout, canonical_order
 
 LABEL_MODES = ("logical", "offset", "coords", "none")
@@ -105,7 +106,7 @@ def stride_levels(layout: Layout) -> tuple[np.ndarray, list]:
     The level is the outermost physical dim whose index changes there; dims with a single entry
     are skipped, so NCHW with N=2 has the article's four levels [a:0]..[a:3].
     """
-    names = _coordinate_names(layout)
+    names = coordinate_names(layout)
     keep = [i for i, e in enumerate(layout.shape) if e > 1]
     levels = [Level(j, layout.dim_names[i], names[i], layout.stride_tuple[i]) for j, i in enumerate(reversed(keep))]
     size = layout.size

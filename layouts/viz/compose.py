@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import LayoutError, kind
+from ..errors import LayoutError, LayoutTypeError, kind
 from ..layout import Layout, canonical_order
 from . import _checks, _model, _style
 from ._figure import Panel, axes_cell_inches, pack
@@ -40,7 +40,7 @@ def resolve_color_by(layout: Layout, color_by) -> str | None:
                 return a
         return layout.parsed.dims[-1].axis
     if color_by is not None and not isinstance(color_by, str):
-        raise TypeError(f"color_by must be an axis letter, 'auto' or None, got {kind(color_by)}")
+        raise LayoutTypeError(f"color_by must be an axis letter, 'auto' or None, got {kind(color_by)}")
     return _model.check_color_by(layout, color_by)
 
 
@@ -126,6 +126,7 @@ def logical_panel(layout: Layout, *, label: str, axis: str | None, extent: int, 
         return _draw_logical_panel(ax, model, colors=colors, cell_in=cell, geom=geom, title=title, show_text=show, **kw)
     panel = Panel(geom.cols, geom.rows, draw, LOGICAL_MARGINS, min_width=text_width(title, _style.TITLE_PT) + 0.5)
     panel.model = model
+    panel.geom = geom
     return panel
 
 
@@ -153,9 +154,9 @@ def color_key_panel(axis: str, extent: int, *, cell_in: float, note: str = "") -
         fs = _style.label_fontsize(cell * 72, [str(extent - 1)])
         texts = []
         if swatches and fs >= _style.MIN_FONTSIZE:
-            for i in range(cols):
-                texts.append(ax.text(i + 0.5, 0.5, str(i), ha="center", va="center", fontsize=fs,
-                                     color=tuple(tc[i]), gid="color-key-label"))
+            from ._cells import add_cell_labels
+            texts = add_cell_labels(ax, np.arange(cols) + 0.5, np.full(cols, 0.5), [str(i) for i in range(cols)],
+                                    fontsize=fs, colors=tc, gid="color-key-label", zorder=3)
         else:
             for i in sorted({0, cols // 2, cols - 1}):
                 texts.append(ax.annotate(str(int(values[i])), (i + 0.5, 1), xytext=(0, -2), textcoords="offset points",
@@ -341,7 +342,7 @@ def draw_logical(layout: Layout, ax=None, *, label: str = "logical", color_by="a
 
 def _as_layouts(layouts) -> list:
     if isinstance(layouts, (Layout, str)) or not hasattr(layouts, "__iter__"):
-        raise TypeError(f"layouts must be a list of layouts.Layout objects, got {type(layouts).__name__} {layouts!r}")
+        raise LayoutTypeError(f"layouts must be a list of layouts.Layout objects, got {type(layouts).__name__} {layouts!r}")
     out = list(layouts)
     if not out:
         raise LayoutError("compare() needs at least one Layout")
@@ -367,7 +368,7 @@ def compare(layouts: Sequence[Layout], *, label: str = "logical", color_by="auto
     columns = _checks.check_int(columns, "columns", 1, "a positive number of panels per row")
     cell = _checks.check_cell(cell)
     if markers is not None and not isinstance(markers, str):
-        raise TypeError(f"markers must be a str of tag letters or None, got {type(markers).__name__}")
+        raise LayoutTypeError(f"markers must be a str of tag letters or None, got {type(markers).__name__}")
     first = layouts[0]
     axis = resolve_color_by(first, color_by)
     for L in layouts[1:]:
@@ -393,7 +394,7 @@ def compare(layouts: Sequence[Layout], *, label: str = "logical", color_by="auto
         from .conversion import _element_numbers
         from .strips import HIGHLIGHT_COLOR
         if isinstance(element, (list, tuple)):
-            raise TypeError("element is one logical number or one dict of coordinates")
+            raise LayoutTypeError("element is one logical number or one dict of coordinates")
         number = int(_element_numbers(first, [element])[0])
         order = canonical_order(first.axes)
         coords = dict(zip((a.lower() for a in order), np.unravel_index(number, [first.dims[a] for a in order])))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LayoutError, kind, show
+from ..errors import LayoutError, LayoutTypeError, kind, show
 from ..layout import Layout, canonical_order
 from . import _model
 from ._figure import pack
@@ -36,7 +36,7 @@ def _element_numbers(layout: Layout, elements) -> np.ndarray:
             coords = {}
             for k, v in e.items():
                 if not isinstance(k, str):
-                    raise TypeError(f"elements[{i}]: coordinate names must be axis letters, got {k!r}")
+                    raise LayoutTypeError(f"elements[{i}]: coordinate names must be axis letters, got {k!r}")
                 coords[k.lower()] = v
             missing = [a for a in order if a.lower() not in coords]
             if missing:
@@ -44,7 +44,7 @@ def _element_numbers(layout: Layout, elements) -> np.ndarray:
                                   f"give all of {', '.join(a.lower() for a in order)}")
             for k, v in coords.items():
                 if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                    raise TypeError(f"elements[{i}]: coordinate {k} must be an int, got {type(v).__name__} {v!r}")
+                    raise LayoutTypeError(f"elements[{i}]: coordinate {k} must be an int, got {type(v).__name__} {v!r}")
             layout.offset(**coords)  # checks names and ranges
             nums.append(int(np.ravel_multi_index([int(coords[a.lower()]) for a in order], sizes)))
         elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
@@ -53,7 +53,7 @@ def _element_numbers(layout: Layout, elements) -> np.ndarray:
                 raise LayoutError(f"element {show(n)} is not a logical number of {layout!r} (expected 0 <= element < {layout.count})")
             nums.append(n)
         else:
-            raise TypeError(f"elements[{i}] must be a logical number (int) or a dict of coordinates, got {kind(e)}")
+            raise LayoutTypeError(f"elements[{i}] must be a logical number (int) or a dict of coordinates, got {kind(e)}")
     return np.asarray(nums, dtype=np.int64)
 
 
@@ -103,7 +103,7 @@ def draw_conversion(src: Layout, dst: Layout, elements=None, *, label: str = "lo
     if elements is None:
         elements = default_elements(src)
     elif isinstance(elements, (str, dict)) or not hasattr(elements, "__iter__"):
-        raise TypeError(f"elements must be a list of logical numbers or coordinate dicts, got {type(elements).__name__} {elements!r}")
+        raise LayoutTypeError(f"elements must be a list of logical numbers or coordinate dicts, got {type(elements).__name__} {elements!r}")
     elements = list(elements)
     if len(elements) > 64:
         raise LayoutError(f"elements: {len(elements)} chosen elements is more than a picture can link (64 at most)")

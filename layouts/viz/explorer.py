@@ -15,12 +15,16 @@ NHWC: offset = n*HWC + h*WC + w*C + c = 1*320 + 0*64 + 1*16 + 1*1 = 337
 
 from __future__ import annotations
 
-from ..errors import LayoutError
+import itertools
+
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout, canonical_order
 from . import _checks
 
-#: The largest tensor the explorer draws (its figure is redrawn on every move).
+#: The largest tensor the explorer draws (its picture is drawn again on every spec or size change).
 MAX_EXPLORE_CELLS = 4096
+
+_IDS = itertools.count(1)
 
 
 class ExplorerModel:
@@ -37,7 +41,7 @@ class ExplorerModel:
     def set_dims_and_specs(self, specs, dims) -> None:
         specs = _parse_specs(specs)
         if not isinstance(dims, dict):
-            raise TypeError(f"dims must be a dict of axis sizes such as dict(N=2, C=16, H=5, W=4), got {type(dims).__name__}")
+            raise LayoutTypeError(f"dims must be a dict of axis sizes such as dict(N=2, C=16, H=5, W=4), got {type(dims).__name__}")
         layouts = [Layout(s, **dims) for s in specs]
         axes = set(layouts[0].axes)
         for s, L in zip(specs, layouts):
@@ -95,13 +99,13 @@ class ExplorerModel:
     def formulas(self) -> list:
         """Each layout's offset formula, its terms evaluated for the chosen element, and the sum."""
         import numpy as np
-        from ..explain import _coordinate_names
+        from ._model import coordinate_names
         out = []
         for s, L in zip(self.specs, self.layouts):
             off = int(L.offset(**self.element))
             digits = [int(d[0]) for d in L.dim_indices(np.array([off], dtype=np.int64))]
             terms = " + ".join(f"{d}*{st}" for d, st in zip(digits, L.stride_tuple))
-            names = _coordinate_names(L)
+            names = coordinate_names(L)
             where = ""
             if any(n not in self.element for n in names):  # blocked: say what c1, c0 are
                 where = "   (" + ", ".join(f"{n}={d}" for n, d in zip(names, digits) if n not in self.element) + ")"
@@ -110,37 +114,75 @@ class ExplorerModel:
 
     def figure(self):
         """The logical panel and every layout's memory strip, the chosen element boxed in each."""
+        return self.picture()[0]
+
+    def picture(self):
+        """(figure, panels): the figure of :meth:`figure` and its cell panels, each a dict with its
+        Axes, cell corners ``x``, ``y``, the element held by each cell (-1: padding) and its ring."""
+        import numpy as np
         from . import _model, _style
         from ._figure import pack
-        from .compose import (LETTERS, _with_key, choose_cell, describe, logical_panel, resolve_color_by,
-                              rows_by_width, strip_panel)
+        from .compose import (LETTERS, _with_key, choose_cell, logical_panel, resolve_color_by, rows_by_width,
+                              strip_panel)
         first = self.layouts[0]
         axis = resolve_color_by(first, "auto")
         extent = first.dims[axis] if axis else 1
         cell_in = choose_cell(self.layouts, "logical", None)
-        el = ", ".join(f"{k}={v}" for k, v in self.element.items())
-        panels = [logical_panel(first, label="logical", axis=axis, extent=extent, cell_in=cell_in,
-                                highlight=[self.number],
-                                title=f"logical tensor {''.join(canonical_order(first.axes))}: element {self.number} = ({el}) boxed")]
+        logical = logical_panel(first, label="logical", axis=axis, extent=extent, cell_in=cell_in,
+                                highlight=[self.number], title=self._logical_title())
+        panels = [logical]
         for i, (s, L) in enumerate(zip(self.specs, self.layouts)):
             off = int(L.offset(**self.element))
             m = LETTERS[i % len(LETTERS)]
             panels.append(strip_panel(L, label="logical", axis=axis, extent=extent, wrap=None, marker=m,
-                                      title=f"({m}) {describe(L)}   -> {off}", cell_in=cell_in, highlight=[off]))
+                                      title=self._strip_title(i, off), cell_in=cell_in, highlight=[off]))
         grid = rows_by_width(panels, _style.FIGURE_WIDTH, cell_in)
         _model.check_cells(sum(int(p.cols * p.rows) for row in grid for p in row), "the explorer's picture")
-        return pack(_with_key(grid, axis, extent, cell_in, _style.FIGURE_WIDTH), cell_in=cell_in)
+        fig = pack(_with_key(grid, axis, extent, cell_in, _style.FIGURE_WIDTH), cell_in=cell_in)
+        out = [dict(ax=logical.axes, x=logical.geom.x, y=logical.geom.y, number=np.arange(first.count),
+                    artists=logical.artists)]
+        for p in panels[1:]:
+            k = np.arange(p.model.layout.size)
+            out.append(dict(ax=p.axes, x=k % p.wrap, y=k // p.wrap, number=np.asarray(p.model.number), artists=p.artists))
+        return fig, out
+
+    def _logical_title(self) -> str:
+        el = ", ".join(f"{k}={v}" for k, v in self.element.items())
+        return f"logical tensor {''.join(canonical_order(self.layouts[0].axes))}: element {self.number} = ({el}) boxed"
+
+    def _strip_title(self, i: int, off: int) -> str:
+        from .compose import LETTERS, describe
+        m = LETTERS[i % len(LETTERS)]
+        return f"({m}) {describe(self.layouts[i])}   -> {off}"
+
+    def hover_texts(self) -> list:
+        """What hovering element ``n`` says, for every logical number n: its coordinates and its
+        offset in every layout ('341 = (n=1, c=1, h=0, w=1): NCHW offset 341, NHWC offset 337')."""
+        import numpy as np
+        first = self.layouts[0]
+        order = canonical_order(first.axes)
+        grids = np.unravel_index(np.arange(first.count, dtype=np.int64), [self.dims[a] for a in order])
+        coords = {a.lower(): np.asarray(g, dtype=np.int64) for a, g in zip(order, grids)}
+        offsets = [np.asarray(L.offset(**coords), dtype=np.int64).tolist() for L in self.layouts]
+        cols = [coords[a.lower()].tolist() for a in order]
+        names = [a.lower() for a in order]
+        out = []
+        for n in range(first.count):
+            where = ", ".join(f"{a}={c[n]}" for a, c in zip(names, cols))
+            offs = ", ".join(f"{s} offset {o[n]}" for s, o in zip(self.specs, offsets))
+            out.append(f"element {n} = ({where}): {offs}")
+        return out
 
 
 def _parse_specs(specs) -> list:
     if isinstance(specs, str):
         specs = [s.strip() for s in specs.replace(";", ",").split(",")]
     if isinstance(specs, Layout) or not hasattr(specs, "__iter__"):
-        raise TypeError(f"specs must be layout names ('NCHW, NHWC' or a list of them), got {type(specs).__name__}")
+        raise LayoutTypeError(f"specs must be layout names ('NCHW, NHWC' or a list of them), got {type(specs).__name__}")
     out = []
     for s in specs:
         if not isinstance(s, str):
-            raise TypeError(f"specs must be layout names (str), got {type(s).__name__} {s!r}")
+            raise LayoutTypeError(f"specs must be layout names (str), got {type(s).__name__} {s!r}")
         if s:
             out.append(s)
     if not out:
@@ -149,25 +191,37 @@ def _parse_specs(specs) -> list:
 
 
 class Explorer:
-    """The widgets around an :class:`ExplorerModel`; shows itself in Jupyter (``.widget``)."""
+    """The widgets around an :class:`ExplorerModel`; shows itself in Jupyter (``.widget``).
+
+    The picture is drawn once per spec or size change, as SVG with an invisible slot over every
+    cell (:mod:`layouts.viz._overlay`); a slider step only restyles the slots of the chosen element
+    (a few bytes of CSS), rewrites the formula lines and moves the rings of :attr:`last_figure` in
+    place, so the browser shows it without anything being drawn again. Hovering a slot shows the
+    element's coordinates and its offset in every layout.
+    """
 
     def __init__(self, model: ExplorerModel, dpi: int = 100):
         import ipywidgets as W
         self.model = model
         self.dpi = dpi
+        self.uid = f"layouts-explorer-{next(_IDS)}"
         self.spec_text = W.Text(value=", ".join(model.specs), description="specs", continuous_update=False,
                                 layout=W.Layout(width="420px"))
         self.dim_inputs: dict = {}
         self.sliders: dict = {}
-        self.image = W.Image(format="png")
+        self.picture = W.HTML()
+        self.highlight = W.HTML()
         self.formula_box = W.HTML()
         self.message = W.HTML()
         self.dims_box = W.HBox()
         self.sliders_box = W.VBox()
         self.spec_text.observe(self._on_specs, names="value")
         self._build_axis_widgets()
-        self.widget = W.VBox([self.spec_text, self.dims_box, self.sliders_box, self.message, self.formula_box, self.image])
+        self.widget = W.VBox([self.spec_text, self.dims_box, self.sliders_box, self.message, self.formula_box,
+                              self.highlight, self.picture])
+        self.widget.add_class("layouts-explorer")
         self.last_figure = None
+        self._panels: list = []
         self.redraw()
 
     # ---------------------------------------------------------------- callbacks
@@ -191,7 +245,9 @@ class Explorer:
         self.message.value = ""
         if rebuild:
             self._build_axis_widgets()
-        self.redraw()
+            self.redraw()
+        else:
+            self.show_element()
 
     # ---------------------------------------------------------------- widgets follow the model
     def _build_axis_widgets(self) -> None:
@@ -224,9 +280,44 @@ class Explorer:
             self.spec_text.observe(self._on_specs, names="value")
 
     def redraw(self) -> None:
-        from ._figure import to_png
-        self.last_figure = self.model.figure()
-        self.image.value = to_png(self.last_figure, dpi=self.dpi)
+        """Draw the picture again (specs or sizes changed): the SVG with its slots, then the element."""
+        from ._overlay import interactive_svg
+        fig, panels = self.model.picture()
+        hover = self.model.hover_texts()
+        layers = []
+        for p in panels:
+            numbers = p["number"].tolist()
+            classes = [f"e{n}" if n >= 0 else "pad" for n in numbers]
+            titles = [hover[n] if n >= 0 else "padding" for n in numbers]
+            layers.append((p["ax"], p["x"], p["y"], classes, titles))
+        self.last_figure, self._panels = fig, panels
+        # the browser's picture is drawn once: its titles must not name an element that will move
+        from .compose import LETTERS, describe
+        for i, p in enumerate(panels):
+            title = p["artists"].get("title") if p["artists"] else None
+            if title is not None:
+                title.set_text(f"logical tensor {''.join(canonical_order(self.model.layouts[0].axes))}: "
+                               f"the chosen element is ringed in green" if i == 0 else
+                               f"({LETTERS[(i - 1) % len(LETTERS)]}) {describe(self.model.layouts[i - 1])}")
+        self.picture.value = interactive_svg(fig, self.uid, layers)
+        self.show_element()
+
+    def show_element(self) -> None:
+        """Show the chosen element (a slider moved): restyle its slots, rewrite the formulas, move the rings."""
+        import numpy as np
+        from ._cells import move_ring
+        from ._overlay import highlight_css
+        number = self.model.number
+        offsets = list(self.model.offsets().values())
+        for i, p in enumerate(self._panels):
+            ring = p["artists"].get("highlight") if p["artists"] else None
+            where = number if i == 0 else offsets[i - 1]
+            if ring is not None:
+                move_ring(ring, np.asarray(p["x"]), np.asarray(p["y"]), [where])
+            title = p["artists"].get("title") if p["artists"] else None
+            if title is not None:
+                title.set_text(self.model._logical_title() if i == 0 else self.model._strip_title(i - 1, where))
+        self.highlight.value = highlight_css(self.uid, number)
         self.formula_box.value = "<pre style='margin:0'>" + _html("\n".join(self.model.formulas())) + "</pre>"
 
     def _repr_mimebundle_(self, **kwargs):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout
 
 
@@ -66,7 +66,7 @@ def write_gallery(directory, formats=FORMATS, dpi: int = 100) -> list:
     ``formats``; return the paths written, in order."""
     from ._figure import save
     if not isinstance(directory, (str, Path)) and not hasattr(directory, "__fspath__"):
-        raise TypeError(f"directory must be a folder path, got {type(directory).__name__}")
+        raise LayoutTypeError(f"directory must be a folder path, got {type(directory).__name__}")
     if isinstance(formats, str):
         formats = (formats,)
     formats = tuple(formats)

@@ -16,6 +16,7 @@ from matplotlib.collections import PolyCollection
 
 from . import _style
 from ._model import LogicalModel
+from ._cells import add_cell_labels
 from .strips import add_highlight, squares
 
 PLANE_GAP_X = 0.5
@@ -106,9 +107,7 @@ def draw_logical(ax, model: LogicalModel, *, colors: np.ndarray, cell_in: float,
         tc = _style.text_colors(faces)
         if fade:
             tc[:] = (0.35, 0.35, 0.35, 1.0)
-        for i, text in enumerate(model.labels):
-            out["labels"].append(ax.text(geom.x[i] + 0.5, geom.y[i] + 0.5, text, ha="center", va="center", fontsize=fs,
-                                         color=tuple(tc[i]), gid="cell-label", zorder=4, linespacing=0.95))
+        out["labels"] = add_cell_labels(ax, geom.x + 0.5, geom.y + 0.5, model.labels, fontsize=fs, colors=tc)
     out["labels_dropped"] = fs < _style.MIN_FONTSIZE and any(model.labels)
     _plane_titles(ax, model, geom, cell_pt)
     out["arrows"] = _arrows(ax, geom)
@@ -127,12 +126,15 @@ def _plane_titles(ax, model: LogicalModel, geom: Geometry, cell_pt: float) -> No
     fits = 0.9 * PLANE_GAP_Y * cell_pt >= _style.TEXT_PT and (W + PLANE_GAP_X) * cell_pt >= longest * _style.CHAR_EM * _style.TEXT_PT
     fs = _style.TEXT_PT
     if plane and fits:
+        xs, ys, texts = [], [], []
         for p in range(P):
             x = (p % geom.per_row) * (W + PLANE_GAP_X) + W / 2
             for g in range(G):
                 y = g * (-(-P // geom.per_row) * (H + PLANE_GAP_Y) + GROUP_GAP) + (p // geom.per_row) * (H + PLANE_GAP_Y)
-                ax.text(x, y + PLANE_GAP_Y * 0.55, f"{plane.lower()}={p}", ha="center", va="center", fontsize=fs,
-                        color="#333333", gid="plane-title")
+                xs.append(x)
+                ys.append(y + PLANE_GAP_Y * 0.55)
+                texts.append(f"{plane.lower()}={p}")
+        add_cell_labels(ax, xs, ys, texts, fontsize=fs, colors="#333333", gid="plane-title", zorder=3)
     if group:
         group_h = -(-P // geom.per_row) * (H + PLANE_GAP_Y)
         names = ",".join(a.lower() for a in group)

@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
 from . import _style
+from ._cells import add_cell_labels, add_ring, squares  # noqa: F401  (squares: used by logical, compose)
 from ._model import StripModel
 
 #: Cell labels are drawn only for layouts of at most this many slots (text is the slow part).
@@ -20,6 +21,8 @@ TEXT_LIMIT = 4096
 #: Margins (inches) a strip panel needs around its cells: left, top, right, bottom (the key's
 #: lines are added to the bottom by the caller).
 MARGINS = (0.5, 0.78, 0.5, 0.16)
+#: Points between a stride-level tag and the line that ties it to its slot.
+TAG_GAP = 2.0
 #: Height (inches) of one line of a key.
 KEY_LINE = 7.5 * 1.35 / 72
 
@@ -30,28 +33,13 @@ def strip_geometry(size: int, wrap: int) -> tuple[np.ndarray, np.ndarray, int]:
     return k % wrap, k // wrap, -(-size // wrap) if size else 0
 
 
-def squares(x: np.ndarray, y: np.ndarray, inset: float = 0.0) -> np.ndarray:
-    """Unit squares (as polygons) with top-left corners at x, y (y grows downwards)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    a, b = inset, 1.0 - inset
-    return np.stack([
-        np.stack([x + a, y + a], -1), np.stack([x + b, y + a], -1),
-        np.stack([x + b, y + b], -1), np.stack([x + a, y + b], -1),
-    ], 1)
-
-
 #: Colour of the ring around a highlighted element (the article circles its element in green).
 HIGHLIGHT_COLOR = "#00a000"
 
 
 def add_highlight(ax, x: np.ndarray, y: np.ndarray, cells, color: str = "black") -> PolyCollection:
     """Outline the cells ``cells`` (indices into the cell positions ``x``, ``y``)."""
-    ks = np.asarray(cells, dtype=np.int64)
-    ring = PolyCollection(squares(x[ks], y[ks], inset=0.04), facecolors="none", edgecolors=color,
-                          linewidths=1.6 if color == "black" else 2.2, gid="highlight", zorder=5)
-    ax.add_collection(ring)
-    return ring
+    return add_ring(ax, x, y, cells, color)
 
 
 def level_width(level: int, cell_pt: float) -> float:
@@ -117,20 +105,17 @@ def draw_strip(ax, model: StripModel, *, wrap: int, colors: np.ndarray, cell_in:
         tc = _style.text_colors(faces)
         if fade:
             tc[:] = (0.35, 0.35, 0.35, 1.0)
-        for k in np.flatnonzero(real).tolist():
-            text = model.labels[k]
-            if text:
-                out["labels"].append(ax.text(cols[k] + 0.5, rows[k] + 0.5, text, ha="center", va="center",
-                                             fontsize=fs, color=tuple(tc[k]), gid="cell-label", zorder=4,
-                                             linespacing=0.95))
+        ks = np.flatnonzero(real)
+        out["labels"] = add_cell_labels(ax, cols[ks] + 0.5, rows[ks] + 0.5, [model.labels[k] for k in ks.tolist()],
+                                        fontsize=fs, colors=tc[ks])
     else:
         out["labels_dropped"] = any(model.labels)
     # offsets at the start of each row, in the left margin (every few rows when rows are thin)
     step = max(1, int(np.ceil(_style.TEXT_PT * 1.15 / max(cell_pt, 1e-9))))
-    for r in range(0, nrows, step):
-        ax.annotate(str(r * wrap), (0, r + 0.5), xytext=(-3, 0), textcoords="offset points", ha="right",
-                    va="center", fontsize=_style.TEXT_PT, color="#555555", gid="row-offset",
-                    annotation_clip=False)
+    starts = np.arange(0, nrows, step)
+    out["row_offsets"] = add_cell_labels(ax, np.zeros(len(starts)), starts + 0.5, [str(r * wrap) for r in starts.tolist()],
+                                         fontsize=_style.TEXT_PT, colors="#555555", gid="row-offset", ha="right",
+                                         offset=(-3, 0))
     out["row_step"] = step
     if marker is not None and tags:
         out["tags"] = _tags(ax, model, wrap, cols, rows, marker)
@@ -180,8 +165,14 @@ def level_key(model: StripModel, marker: str | None, padding: str = "hatched") -
 
 def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
     """Tag the first jump of each stride level once: above the strip when it is in the first row,
-    else in the right margin beside the row where it happens (never on top of a cell label)."""
-    tags = []
+    else in the right margin beside the row where it happens (never on top of a cell label).
+
+    Each tag is a Text, tied to its slot by a short line (one LineCollection for all of them, in
+    points from the slot: an annotation arrow clipped at its text costs more than the rest of the tag).
+    """
+    from matplotlib.collections import LineCollection
+    from matplotlib.transforms import Affine2D
+    tags, anchors, segments = [], [], []
     above = 0
     beside: dict = {}
     for lv in model.levels:
@@ -191,17 +182,28 @@ def _tags(ax, model: StripModel, wrap: int, cols, rows, marker: str) -> list:
         k = int(ks[0])
         c, r = int(cols[k]), int(rows[k])
         text = f"[{marker}:{lv.number}]"
-        arrow = dict(arrowstyle="-", color="#444444", lw=0.6, shrinkA=0, shrinkB=0)
         if r == 0 and c > 0:
             dy = 5 + 10 * (above % 2)
             above += 1
             t = ax.annotate(text, (c, 0), xytext=(0, dy), textcoords="offset points", ha="center", va="bottom",
-                            fontsize=_style.TEXT_PT, arrowprops=arrow, gid="level-tag", annotation_clip=False)
+                            fontsize=_style.TEXT_PT, gid="level-tag", annotation_clip=False)
+            anchors.append((c, 0))
+            segments.append([(0, 0), (0, dy - TAG_GAP)])
         else:
             n = beside.get(r, 0)
             beside[r] = n + 1
-            t = ax.annotate(text, (wrap, r + (0 if c == 0 else 0.5)), xytext=(4 + 26 * n, 0), textcoords="offset points",
-                            ha="left", va="center", fontsize=_style.TEXT_PT,
-                            arrowprops=arrow if n == 0 else None, gid="level-tag", annotation_clip=False)
+            y = r + (0 if c == 0 else 0.5)
+            t = ax.annotate(text, (wrap, y), xytext=(4 + 26 * n, 0), textcoords="offset points",
+                            ha="left", va="center", fontsize=_style.TEXT_PT, gid="level-tag", annotation_clip=False)
+            if n == 0:
+                anchors.append((wrap, y))
+                segments.append([(0, 0), (4 - TAG_GAP, 0)])
         tags.append(t)
+    if segments:
+        points = Affine2D().scale(1 / 72) + ax.get_figure().dpi_scale_trans
+        lines = LineCollection(segments, offsets=anchors, offset_transform=ax.transData, colors="#444444",
+                               linewidths=0.6, gid="tag-line", zorder=3)
+        lines.set_transform(points)
+        ax.add_collection(lines, autolim=False)
+        lines.set_clip_on(False)  # the tags sit in the margins
     return tags
