@@ -28,8 +28,12 @@ GREEN = "rgb(0, 160, 0)"
 
 
 def _needs_browser():
+    """Skip where the browser or its drivers are missing; under CI (``CI`` set), which installs
+    them all (.ci/run, the test extra), a missing one fails instead."""
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"{CHROMIUM} is missing (apt-get install chromium)")
+    if os.environ.get("CI"):
+        import playwright.sync_api, voila  # noqa: F401, E401 - CI's test extra has them
     pytest.importorskip("playwright.sync_api")
     pytest.importorskip("voila")
     pytest.importorskip("ipywidgets")

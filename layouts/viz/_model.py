@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import LayoutError
 # the one private name viz borrows: how the formula names each physical dim's index (c, c1, c0)
-from ..explain import _coordinate_names as coordinate_names
+from ..naming import coordinate_names
 from ..layout import Layout, canonical_order
 
 LABEL_MODES = ("logical", "offset", "coords", "none")
