@@ -5,16 +5,16 @@ The plan here (pure Python, cached) turns it into a few *passes*, each a batched
 transposition ``(B, M, N, I) -> (B, N, M, I)`` of the buffer (``I`` contiguous elements move
 together), and picks for each pass how to do it in bounded memory:
 
-``scratch``  the ``M x N`` blocks of a few batches fit the scratch budget: copy them out, and
-             transpose them back into place with :func:`layouts.kernels.copy_into` (the same
-             way a pass may reorder 3-5 trailing dims at once, e.g. ``(N, t, C) -> (C, t, N)``);
-``chunks``   ``I`` is long (>= 16 bytes): follow the cycles of ``i -> i*M mod (MN-1)`` over
-             whole chunks, with a bit per chunk to mark the visited ones;
-``square``   ``M == N``: swap mirrored tiles, no scratch;
-``split``    ``N = N1 * t`` (or ``M = M1 * s``): a chunk pass over ``M x N1`` chunks of ``t*I``
-             elements, then a scratch pass over the ``M x t`` blocks (Gustavson-style);
-``ckg``      when nothing above fits: Catanzaro-Keller-Garland (PPoPP 2014), a column
-             rotation, a row shuffle and a column shuffle with ``max(M, N)`` elements of scratch.
+- ``scratch``: the ``M x N`` blocks of a few batches fit the scratch budget: copy them out, and
+  transpose them back into place with :func:`layouts.kernels.copy_into` (the same way a pass may
+  reorder 3-5 trailing dims at once, e.g. ``(N, t, C) -> (C, t, N)``);
+- ``chunks``: ``I`` is long (>= 16 bytes): follow the cycles of ``i -> i*M mod (MN-1)`` over
+  whole chunks, with a bit per chunk to mark the visited ones;
+- ``square``: ``M == N``: swap mirrored tiles, no scratch;
+- ``split``: ``N = N1 * t`` (or ``M = M1 * s``): a chunk pass over ``M x N1`` chunks of ``t*I``
+  elements, then a scratch pass over the ``M x t`` blocks (Gustavson-style);
+- ``ckg``: when nothing above fits: Catanzaro-Keller-Garland (PPoPP 2014), a column rotation, a
+  row shuffle and a column shuffle with ``max(M, N)`` elements of scratch.
 
 The passes are chosen by a shortest-path search over the orders of the (merged) dims, each
 move weighted by its method's measured cost, also with one merged dim cut in two (so that
