@@ -161,3 +161,11 @@ def test_bad_arguments_are_layout_errors():
         viz.draw_layout("NCHW")
     with pytest.raises(ly.LayoutTypeError, match="path"):
         viz.save(viz.draw_layout(ly.Layout("NCHW", N=1, C=1, H=1, W=2)), 3)
+
+
+def test_the_old_image_attribute_is_the_picture_with_a_warning():
+    pytest.importorskip("ipywidgets")
+    ex = viz.explore("NCHW", N=1, C=2, H=2, W=2)
+    with pytest.warns(DeprecationWarning, match="picture"):
+        assert ex.image is ex.picture
+    assert "<svg" in ex.picture.value

@@ -15,8 +15,8 @@ It works with any scheduler (threads, processes, ``dask.distributed``): the task
 functions of numpy arrays and picklable arguments. zarr: ``ly.convert(da.from_zarr(a), ...)
 .to_zarr(b)``; regular input chunks give regular output chunks, as zarr needs.
 
->>> import numpy as np, pytest, layouts as ly
->>> da = pytest.importorskip("dask.array")          # the 'dask' extra
+>>> import numpy as np, layouts as ly
+>>> import dask.array as da                      # the 'dask' extra
 >>> x = np.arange(2 * 20 * 3 * 3, dtype=np.float32).reshape(2, 20, 3, 3)
 >>> y = ly.convert(da.from_array(x, chunks=(1, 10, 3, 3)), "NCHW", "NCHW16c")
 >>> y.chunks                                    # C chunks of 10 rounded to one block of 16
@@ -48,7 +48,6 @@ def convert_dask(d: Any, src: str | Layout, dst: str | Layout, *, out: Any = Non
     named keep the input's chunking. ``copy`` is accepted as by :func:`layouts.convert`; the
     result is always a new lazy array. ``out=`` has no meaning for a lazy result.
 
-    >>> import pytest; _ = pytest.importorskip("dask.array")   # the 'dask' extra
     >>> import dask.array as da, layouts as ly
     >>> d = da.zeros((4, 3, 8, 8), chunks=(2, 3, 8, 8), dtype="uint8")
     >>> ly.convert(d, "NCHW", "NHWC").chunks

@@ -320,6 +320,15 @@ class Explorer:
         self.highlight.value = highlight_css(self.uid, number)
         self.formula_box.value = "<pre style='margin:0'>" + _html("\n".join(self.model.formulas())) + "</pre>"
 
+    @property
+    def image(self):
+        """Deprecated: the picture is now an SVG in :attr:`picture` (an ``ipywidgets.HTML``)
+        whose highlights :attr:`highlight` restyles; ``image`` was the PNG redrawn every step."""
+        import warnings
+        warnings.warn("Explorer.image is now Explorer.picture (an SVG drawn once per spec or size change)",
+                      DeprecationWarning, stacklevel=2)
+        return self.picture
+
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
 
