@@ -97,6 +97,10 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     ...
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
+    if type(x) is np.ndarray and type(out) is np.ndarray and copy is True and threads is None and not dims:
+        done = _small_into(x, src, dst, out)
+        if done is not None:
+            return done
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:
         return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)
@@ -121,8 +125,48 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             from .arrays import bump_version, is_torch_tensor
             if is_torch_tensor(out):
                 bump_version(out)
+        elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and threads is None and not dims:
+            _remember_small(x, src, dst, out)
         return out
     return back(result)
+
+
+#: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``
+#: that one full call has checked: no padding to fill, no padding warning possible
+_small: dict = {}
+
+
+def _small_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> np.ndarray | None:
+    """A small copy into ``out`` of a conversion already checked once: each step one
+    ``np.copyto`` (what the copy engine does below ``small_bytes``), without the front end's
+    per-call work; None when the full path must run."""
+    if type(src) is not str or type(dst) is not str:
+        return None
+    steps = _small.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
+    if steps is None or x.nbytes >= _kernels().current().small_bytes:
+        return None
+    if not out.flags.writeable or np.may_share_memory(out, x):
+        return None                                   # the full path words the refusal
+    for step in steps:
+        sv, dv = step.views(x, out)
+        np.copyto(dv, sv, casting="no")
+    return out
+
+
+def _remember_small(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
+    """After a full conversion into ``out``: keep its steps for :func:`_small_into` when they are
+    plain region copies into ``out``'s own shape with no padding and no padding warning."""
+    if type(src) is not str or type(dst) is not str or x.dtype.hasobject:
+        return
+    try:
+        request, steps, pads = _prepare_cached(src, dst, x.shape, x.dtype, ())
+    except LayoutError:
+        return
+    if pads or request.suspects or out.shape != request.dst.shape or not all(hasattr(s, "views") for s in steps):
+        return
+    if len(_small) > 256:
+        _small.clear()
+    _small[(src, dst, x.shape, x.dtype, out.shape, out.dtype)] = tuple(steps)
 
 
 def _shape_of(x: Any) -> Any:

@@ -273,3 +273,29 @@ def test_zero_size_pitched_out_is_all_zero():
 def test_ascend_destination_keeps_the_source_block():
     x = np.arange(2 * 2 * 2 * 16, dtype=np.uint8).reshape(1, 2, 2, 2, 16)    # C0=16 though 8-bit
     assert np.array_equal(ly.convert(x, "NC1HWC0", "NC1HWC0"), x)
+
+
+@pytest.mark.parametrize("src,dst", [("NCHW", "NHWC"), ("NHWC", "CHWN"), ("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"),
+                                     ("CHWN", "NHWC")])
+def test_repeated_small_conversions_into_out_match_numpy_and_keep_refusing(src, dst):
+    """The second and later calls of one small conversion into ``out`` take a short path (the
+    first one checked it): the same bytes as numpy's, and the same refusals."""
+    from layouts import kernels
+    rng = np.random.default_rng(7)
+    dims = dict(N=2, C=16, H=3, W=5)
+    logical = rng.integers(0, 250, (2, 16, 3, 5)).astype(np.float32)
+    x = ly.convert(logical, "NCHW", src)
+    want = ly.convert(logical, "NCHW", dst)
+    out = np.full(ly.Layout(dst, **dims).shape, -1, np.float32)
+    for _ in range(3):
+        out[...] = -1
+        assert ly.convert(x, src, dst, out=out) is out and np.array_equal(out, want)
+    frozen = out.copy()
+    frozen.flags.writeable = False
+    with pytest.raises(LayoutError, match="read-only"):
+        ly.convert(x, src, dst, out=frozen)
+    with pytest.raises(LayoutError, match="overlaps"):
+        ly.convert(x, src, dst, out=x.reshape(out.shape))                    # C=16: no padding, same size
+    with kernels.use_profile(kernels.current().replace(small_bytes=0)):       # the kernels, not the short path
+        out[...] = -1
+        assert np.array_equal(ly.convert(x, src, dst, out=out), want)
