@@ -97,6 +97,9 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     ...
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
+    if any(type(t).__module__.startswith("layouts.cute.") for t in (src, dst)):  # CuTe layouts: layouts.cute.realise
+        from .cute.realise import convert_cute
+        return convert_cute(x, src, dst, out, threads=threads, **dims)
     if type(x).__module__.split(".")[0] == "dask":  # a dask array: a lazy result (layouts.chunked.dask)
         from .chunked.dask import convert_dask
         return convert_dask(x, src, dst, out=out, threads=threads, copy=copy, **dims)

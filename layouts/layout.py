@@ -626,6 +626,16 @@ class Layout:
         from .explain import explain
         return explain(self)
 
+    def to_cute(self) -> Any:
+        """This layout as a CuTe layout (:mod:`layouts.cute`): one mode per axis in canonical order,
+        a blocked axis hierarchical with its innermost block first.
+
+        >>> print(Layout("NCHW16c", N=1, C=32, H=2, W=2).to_cute())
+        (1,(16,2),2,2):(0,(1,64),32,16)
+        """
+        from .cute.bridge import to_cute
+        return to_cute(self)
+
 
 def canonical_order(axes: tuple[str, ...] | str) -> str:
     """The logical order used to number elements: NCDHW for images, OIDHW for weights, else as given.
