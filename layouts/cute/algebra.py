@@ -67,12 +67,21 @@ def composition(a: Any, b: Any) -> Any:
     if not isinstance(b, Layout):
         raise LayoutTypeError(f"composition: b must be a Layout, an int, None or a tuple tiler, got {type_name(b)}")
     flat = coalesce_x(a)
-    return _compose(flat.shape, flat.stride, b.shape, b.stride, (a, b))
+    reach: dict[int, int] = {}
+    result = _compose(flat.shape, flat.stride, b.shape, b.stride, (a, b), reach)
+    for p, top in reach.items():
+        # right-distributivity (A o (B0, B1) = (A o B0, A o B1)) holds only while the modes of B
+        # add up without a carry in any mode of A but the last
+        if top >= flat.shape[p]:
+            raise LayoutError(f"composition of {a} with {b}: the modes of B together reach {top} in mode "
+                              f"{flat.shape[p]}:{flat.stride[p]} of coalesce(A), so they carry into the next "
+                              "mode and A o B is not a layout")
+    return result
 
 
-def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple) -> Layout:
+def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple, reach: dict) -> Layout:
     if it.is_tuple(rshape):  # right-distributive over the modes of B
-        parts = [_compose(lshape, lstride, s, d, names) for s, d in zip(rshape, rstride)]
+        parts = [_compose(lshape, lstride, s, d, names, reach) for s, d in zip(rshape, rstride)]
         return Layout._raw(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     if rstride == 0:
         return Layout._raw(rshape, 0)
@@ -82,17 +91,21 @@ def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple)
     def fail(what: str) -> LayoutError:
         return LayoutError(f"composition of {names[0]} with {names[1]}: {what}")
 
+    if rstride < 0:
+        if rshape != 1:
+            raise fail("a negative stride in B needs a layout A of one mode (after coalesce)")
+        rstride = -rstride
     shapes, strides = [], []
     rest_shape, rest_stride = rshape, rstride
-    for curr_shape, curr_stride in zip(lshape[:-1], lstride[:-1]):
-        step = abs(rest_stride)
+    for p, (curr_shape, curr_stride) in enumerate(zip(lshape[:-1], lstride[:-1])):
+        step = rest_stride
         # CuTe's weak condition lets rest_stride < curr_shape through unconditionally; that is
         # exact only when the rest of B stays inside this mode, so that is what is asked here.
         if not (step % curr_shape == 0 or curr_shape % step == 0 or (rest_shape - 1) * step < curr_shape):
             raise fail(f"stride divisibility condition fails: stride {step} does not divide mode size "
                        f"{curr_shape} (nor the reverse) and {rest_shape} elements do not fit in it")
         next_shape = -(-curr_shape // step)
-        next_stride = -(-step // curr_shape) * (1 if rest_stride > 0 else -1)
+        next_stride = -(-step // curr_shape)
         if next_shape != 1 and rest_shape != 1:
             new_shape = min(next_shape, rest_shape)
             if rest_shape % new_shape:
@@ -100,6 +113,7 @@ def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple)
                            f"into whole runs of {new_shape}")
             shapes.append(new_shape)
             strides.append(rest_stride * curr_stride)
+            reach[p] = reach.get(p, 0) + (new_shape - 1) * step
             rest_shape //= new_shape
         rest_stride = next_stride
     if not shapes:
