@@ -536,6 +536,14 @@ def test_composed_layout():
     assert S(3, 9) == sw(base(3, 9))
     assert sorted(S.offsets().tolist()) == list(range(512))
     assert cute.cosize(S) == 512
+    # cosize: exact, with or without the shortcut for compact inner layouts
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        inner = rand_injective(rng, depth=2) if rng.random() < 0.6 else rand_any(rng, depth=2)
+        b = int(rng.integers(0, 4))
+        C = cute.ComposedLayout(cute.Swizzle(b, int(rng.integers(0, 3)), int(rng.choice([-1, 1])) * max(b, 1)),
+                                int(rng.choice([0, 8, 5])), inner)
+        assert cute.cosize(C) == int(C.offsets().max()) + 1
     # (Sw o A) o B == Sw o (A o B)
     T = cute.composition(S, Layout((8, 8), (64, 1)))
     assert T.offsets().tolist() == [sw(base(64 * (i % 8) + (i // 8))) for i in range(64)]

@@ -22,25 +22,29 @@ def _swz(v, mask, shift):
 
 @numba.njit(cache=True, nogil=True)
 def _run(out, x, shape, sstr, dstr, so, sm, ss, do, dm, ds):
+    # shape/strides padded to >= 2 dims; the two innermost dims are plain loops, the rest an odometer
     nd = shape.size
-    inner = shape[nd - 1]
-    si = sstr[nd - 1]
-    di = dstr[nd - 1]
+    n1, n0 = shape[nd - 2], shape[nd - 1]
+    s1, s0 = sstr[nd - 2], sstr[nd - 1]
+    d1, d0 = dstr[nd - 2], dstr[nd - 1]
     outer = 1
-    for k in range(nd - 1):
+    for k in range(nd - 2):
         outer *= shape[k]
     idx = np.zeros(nd, np.int64)
     for _ in range(outer):
-        a = so
-        b = do
-        for k in range(nd - 1):
-            a += idx[k] * sstr[k]
-            b += idx[k] * dstr[k]
-        for j in range(inner):
-            out[_swz(b, dm, ds)] = x[_swz(a, sm, ss)]
-            a += si
-            b += di
-        k = nd - 2
+        a1 = so
+        b1 = do
+        for k in range(nd - 2):
+            a1 += idx[k] * sstr[k]
+            b1 += idx[k] * dstr[k]
+        for i in range(n1):
+            a = a1 + i * s1
+            b = b1 + i * d1
+            for j in range(n0):
+                out[_swz(b, dm, ds)] = x[_swz(a, sm, ss)]
+                a += s0
+                b += d0
+        k = nd - 3
         while k >= 0:
             idx[k] += 1
             if idx[k] < shape[k]:
@@ -52,4 +56,8 @@ def _run(out, x, shape, sstr, dstr, so, sm, ss, do, dm, ds):
 def gather_scatter(out, x, shape, sstr, dstr, so, sm, ss, do, dm, ds):
     """Run the kernel: ``shape``/``sstr``/``dstr`` int64 arrays (slowest mode first), then the
     offset, mask and shift of the source's and the destination's swizzle (mask 0: none)."""
+    if shape.size < 2:
+        shape = np.concatenate([np.ones(1, np.int64), shape])
+        sstr = np.concatenate([np.zeros(1, np.int64), sstr])
+        dstr = np.concatenate([np.zeros(1, np.int64), dstr])
     _run(out, x, shape, sstr, dstr, np.int64(so), np.int64(sm), np.int64(ss), np.int64(do), np.int64(dm), np.int64(ds))

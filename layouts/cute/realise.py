@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
 from .layout import Layout, cosize
-from .swizzle import ComposedLayout
+from .swizzle import ComposedLayout, _compact
 
 __all__ = ["is_cute", "convert_cute", "common_modes"]
 
@@ -104,6 +104,23 @@ def common_modes(a: Layout, b: Layout) -> list[tuple[int, int, int]] | None:
     return out
 
 
+def view_modes(modes: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The common modes ordered for a C-order pair of views: slowest first by the destination's
+    stride (so the last dim writes contiguously), neighbours merged where both strides allow.
+
+    >>> view_modes([(4, 1, 96), (8, 4, 1), (3, 32, 8)])
+    [(4, 1, 96), (24, 4, 1)]
+    """
+    order = sorted(modes, key=lambda m: (abs(m[2]), abs(m[1])), reverse=True)
+    out: list[tuple[int, int, int]] = []
+    for m in order:
+        if out and out[-1][1] == m[0] * m[1] and out[-1][2] == m[0] * m[2]:
+            out[-1] = (out[-1][0] * m[0], m[1], m[2])
+        else:
+            out.append(m)
+    return out or [(1, 0, 0)]
+
+
 def _check_range(layout: Any, what: str, n: int | None = None) -> None:
     inner = layout.inner if isinstance(layout, ComposedLayout) else layout
     shapes, strides = _flat(inner)
@@ -150,7 +167,8 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
     src, dst : CuTe Layout, swizzled layout, layouts.Layout or spec string (with ``**dims``)
         Of equal size.
     out : 1-D ndarray, optional
-        Where to write (at least ``cosize(dst)`` elements, x's dtype); zero-filled first.
+        Where to write (at least ``cosize(dst)`` elements, x's dtype); the slots below ``cosize(dst)`` that
+        ``dst`` does not reach are zeroed.
     threads : int, optional
         Threads for the copy engine.
 
@@ -185,11 +203,14 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
     if not _injective(d):
         raise LayoutError(f"dst {d} maps two indices to one offset; a destination must be injective")
     n_out = cosize_exact(d) if d.size() else 0
+    inner = d.inner if isinstance(d, ComposedLayout) else d
+    full = d.size() == n_out and _compact(inner)  # every slot is written: no zero fill needed
     if out is None:
-        result = np.zeros(n_out, dtype=xa.dtype)
+        result = np.empty(n_out, dtype=xa.dtype) if full else np.zeros(n_out, dtype=xa.dtype)
     else:
         result = _check_out(out, n_out, xa.dtype)
-        result[...] = 0
+        if not full:
+            result[:n_out] = 0
     if s.size() == 0:
         return result
     if isinstance(s, ComposedLayout) or isinstance(d, ComposedLayout):
@@ -216,7 +237,7 @@ def _plain(result: np.ndarray, x: np.ndarray, s: Layout, d: Layout, threads: int
     if modes is None:  # no common refinement: gather / scatter by offsets
         result[d.offsets()] = x[s.offsets()]
         return
-    modes = modes[::-1] or [(1, 0, 0)]  # slowest first: a C-order view
+    modes = view_modes(modes)
     shape = tuple(m[0] for m in modes)
     src_view = np.lib.stride_tricks.as_strided(x, shape=shape, strides=tuple(m[1] * x.strides[0] for m in modes),
                                                writeable=False)
@@ -243,7 +264,7 @@ def _swizzled(result: np.ndarray, x: np.ndarray, s: Any, d: Any) -> None:
         result[d.offsets()] = x[s.offsets()]
         return
     from ._kernel import gather_scatter
-    modes = modes[::-1] or [(1, 0, 0)]
+    modes = view_modes(modes)
     shape = np.array([m[0] for m in modes], dtype=np.int64)
     sstr = np.array([m[1] for m in modes], dtype=np.int64)
     dstr = np.array([m[2] for m in modes], dtype=np.int64)

@@ -146,6 +146,13 @@ class ComposedLayout:
         """One past the largest offset (the swizzle may move offsets past the inner cosize)."""
         if self.size() == 0:
             return 0
+        sw, inner = self.outer, self.inner
+        # the swizzle changes only bits below `top`, so it permutes each aligned block of 2**top:
+        # when the inner layout (shifted by offset) is exactly such blocks, the cosize stays
+        top = sw.base + sw.bits + max(0, -sw.shift)
+        c = inner.cosize()
+        if self.offset % (1 << top) == 0 and c % (1 << top) == 0 and c == inner.size() and _compact(inner):
+            return self.offset + c
         return int(self.offsets().max()) + 1
 
     def __len__(self) -> int:
@@ -178,6 +185,19 @@ class ComposedLayout:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         from ..viz.cute import mimebundle
         return mimebundle(self, include=include, exclude=exclude)
+
+
+def _compact(layout: Layout) -> bool:
+    """True when the layout is a bijection onto [0, size) (non-negative strides, no overlap, no gap)."""
+    shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
+    if not it.is_tuple(shapes):
+        shapes, strides = (shapes,), (strides,)
+    span = 1
+    for d, n in sorted((d, n) for n, d in zip(shapes, strides) if n != 1):
+        if d != span:
+            return False
+        span *= n
+    return True
 
 
 def compose_swizzle(a: Any, b: Any) -> Any:
