@@ -172,3 +172,24 @@ def test_convert_leaves_input_unchanged_and_fills_out():
     r = ly.convert(x, Layout((4, 6)), dst, out=out)
     assert r is out and np.array_equal(x, keep)
     assert np.array_equal(out, _reference(x, Layout((4, 6)), dst))
+
+
+def test_plain_conversions_use_the_copy_engine_and_swizzled_the_kernel(monkeypatch):
+    import layouts.kernels as kernels
+    from layouts.cute import _kernel
+    calls = []
+    real_copy, real_kernel = kernels.copy_into, _kernel.gather_scatter
+    monkeypatch.setattr(kernels, "copy_into", lambda d, s, threads=None: (calls.append("engine"), real_copy(d, s, threads))[1])
+    monkeypatch.setattr(_kernel, "gather_scatter", lambda *a: (calls.append("swizzle"), real_kernel(*a))[1])
+    src = ly.Layout("NCHW", N=2, C=16, H=32, W=32).to_cute()
+    dst = ly.Layout("NHWC", N=2, C=16, H=32, W=32).to_cute()
+    x = np.arange(cute.size(src), dtype=np.float32)
+    y = ly.convert(x, src, dst)
+    assert calls == ["engine"] and np.array_equal(y, _reference(x, src, dst))
+    # the same tensor by name: the same bytes, through the same engine
+    assert np.array_equal(y, ly.convert(x.reshape(2, 16, 32, 32), "NCHW", "NHWC").ravel())
+    assert calls == ["engine", "engine"]
+    calls.clear()
+    sdst = composition(Swizzle(3, 0, 3), dst)
+    z = ly.convert(x, src, sdst)
+    assert calls == ["swizzle"] and np.array_equal(z, _reference(x, src, sdst))
