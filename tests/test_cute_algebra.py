@@ -156,7 +156,8 @@ def test_documented_algebra():
 
 def test_compact_stride_and_printing():
     assert Layout((2, 4)).stride == (1, 2)
-    assert Layout((2, 1, (3, 1))).stride == (1, 0, (2, 0))  # CuTe's static compact stride: size-1 -> 0
+    assert Layout((2, 1, (3, 1))).stride == (1, 2, (2, 6))
+    assert Layout((1, (1, 4))).stride == (0, (0, 1))  # leading size-1 modes: stride 0 (CuTe's static form)
     assert str(Layout((2, (2, 2)), (4, (1, 2)))) == "(2,(2,2)):(4,(1,2))"
     assert cute.rank(Layout((2, (3, 4)))) == 2 and cute.depth(Layout((2, (3, 4)))) == 2
     assert cute.size(Layout((2, (3, 4)))) == 24
@@ -178,6 +179,15 @@ def test_where_cute_differs_from_pycute(pycute):
 
 
 # ----------------------------------------------------------------------------- evaluation
+def test_default_stride_matches_both_references(pycute, tl):
+    for shape in cases(rand_shape):
+        ours = Layout(shape).stride
+        p, t = pycute.Layout(shape).stride, tl.Layout(shape).stride
+        assert ours == t  # tensor-layouts: CuTe's static 0 on the leading size-1 modes
+        assert all(a == b or (s == 1 and a == 0) for s, a, b in zip(flat(shape), flat(ours), flat(p)))  # pycute
+        assert Layout(shape).offsets().tolist() == list(range(cute.size(shape)))
+
+
 def test_call_and_offsets_match_pycute(pycute):
     for L in cases(lambda r: rand_any(r, negative=True)):
         P = pc(pycute, L)

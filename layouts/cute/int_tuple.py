@@ -1,15 +1,14 @@
 """Integer tuples, CuTe's shapes, strides and coordinates: an int or a tuple of them, nested.
 
-The functions follow CuTe C++ (``cute/int_tuple.hpp`` and ``cute/stride.hpp``) with every
-integer static: a compact stride gives a size-1 mode stride 0, ``crd2idx`` of a 1-D index does
-not wrap the last mode, ``idx2crd`` of a tuple index works mode by mode.
+The functions follow CuTe C++ (``cute/int_tuple.hpp`` and ``cute/stride.hpp``): ``crd2idx`` of a
+1-D index does not wrap the last mode, ``idx2crd`` of a tuple index works mode by mode.
 
 >>> crd2idx((1, (1, 0)), (2, (2, 2)), (4, (1, 2)))
 5
 >>> idx2crd(5, (2, (2, 2)))
 (1, (0, 1))
 >>> compact_col_major((2, 1, (3, 4)))
-(1, 0, (2, 6))
+(1, 2, (2, 6))
 """
 
 from __future__ import annotations
@@ -126,13 +125,20 @@ def congruent(a: Any, b: Any) -> bool:
 
 
 def compact_col_major(shape: Any, current: int = 1) -> Any:
-    """CuTe's ``LayoutLeft`` stride: exclusive prefix products, stride 0 for size-1 modes.
+    """The compact column-major stride (CuTe's ``LayoutLeft``): exclusive prefix products, with
+    stride 0 for the size-1 modes before the first larger one.
+
+    CuTe's static integers give every size-1 mode stride 0, its dynamic ones none; pycute gives
+    none and tensor-layouts the leading ones. A size-1 mode's stride never changes an offset; this
+    is the form both references agree on, and CuTe's where they differ.
 
     >>> compact_col_major((4, (2, 3)))
     (1, (4, 8))
-    >>> compact_col_major((1, 4), 2)
-    (0, 2)
+    >>> compact_col_major((1, (1, 4), 1))
+    (0, (0, 1), 4)
     """
+    leading = [True]
+
     def walk(s: Any, cur: int) -> tuple[Any, int]:
         if is_tuple(s):
             out = []
@@ -140,7 +146,10 @@ def compact_col_major(shape: Any, current: int = 1) -> Any:
                 d, cur = walk(e, cur)
                 out.append(d)
             return tuple(out), cur
-        return (0 if s == 1 else cur), cur * s
+        if s != 1:
+            leading[0] = False
+            return cur, cur * s
+        return (0 if leading[0] else cur), cur
     return walk(shape, current)[0]
 
 

@@ -37,8 +37,9 @@ class Layout:
     shape : int or nested tuple of ints
         Sizes of the modes (each >= 0).
     stride : int or nested tuple of ints, optional
-        Congruent with ``shape``. ``None`` gives CuTe's compact column-major stride (LayoutLeft),
-        where a size-1 mode has stride 0, as CuTe's static integers build it.
+        Congruent with ``shape``. ``None`` gives CuTe's compact column-major stride (LayoutLeft):
+        prefix products, leading size-1 modes stride 0
+        (:func:`~layouts.cute.int_tuple.compact_col_major`).
 
     Examples
     --------
