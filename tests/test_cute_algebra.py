@@ -557,3 +557,9 @@ def test_composed_layout():
     # (Sw o A) o B == Sw o (A o B)
     T = cute.composition(S, Layout((8, 8), (64, 1)))
     assert T.offsets().tolist() == [sw(base(64 * (i % 8) + (i // 8))) for i in range(64)]
+
+
+def test_queries_of_swizzled_layouts():
+    S = cute.composition(cute.Swizzle(2, 0, 2), Layout((4, (2, 2))))
+    assert cute.rank(S) == 2 and cute.depth(S) == 2 and cute.size(S) == 16
+    assert cute.rank((2, 3)) == 2 and cute.depth(5) == 0

@@ -6,9 +6,10 @@ follow CuTe C++ with static integers (where pycute and tensor-layouts differ fro
 
 >>> from layouts import cute
 >>> L = cute.Layout((2, (2, 2)), (4, (1, 2)))
->>> print(L), cute.size(L), cute.cosize(L), cute.depth(L)
+>>> print(L)
 (2,(2,2)):(4,(1,2))
-(None, 8, 8, 2)
+>>> cute.size(L), cute.cosize(L), cute.rank(L), cute.depth(L), L(1, (0, 1)), L(5)
+(8, 8, 2, 2, 6, 6)
 >>> print(cute.composition(L, cute.Layout(4, 2)))
 4:1
 >>> import layouts as ly
@@ -23,6 +24,7 @@ from .explain import explain, formula, print_layout
 from .int_tuple import crd2idx, idx2crd
 from .layout import Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size
 from .swizzle import ComposedLayout, Swizzle
+from . import atoms
 
 __all__ = [
     "Layout", "ComposedLayout", "Swizzle", "make_layout",
@@ -30,5 +32,5 @@ __all__ = [
     "composition", "complement", "right_inverse", "left_inverse",
     "logical_divide", "zipped_divide", "tiled_divide",
     "logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product",
-    "crd2idx", "idx2crd", "formula", "explain", "print_layout",
+    "crd2idx", "idx2crd", "formula", "explain", "print_layout", "atoms",
 ]

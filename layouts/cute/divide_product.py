@@ -193,6 +193,8 @@ def _append_to(layout: Layout, r: int) -> Layout:
 
 def _rank_sensitive(a: Layout, b: Any, where: str, block_first: bool) -> Layout:
     a = _check_layout(a, where)
+    if it.is_tuple(b):  # a shape (4, 3), or layouts / sizes, one per mode
+        b = Layout(b) if all(it.is_int(t) for t in b) else make_layout(*[_tiler_layout(t, where) for t in b])
     b = _tiler_layout(b, where)
     r = max(len(a), len(b))
     result = logical_product(_append_to(a, r), _append_to(b, r))
@@ -203,11 +205,14 @@ def _rank_sensitive(a: Layout, b: Any, where: str, block_first: bool) -> Layout:
 
 
 def blocked_product(a: Layout, b: Any) -> Layout:
-    """``A`` repeated over ``B`` with each mode ``(A_i, B_i)``: blocks of ``A`` laid out by ``B``.
+    """``A`` repeated over ``B`` with each mode ``(A_i, B_i)``: blocks of ``A`` laid out by ``B``
+    (a tuple of ints is the column-major layout of that shape). Rank: the larger of the two.
 
     >>> from layouts.cute import Layout
     >>> print(blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
     ((2,3),(5,4)):((5,10),(1,30))
+    >>> blocked_product(Layout((2, 5), (5, 1)), (3, 4)) == blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4)))
+    True
     """
     return _rank_sensitive(a, b, "blocked_product", True)
 

@@ -236,13 +236,22 @@ def cosize(x: Any) -> int:
     raise LayoutTypeError(f"cosize: expected a layout, got {type_name(x)}")
 
 
+def _shape_of(x: Any, where: str) -> Any:
+    """The shape of a layout (plain or swizzled), or ``x`` itself read as an IntTuple."""
+    if hasattr(x, "inner") and isinstance(getattr(x, "inner"), Layout):
+        return x.inner.shape
+    if isinstance(x, Layout):
+        return x.shape
+    return it.as_int_tuple(x, f"{where}: argument")
+
+
 def rank(x: Any) -> int:
     """Number of top-level modes of a layout or IntTuple (1 for an int).
 
     >>> rank(Layout((2, (3, 4)))), rank(7)
     (2, 1)
     """
-    return it.rank(x.shape if isinstance(x, Layout) else x)
+    return it.rank(_shape_of(x, "rank"))
 
 
 def depth(x: Any) -> int:
@@ -251,7 +260,7 @@ def depth(x: Any) -> int:
     >>> depth(Layout((2, (3, 4)))), depth(7)
     (2, 0)
     """
-    return it.depth(x.shape if isinstance(x, Layout) else x)
+    return it.depth(_shape_of(x, "depth"))
 
 
 def flatten(x: Any) -> Any:
