@@ -631,7 +631,7 @@ class Layout:
         a blocked axis hierarchical with its innermost block first.
 
         >>> print(Layout("NCHW16c", N=1, C=32, H=2, W=2).to_cute())
-        (1,(16,2),2,2):(0,(1,64),32,16)
+        (1,(16,2),2,2):(128,(1,64),32,16)
         """
         from .cute.bridge import to_cute
         return to_cute(self)
