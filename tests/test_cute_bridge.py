@@ -149,6 +149,7 @@ def test_convert_from_named_layout_and_uncovered_zero():
     y = ly.convert(x, L, dst)
     assert np.array_equal(y, _reference(x.ravel(), L.to_cute(), dst))
     assert y[4] == 0 and y[9] == 0
+    assert np.array_equal(ly.convert(x, "NCHW", dst), y)  # a spec string: the sizes from x's shape
 
 
 def test_convert_errors():

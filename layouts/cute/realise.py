@@ -184,10 +184,13 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
     layouts.errors.LayoutError: src 4:1 has 4 elements but dst 6:1 has 6; the sizes must match
     """
     from ..layout import Layout as NamedLayout
-    named_src = NamedLayout(src, **dims) if isinstance(src, str) and dims else src
+    xa = np.asarray(x)
+    if isinstance(src, str) and xa.ndim > 1:  # an array of the spec's physical shape: its sizes come from it
+        named_src = NamedLayout.from_shape(src, xa.shape, **dims)
+    else:
+        named_src = NamedLayout(src, **dims) if isinstance(src, str) and dims else src
     s = _as_cute(named_src, dims, "src")
     d = _as_cute(dst, dims, "dst")
-    xa = np.asarray(x)
     if isinstance(named_src, NamedLayout) and xa.ndim > 1:
         if xa.shape != named_src.shape:
             raise LayoutError(f"x has shape {xa.shape}, but src {named_src!r} has physical shape {named_src.shape}")
