@@ -8,8 +8,8 @@ beside its references (the first call, which loads or compiles numba kernels, is
 * NCHW -> NHWC given as CuTe layouts (``Layout.to_cute()`` of both) vs the same conversion by
   name, ``ly.convert(x, "NCHW", "NHWC")``: the same views reach the same engine;
 * NCHW -> 8x8 tiles of (H, W), a ``blocked_product`` layout (plain, strided): ``ly.convert``
-  (the copy engine on strided views) vs ``np.copyto`` of the same bytes (the memcpy reference)
-  vs a numpy fancy-index gather with precomputed offsets;
+  (the copy engine on strided views) vs ``np.copyto`` of the same bytes (the memcpy reference),
+  ``np.copyto`` on the same strided views, and a numpy fancy-index gather with precomputed offsets;
 * NCHW -> the same tiles swizzled (``Swizzle(3, 0, 3)`` on each 8x8 tile): ``ly.convert``
   (the swizzle gather/scatter kernel) vs the numpy fancy-index gather.
 
@@ -68,11 +68,20 @@ def run(shape: tuple[int, int, int, int], repeats: int) -> None:
         assert np.array_equal(got, ref), name
         out = np.zeros_like(ref)
         copy_dst = np.empty_like(x)
+        views = None
+        if isinstance(dst, cute.Layout):  # the strided views ly.convert hands the engine, copied by numpy
+            from layouts.cute.realise import common_modes, view_modes
+            modes = view_modes(common_modes(src, dst))
+            shp = tuple(m[0] for m in modes)
+            views = (np.lib.stride_tricks.as_strided(out, shp, tuple(m[2] * 4 for m in modes)),
+                     np.lib.stride_tricks.as_strided(x, shp, tuple(m[1] * 4 for m in modes)))
         timings = {"ly.convert": [], "np.copyto (same bytes)": [], "numpy gather": []}
         for _ in range(repeats):  # interleaved: each round times all three
             timings["ly.convert"] += median_time(lambda: ly.convert(x, src, dst, out=out), 1)
             timings["np.copyto (same bytes)"] += median_time(lambda: np.copyto(copy_dst, x), 1)
             timings["numpy gather"] += median_time(lambda: out.__setitem__(d_off, x[s_off]), 1)
+            if views is not None:
+                timings.setdefault("np.copyto (same views)", []).extend(median_time(lambda: np.copyto(*views), 1))
             if dst is nhwc:
                 out4 = out.reshape(n, h, w, c)
                 timings.setdefault("ly.convert by name", []).extend(
