@@ -20,7 +20,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from layouts import LayoutError, cute
 from layouts.cute import Layout
