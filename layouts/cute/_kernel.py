@@ -55,7 +55,13 @@ def _run(out, x, shape, sstr, dstr, so, sm, ss, do, dm, ds):
 
 def gather_scatter(out, x, shape, sstr, dstr, so, sm, ss, do, dm, ds):
     """Run the kernel: ``shape``/``sstr``/``dstr`` int64 arrays (slowest mode first), then the
-    offset, mask and shift of the source's and the destination's swizzle (mask 0: none)."""
+    offset, mask and shift of the source's and the destination's swizzle (mask 0: none).
+
+    >>> out = np.zeros(4, np.int64)
+    >>> gather_scatter(out, np.arange(4), np.array([4]), np.array([1]), np.array([1]), 0, 0, 0, 0, 2, 1)
+    >>> out.tolist()   # Swizzle(1, 0, 1) on the destination
+    [0, 1, 3, 2]
+    """
     if shape.size < 2:
         shape = np.concatenate([np.ones(1, np.int64), shape])
         sstr = np.concatenate([np.zeros(1, np.int64), sstr])

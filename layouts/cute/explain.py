@@ -106,7 +106,12 @@ def explain(layout: Any) -> str:
 
 def layout_text(layout: Any, max_cells: int = 4096) -> str:
     """CuTe's ``print_layout`` as a string: a rank-2 layout as its grid of offsets, a rank-1
-    layout as one row (see :func:`print_layout`)."""
+    layout as one row (see :func:`print_layout`).
+
+    >>> from layouts.cute import Layout
+    >>> print(layout_text(Layout(3, 2)).splitlines()[3])
+     0  | 0 | 2 | 4 |
+    """
     inner, _ = _inner(layout)
     r = it.rank(inner.shape)
     if r > 2:

@@ -177,7 +177,12 @@ def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
 
 
 def offset_of(crd: Any, shape: Any, stride: Any) -> int:
-    """``crd2idx`` without checks (internal: the algebra also evaluates outside the domain)."""
+    """``crd2idx`` without checks: the algebra also evaluates a layout past its size (the last
+    mode extends, as in CuTe).
+
+    >>> offset_of(7, (2, 3), (1, 2))   # index 7 of a size-6 layout: the last mode goes on
+    7
+    """
     if is_tuple(crd):
         return sum(offset_of(c, s, d) for c, s, d in zip(crd, shape, stride))
     if is_tuple(shape):
@@ -195,7 +200,14 @@ def offset_of(crd: Any, shape: Any, stride: Any) -> int:
 
 def check_coord(crd: Any, shape: Any, where: str) -> None:
     """LayoutError unless ``crd`` is a coordinate of ``shape``: congruent down to some level,
-    with every int inside the size of the mode it indexes."""
+    with every int inside the size of the mode it indexes.
+
+    >>> check_coord((1, 5), (2, (2, 3)), "here")
+    >>> check_coord((1, 6), (2, (2, 3)), "here")
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: here: coordinate 6 is out of range for mode (2, 3) of shape (2, (2, 3)) (expected 0 <= 6 < 6)
+    """
     def walk(c: Any, s: Any) -> None:
         if is_tuple(c):
             if not is_tuple(s):

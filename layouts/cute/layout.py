@@ -157,11 +157,19 @@ class Layout:
         return f"Layout({self._shape!r}, {self._stride!r})"
 
     def size(self) -> int:
-        """Elements of the domain."""
+        """Elements of the domain.
+
+        >>> Layout((2, (3, 4))).size()
+        24
+        """
         return it.product(self._shape)
 
     def cosize(self) -> int:
-        """One past the largest offset, ``L(size - 1) + 1`` (0 for an empty layout)."""
+        """One past the offset of the last index, ``L(size - 1) + 1`` (0 for an empty layout).
+
+        >>> Layout((2, 3), (3, 1)).cosize()
+        6
+        """
         return _cosize(self)
 
     def formula(self) -> str:
@@ -174,7 +182,11 @@ class Layout:
         return formula(self)
 
     def explain(self) -> str:
-        """Shape, stride, sizes and the offset formula, as :meth:`layouts.Layout.explain` writes them."""
+        """Shape, stride, sizes and the offset formula, as :meth:`layouts.Layout.explain` writes them.
+
+        >>> print(Layout(4, 3).explain().splitlines()[2])
+          offset(i) = i*3
+        """
         from .explain import explain
         return explain(self)
 
@@ -323,7 +335,11 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
 
 def coalesce_x(layout: Layout) -> Layout:
     """``coalesce`` that keeps the function outside the domain too (CuTe's ``detail::coalesce_x``):
-    the last mode's stride survives even when its size is 1, as composition needs."""
+    the last mode's stride survives even when its size is 1, as composition needs.
+
+    >>> str(coalesce(Layout((4, 1), (1, 0)))), str(coalesce_x(Layout((4, 1), (1, 0))))
+    ('4:1', '(4,2):(1,0)')
+    """
     shapes, strides = _flat_modes(layout)
     last = 2 if shapes[-1] == 1 else shapes[-1]
     return _bw_coalesce(shapes[:-1], strides[:-1], last, strides[-1])

@@ -134,7 +134,11 @@ def _check_range(layout: Any, what: str, n: int | None = None) -> None:
 
 
 def cosize_exact(layout: Any) -> int:
-    """One past the largest offset (any strides, swizzled or not)."""
+    """One past the largest offset (any strides, swizzled or not).
+
+    >>> cosize_exact(Layout((3, 2), (-1, 4)))
+    5
+    """
     if isinstance(layout, ComposedLayout):
         return layout.cosize()
     return cosize(layout) if all(d >= 0 for d in _flat(layout)[1]) else int(layout.offsets().max()) + 1

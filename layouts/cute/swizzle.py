@@ -81,10 +81,15 @@ class Swizzle:
         return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
 
     def size(self) -> int:
-        """The period of the swizzle: ``2 ** (bits + base + |shift|)``."""
+        """The period of the swizzle: ``2 ** (bits + base + |shift|)``.
+
+        >>> Swizzle(3, 3, 3).size()
+        512
+        """
         return 1 << (self.bits + self.base + abs(self.shift))
 
     def cosize(self) -> int:
+        """The same as :meth:`size` (a swizzle permutes each period)."""
         return self.size()
 
     def __eq__(self, other: object) -> bool:
@@ -136,14 +141,22 @@ class ComposedLayout:
         return self.outer(self.offset + self.inner(*coords))
 
     def offsets(self) -> np.ndarray:
-        """``S(i)`` for every index, as an int64 array."""
+        """``S(i)`` for every index, as an int64 array.
+
+        >>> ComposedLayout(Swizzle(1, 0, 1), 0, Layout(4)).offsets().tolist()
+        [0, 1, 3, 2]
+        """
         return self.outer(self.inner.offsets() + self.offset)
 
     def size(self) -> int:
         return self.inner.size()
 
     def cosize(self) -> int:
-        """One past the largest offset (the swizzle may move offsets past the inner cosize)."""
+        """One past the largest offset (the swizzle may move offsets past the inner cosize).
+
+        >>> ComposedLayout(Swizzle(1, 0, 1), 0, Layout(3)).cosize()   # offsets 0, 1, 3
+        4
+        """
         if self.size() == 0:
             return 0
         sw, inner = self.outer, self.inner
@@ -188,7 +201,11 @@ class ComposedLayout:
 
 
 def _compact(layout: Layout) -> bool:
-    """True when the layout is a bijection onto [0, size) (non-negative strides, no overlap, no gap)."""
+    """True when the layout is a bijection onto [0, size) (non-negative strides, no overlap, no gap).
+
+    >>> _compact(Layout((2, 3), (3, 1))), _compact(Layout((2, 3), (4, 1)))
+    (True, False)
+    """
     shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
     if not it.is_tuple(shapes):
         shapes, strides = (shapes,), (strides,)
@@ -201,7 +218,11 @@ def _compact(layout: Layout) -> bool:
 
 
 def compose_swizzle(a: Any, b: Any) -> Any:
-    """``composition`` with a swizzle (or a swizzled layout) on the left."""
+    """``composition`` with a swizzle (or a swizzled layout) on the left.
+
+    >>> print(compose_swizzle(Swizzle(1, 0, 1), Layout(4)))
+    Sw<1,0,1> o 0 o 4:1
+    """
     from .algebra import composition
     if isinstance(a, Swizzle):
         if isinstance(b, Swizzle):

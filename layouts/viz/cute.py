@@ -258,7 +258,12 @@ def _draw_strips(layout: Any, title: str | None, wrap: int = 32):
 
 def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
     """Jupyter's display of a CuTe layout: its explanation as text, its picture as SVG (PNG when
-    the SVG would be large); text only when it cannot be drawn."""
+    the SVG would be large); text only when it cannot be drawn.
+
+    >>> from layouts import cute
+    >>> sorted(mimebundle(cute.Layout((2, 2))))
+    ['image/svg+xml', 'text/plain']
+    """
     from ._figure import to_png, to_svg
 
     def wanted(mime):
