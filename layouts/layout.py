@@ -35,13 +35,14 @@ import numpy as np
 
 from .arguments import MAX_ELEMENTS, MAX_ENUMERATED, check_broadcast, check_size, coordinate, itemsize, shape_tuple
 from .errors import LayoutError, LayoutTypeError, type_name
+from .describe import Describe
 from .inverse import Inverse
 from .naming import canonical_order
 from .spec import DEFAULT_ASCEND_BLOCK, Dim, Spec, parse
 
 __all__ = ["Layout", "canonical_order", "MAX_ELEMENTS", "MAX_ENUMERATED", "itemsize", "check_broadcast"]
 
-class Layout(Inverse):
+class Layout(Inverse, Describe):
     """A memory layout of a tensor: spec, logical sizes and optional pitch.
 
     Parameters
@@ -473,26 +474,3 @@ class Layout(Inverse):
         """A zero-filled flat buffer of :attr:`size` elements, viewed with :meth:`view`."""
         self.check_numpy(dtype)
         return self.view(np.zeros(self.size, dtype=dtype))
-
-    def formula(self, numeric: bool = False) -> str:
-        """The offset as a formula, as the EdgeBoard article writes it.
-
-        >>> Layout("CHWN", N=2, C=16, H=5, W=4).formula()
-        'c*HWN + h*WN + w*N + n'
-        >>> Layout("NCHW16c", N=1, C=32, H=5, W=4).formula()
-        'n*C1*H*W*16 + c1*H*W*16 + h*W*16 + w*16 + c0'
-        >>> Layout("NHWC", N=2, C=16, H=5, W=4).formula(numeric=True)
-        'n*320 + h*64 + w*16 + c'
-        """
-        from .explain import formula
-        return formula(self, numeric=numeric)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
-        """Jupyter's rich display: a picture (drawn lazily by :mod:`layouts.viz`) and plain text."""
-        from .viz.rich import mimebundle
-        return mimebundle(self, include=include, exclude=exclude)
-
-    def explain(self) -> str:
-        """A few lines that say what this layout is: shape, strides, padding, formula."""
-        from .explain import explain
-        return explain(self)

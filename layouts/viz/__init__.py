@@ -26,6 +26,7 @@ from ._model import default_wrap
 from .ascii import ascii
 from .compose import compare, draw_article_figure, draw_layout, draw_logical
 from .conversion import draw_conversion
+from .cute import draw_cute
 from .explorer import Explorer, ExplorerModel, explore
 from .gallery import write_gallery
 from .tour import save_tour_figures
@@ -36,5 +37,5 @@ MAX_CELLS = 50_000
 __all__ = [
     "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
     "save_tour_figures", "to_png", "to_svg", "save", "default_wrap", "LayoutFigure", "MAX_CELLS",
-    "explore", "Explorer", "ExplorerModel", "write_gallery",
+    "explore", "Explorer", "ExplorerModel", "write_gallery", "draw_cute",
 ]

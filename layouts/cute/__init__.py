@@ -1,0 +1,36 @@
+"""CuTe's layout algebra (NVIDIA CUTLASS 3/4) in pure Python, bridged to :class:`layouts.Layout`.
+
+A layout is a hierarchical ``Shape:Stride``; tiling, partitioning and swizzling are
+``composition``, ``complement``, the divides and products and ``Swizzle<B, M, S>``. Results
+follow CuTe C++ with static integers (where pycute and tensor-layouts differ from it, CuTe wins).
+
+>>> from layouts import cute
+>>> L = cute.Layout((2, (2, 2)), (4, (1, 2)))
+>>> print(L)
+(2,(2,2)):(4,(1,2))
+>>> cute.size(L), cute.cosize(L), cute.rank(L), cute.depth(L), L(1, (0, 1)), L(5)
+(8, 8, 2, 2, 6, 6)
+>>> print(cute.composition(L, cute.Layout(4, 2)))
+4:1
+>>> import layouts as ly
+>>> print(ly.Layout("nChw8c", N=1, C=16, H=2, W=2).to_cute())
+(1,(8,2),2,2):(64,(1,32),16,8)
+"""
+
+from .algebra import complement, composition, left_inverse, right_inverse
+from .divide_product import (blocked_product, logical_divide, logical_product, raked_product, tiled_divide,
+                             tiled_product, zipped_divide, zipped_product)
+from .explain import explain, formula, print_layout
+from .int_tuple import crd2idx, idx2crd
+from .layout import Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size
+from .swizzle import ComposedLayout, Swizzle
+from . import atoms
+
+__all__ = [
+    "Layout", "ComposedLayout", "Swizzle", "make_layout",
+    "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten",
+    "composition", "complement", "right_inverse", "left_inverse",
+    "logical_divide", "zipped_divide", "tiled_divide",
+    "logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product",
+    "crd2idx", "idx2crd", "formula", "explain", "print_layout", "atoms",
+]

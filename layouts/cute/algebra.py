@@ -1,0 +1,269 @@
+"""Composition, complement and the inverses of CuTe layouts (``cute/layout.hpp``), static integers.
+
+>>> from layouts.cute import Layout
+>>> print(composition(Layout((6, 2), (8, 2)), Layout((4, 3), (3, 1))))
+((2,2),3):((24,2),8)
+>>> print(complement(Layout(4, 2), 24))
+(2,3):(1,8)
+>>> print(right_inverse(Layout((4, 8), (8, 1))))
+(8,4):(4,1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import LayoutError, LayoutTypeError, type_name
+from . import int_tuple as it
+from .layout import Layout, _flat_modes, coalesce, coalesce_x, filter, make_layout
+
+__all__ = ["composition", "complement", "right_inverse", "left_inverse"]
+
+
+def composition(a: Any, b: Any) -> Any:
+    """``A o B``: the layout ``i -> A(B(i))`` with ``B``'s shape (CuTe's ``composition``).
+
+    Parameters
+    ----------
+    a : Layout or Swizzle or ComposedLayout
+    b : Layout, int, None or tuple
+        A layout; an int ``n`` means ``n:1``; ``None`` keeps ``a``; a tuple is a tiler applied
+        mode by mode (modes of ``a`` past the tuple are dropped, as in CuTe).
+
+    Raises
+    ------
+    LayoutError
+        When the divisibility conditions fail (the result would not be a layout).
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> print(composition(Layout(20, 2), Layout((5, 4), (4, 1))))
+    (5,4):(8,2)
+    >>> print(composition(Layout((12, 8)), (Layout(4, 3), 8)))
+    (4,8):(3,12)
+    >>> composition(Layout((6, 2), (1, 10)), Layout(4, 4))
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: composition of (6,2):(1,10) with 4:4: stride divisibility condition fails: stride 4 does not divide mode size 6 (nor the reverse) and 4 elements do not fit in it
+    """
+    from .swizzle import ComposedLayout, Swizzle, compose_swizzle
+    if isinstance(a, (Swizzle, ComposedLayout)):
+        return compose_swizzle(a, b)
+    if not isinstance(a, Layout):
+        raise LayoutTypeError(f"composition: a must be a layouts.cute.Layout or Swizzle, got {type_name(a)}")
+    if b is None:
+        return a
+    if it.is_tuple(b):
+        if len(b) > len(a):
+            raise LayoutError(f"composition: tiler has {len(b)} modes, more than layout {a} ({len(a)})")
+        return make_layout(*[composition(a[i], t) for i, t in enumerate(b)])
+    if it.is_int(b):
+        if b < 0:
+            raise LayoutError(f"composition: an int tiler is a size >= 0, got {b}")
+        b = Layout._raw(int(b), 1)
+    if isinstance(b, (Swizzle, ComposedLayout)):
+        raise LayoutTypeError("composition: a swizzle composes on the left, composition(Swizzle, Layout)")
+    if not isinstance(b, Layout):
+        raise LayoutTypeError(f"composition: b must be a Layout, an int, None or a tuple tiler, got {type_name(b)}")
+    flat = coalesce_x(a)
+    reach: dict[int, int] = {}
+    result = _compose(flat.shape, flat.stride, b.shape, b.stride, (a, b), reach)
+    for p, top in reach.items():
+        # right-distributivity (A o (B0, B1) = (A o B0, A o B1)) holds only while the modes of B
+        # add up without a carry in any mode of A but the last
+        if top >= flat.shape[p]:
+            raise LayoutError(f"composition of {a} with {b}: the modes of B together reach {top} in mode "
+                              f"{flat.shape[p]}:{flat.stride[p]} of coalesce(A), so they carry into the next "
+                              "mode and A o B is not a layout")
+    return result
+
+
+def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple, reach: dict) -> Layout:
+    if it.is_tuple(rshape):  # right-distributive over the modes of B
+        parts = [_compose(lshape, lstride, s, d, names, reach) for s, d in zip(rshape, rstride)]
+        return Layout._raw(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    if rstride == 0:
+        return Layout._raw(rshape, 0)
+    if not it.is_tuple(lshape):
+        return Layout._raw(rshape, rstride * lstride)
+
+    def fail(what: str) -> LayoutError:
+        return LayoutError(f"composition of {names[0]} with {names[1]}: {what}")
+
+    if rstride < 0:
+        if rshape != 1:
+            raise fail("a negative stride in B needs a layout A of one mode (after coalesce)")
+        rstride = -rstride
+    shapes, strides = [], []
+    rest_shape, rest_stride = rshape, rstride
+    for p, (curr_shape, curr_stride) in enumerate(zip(lshape[:-1], lstride[:-1])):
+        step = rest_stride
+        # CuTe's weak condition lets rest_stride < curr_shape through unconditionally; that is
+        # exact only when the rest of B stays inside this mode, so that is what is asked here.
+        if not (step % curr_shape == 0 or curr_shape % step == 0 or (rest_shape - 1) * step < curr_shape):
+            raise fail(f"stride divisibility condition fails: stride {step} does not divide mode size "
+                       f"{curr_shape} (nor the reverse) and {rest_shape} elements do not fit in it")
+        next_shape = -(-curr_shape // step)
+        next_stride = -(-step // curr_shape)
+        if next_shape != 1 and rest_shape != 1:
+            new_shape = min(next_shape, rest_shape)
+            if rest_shape % new_shape:
+                raise fail(f"shape divisibility condition fails: {rest_shape} elements do not split "
+                           f"into whole runs of {new_shape}")
+            shapes.append(new_shape)
+            strides.append(rest_stride * curr_stride)
+            reach[p] = reach.get(p, 0) + (new_shape - 1) * step
+            rest_shape //= new_shape
+        rest_stride = next_stride
+    if not shapes:
+        return Layout._raw(rest_shape, rest_stride * lstride[-1])
+    if rest_shape == 1:
+        if len(shapes) == 1:
+            return Layout._raw(shapes[0], strides[0])
+        return Layout._raw(tuple(shapes), tuple(strides))
+    return Layout._raw(tuple(shapes) + (rest_shape,), tuple(strides) + (rest_stride * lstride[-1],))
+
+
+def complement(layout: Any, cotarget: Any = None) -> Layout:
+    """The layout of the offsets ``layout`` skips, up to ``cotarget`` (CuTe's ``complement``):
+    ordered, disjoint from ``layout``'s image except at 0, and ``make_layout(A, complement(A, M))``
+    covers ``[0, M)`` when the strides divide.
+
+    Parameters
+    ----------
+    layout : Layout or int
+        Injective, non-negative strides (an int ``n`` means ``n:1``).
+    cotarget : int or tuple, optional
+        The size (or shape) of the codomain to fill; default ``cosize(filter(layout))``.
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> print(complement(Layout((2, 2), (1, 6)), 24))
+    (3,2):(2,12)
+    >>> print(complement(Layout(4, 1), 24))
+    6:4
+    >>> complement(Layout((2, 2), (1, 1)))
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: complement of (2,2):(1,1): the layout is not injective (its modes overlap)
+    """
+    if it.is_int(layout):
+        layout = Layout(int(layout))
+    if not isinstance(layout, Layout):
+        raise LayoutTypeError(f"complement: layout must be a layouts.cute.Layout, got {type_name(layout)}")
+    flat = filter(layout)
+    shapes, strides = _flat_modes(flat)
+    if any(d < 0 for d in strides):
+        raise LayoutError(f"complement of {layout}: negative strides have no complement")
+    if cotarget is None:
+        cotarget = sum((s - 1) * d for s, d in zip(shapes, strides)) + 1
+    elif isinstance(cotarget, Layout):
+        cotarget = cotarget.shape
+    cotarget = it.as_int_tuple(cotarget, "complement: cotarget", minimum=0)
+    if strides == [0]:  # filter left 1:0
+        return coalesce(Layout(it.product(cotarget)))
+    modes = sorted(zip(strides, range(len(shapes)), shapes))  # stable: equal strides keep their order
+    result_shape, result_stride = [], [1]
+    for d, _, s in modes:
+        new_shape = d // result_stride[-1]
+        if new_shape == 0:
+            raise LayoutError(f"complement of {layout}: the layout is not injective (its modes overlap)")
+        result_shape.append(new_shape)
+        result_stride.append(d * s)
+    last = result_stride[-1]
+    rest = it.ceil_div(cotarget, last)
+    rest = it.product(rest)  # CuTe coalesces the static rest shape to one mode
+    result_shape.append(rest)
+    if rest == 1:
+        result_stride[-1] = 0
+    return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
+
+
+def right_inverse(layout: Any) -> Layout:
+    """A layout ``R`` with ``layout(R(i)) == i`` for every ``i < size(R)``, as large as the
+    contiguous offsets from 0 allow (CuTe's ``right_inverse``).
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> print(right_inverse(Layout((4, 2), (0, 1))))
+    2:4
+    >>> print(right_inverse(Layout((2, 3), (3, 1))))
+    (3,2):(2,1)
+    """
+    if layout is None:
+        return None
+    if it.is_int(layout):
+        return Layout(int(layout))
+    from .swizzle import ComposedLayout, Swizzle
+    if isinstance(layout, Swizzle):
+        return layout  # a swizzle is its own inverse
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError("right_inverse of a swizzled layout is not a plain layout; invert its inner layout")
+    if not isinstance(layout, Layout):
+        raise LayoutTypeError(f"right_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
+    shapes, strides = _flat_modes(coalesce(layout))
+    preprod = [1]
+    for s in shapes:
+        preprod.append(preprod[-1] * s)
+    order = sorted(range(len(strides)), key=lambda i: strides[i])
+    result_shape, result_stride, curr = [1], [0], 1
+    for i in order:
+        if strides[i] == curr:
+            result_shape.append(shapes[i])
+            result_stride.append(preprod[i])
+            curr = shapes[i] * strides[i]
+    return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
+
+
+def left_inverse(layout: Any) -> Layout:
+    """A layout ``R`` with ``R(layout(i)) == i`` for every ``i`` when ``layout`` is injective
+    (in general ``layout(R(layout(i))) == layout(i)``): CuTe's ``left_inverse``.
+
+    Raises
+    ------
+    LayoutError
+        When a stride does not divide by the span of the modes below it (CuTe's left-inverse
+        divisibility condition).
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> print(left_inverse(Layout((2, 4), (4, 1))))
+    (4,2):(2,1)
+    >>> print(left_inverse(Layout(4, 2)))
+    (2,4):(0,1)
+    """
+    if layout is None:
+        return None
+    if it.is_int(layout):
+        return Layout(int(layout))
+    from .swizzle import ComposedLayout, Swizzle
+    if isinstance(layout, Swizzle):
+        return layout
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError("left_inverse of a swizzled layout is not a plain layout; invert its inner layout")
+    if not isinstance(layout, Layout):
+        raise LayoutTypeError(f"left_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
+    shapes, strides = _flat_modes(coalesce(layout))
+    if any(d < 0 for d in strides):
+        raise LayoutError(f"left_inverse of {layout}: negative strides are not supported")
+    preprod = [1]
+    for s in shapes:
+        preprod.append(preprod[-1] * s)
+    order = sorted(range(len(strides)), key=lambda i: strides[i])
+    result_shape, result_stride, span = [], [0], 1
+    for i in order:
+        d = strides[i]
+        if d == 0:
+            continue
+        if d % span:
+            raise LayoutError(f"left_inverse of {layout}: stride {d} is not a multiple of {span}, the span "
+                              "of the modes with smaller strides (left inverse divisibility condition)")
+        result_shape.append(d // span)
+        result_stride.append(preprod[i])
+        span *= d // span
+    result_shape.append(shapes[order[-1]])
+    return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))

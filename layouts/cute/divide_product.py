@@ -1,0 +1,228 @@
+"""Tiling with CuTe's divides and products (``cute/layout.hpp``).
+
+A tiler is a Layout, an int ``n`` (the layout ``n:1``), ``None`` (leave the mode alone) or a
+tuple of tilers applied mode by mode. ``logical_divide(A, B)`` splits ``A`` into (tile, rest);
+``logical_product(A, B)`` repeats ``A`` over ``B``. The zipped / tiled forms regroup the modes,
+``blocked_product`` and ``raked_product`` keep ``A``'s rank.
+
+>>> from layouts.cute import Layout
+>>> print(logical_divide(Layout(16), Layout(4, 2)))
+(4,(2,2)):(2,(1,8))
+>>> print(zipped_divide(Layout((8, 8)), (4, 2)))
+((4,2),(2,4)):((1,8),(4,16))
+>>> print(blocked_product(Layout((2, 2)), Layout((2, 3))))
+((2,2),(2,3)):((1,4),(2,8))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import LayoutError, LayoutTypeError, type_name
+from . import int_tuple as it
+from .algebra import complement, composition
+from .layout import Layout, coalesce, make_layout, size
+
+__all__ = ["logical_divide", "zipped_divide", "tiled_divide", "logical_product", "zipped_product",
+           "tiled_product", "blocked_product", "raked_product"]
+
+
+def _check_layout(x: Any, where: str) -> Layout:
+    if not isinstance(x, Layout):
+        raise LayoutTypeError(f"{where}: the layout must be a layouts.cute.Layout, got {type_name(x)}")
+    return x
+
+
+def _by_mode(op, a: Layout, tiler: tuple, where: str) -> Layout:
+    """Apply ``op`` to the modes the tuple tiler names and keep the others (CuTe's transform_layout)."""
+    if len(tiler) > len(a):
+        raise LayoutError(f"{where}: tiler has {len(tiler)} modes, more than layout {a} ({len(a)})")
+    modes = [op(a[i], t) for i, t in enumerate(tiler)]
+    modes += [a[i] for i in range(len(tiler), len(a))]
+    return make_layout(*modes)
+
+
+def _tiler_layout(t: Any, where: str) -> Layout:
+    if isinstance(t, Layout):
+        return t
+    if it.is_int(t):
+        if t < 0:
+            raise LayoutError(f"{where}: an int tiler is a size >= 0, got {t}")
+        return Layout(int(t))
+    raise LayoutTypeError(f"{where}: a tiler is a Layout, an int, None or a tuple of them, got {type_name(t)}")
+
+
+def logical_divide(a: Layout, tiler: Any) -> Layout:
+    """``A`` split by ``tiler`` into (elements of one tile, tiles):
+    ``composition(A, make_layout(B, complement(B, shape(coalesce(A)))))``, by mode for a tuple.
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> A = Layout((4, 2, 3), (2, 1, 8))
+    >>> print(logical_divide(A, Layout(4, 2)))
+    ((2,2),(2,3)):((4,1),(2,8))
+    >>> print(logical_divide(Layout((9, (4, 8)), (59, (13, 1))), (Layout(3, 3), Layout((2, 4), (1, 8)))))
+    ((3,3),((2,4),(2,2))):((177,59),((13,2),(26,1)))
+    """
+    a = _check_layout(a, "logical_divide")
+    if tiler is None:
+        return a
+    if it.is_tuple(tiler):
+        return _by_mode(logical_divide, a, tiler, "logical_divide")
+    b = _tiler_layout(tiler, "logical_divide")
+    return composition(a, make_layout(b, complement(b, coalesce(a).shape)))
+
+
+def _zip2_by(t: Any, guide: Any, where: str) -> tuple:
+    """CuTe's ``zip2_by``: gather the (tile, rest) pairs that the guide's leaves select into
+    ((tiles...), (rests..., untouched modes...))."""
+    if it.is_tuple(guide):
+        if not it.is_tuple(t) or len(t) < len(guide):
+            raise LayoutError(f"{where}: the tiler {guide} does not match the modes of the result")
+        split = [_zip2_by(t[i], g, where) for i, g in enumerate(guide)]
+        return (tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):]))
+    if not it.is_tuple(t) or len(t) != 2:
+        raise LayoutError(f"{where}: expected a (tile, rest) mode, got {t}")
+    return t
+
+
+def _unzip(result: Layout, tiler: Any, where: str) -> Layout:
+    guide = _guide(tiler)
+    return Layout._raw(_zip2_by(result.shape, guide, where), _zip2_by(result.stride, guide, where))
+
+
+def _guide(tiler: Any) -> Any:
+    """The tiler's tuple structure with a leaf for every Layout / int / None."""
+    if it.is_tuple(tiler):
+        return tuple(_guide(t) for t in tiler)
+    return 0
+
+
+def _unzip_none(op, a: Layout, tiler: Any, where: str) -> Layout:
+    # None in a tuple tiler leaves the mode alone; for zipping it becomes a (1:0, mode) pair
+    if it.is_tuple(tiler):
+        if len(tiler) > len(a):
+            raise LayoutError(f"{where}: tiler has {len(tiler)} modes, more than layout {a} ({len(a)})")
+        modes = [make_layout(Layout._raw(1, 0), a[i]) if t is None else
+                 (_unzip_none(op, a[i], t, where) if it.is_tuple(t) else op(a[i], t))
+                 for i, t in enumerate(tiler)]
+        modes += [a[i] for i in range(len(tiler), len(a))]
+        return make_layout(*modes)
+    return op(a, tiler)
+
+
+def zipped_divide(a: Layout, tiler: Any) -> Layout:
+    """``logical_divide`` with the tile modes gathered first and the rest second:
+    ``((tile...), (rest...))``.
+
+    >>> from layouts.cute import Layout
+    >>> print(zipped_divide(Layout((9, (4, 8)), (59, (13, 1))), (Layout(3, 3), Layout((2, 4), (1, 8)))))
+    ((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))
+    """
+    a = _check_layout(a, "zipped_divide")
+    if tiler is None:
+        return make_layout(Layout._raw(1, 0), a)
+    return _unzip(_unzip_none(logical_divide, a, tiler, "zipped_divide"), tiler, "zipped_divide")
+
+
+def tiled_divide(a: Layout, tiler: Any) -> Layout:
+    """``zipped_divide`` with the rest modes unpacked: ``((tile...), rest0, rest1, ...)``.
+
+    >>> from layouts.cute import Layout
+    >>> print(tiled_divide(Layout((8, 8)), (4, 2)))
+    ((4,2),2,4):((1,8),4,16)
+    """
+    z = zipped_divide(a, tiler)
+    return make_layout(z[0], *list(z[1]))
+
+
+def logical_product(a: Layout, tiler: Any) -> Layout:
+    """``A`` repeated over ``B``: ``(A, composition(complement(A, size(A) * cosize(B)), B))``,
+    by mode for a tuple; an int ``n`` is the layout ``n:1`` (pycute divides there; CuTe does not).
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> print(logical_product(Layout((2, 2), (4, 1)), Layout(6, 1)))
+    ((2,2),(2,3)):((4,1),(2,8))
+    >>> print(logical_product(Layout(4), 3))
+    (4,3):(1,4)
+    """
+    a = _check_layout(a, "logical_product")
+    if tiler is None:
+        return a
+    if it.is_tuple(tiler):
+        return _by_mode(logical_product, a, tiler, "logical_product")
+    b = _tiler_layout(tiler, "logical_product")
+    from .layout import cosize
+    return make_layout(a, composition(complement(a, size(a) * cosize(b)), b))
+
+
+def zipped_product(a: Layout, tiler: Any) -> Layout:
+    """``logical_product`` with the block modes first and the repeat modes second.
+
+    >>> from layouts.cute import Layout
+    >>> print(zipped_product(Layout((2, 2)), (Layout(3), Layout(2))))
+    ((2,2),(3,2)):((1,2),(2,1))
+    """
+    a = _check_layout(a, "zipped_product")
+    if tiler is None:
+        return make_layout(Layout._raw(1, 0), a)
+    return _unzip(_unzip_none(logical_product, a, tiler, "zipped_product"), tiler, "zipped_product")
+
+
+def tiled_product(a: Layout, tiler: Any) -> Layout:
+    """``zipped_product`` with the repeat modes unpacked: ``((block...), r0, r1, ...)``.
+
+    >>> from layouts.cute import Layout
+    >>> print(tiled_product(Layout((2, 2)), (Layout(3), Layout(2))))
+    ((2,2),3,2):((1,2),2,1)
+    """
+    z = zipped_product(a, tiler)
+    return make_layout(z[0], *list(z[1]))
+
+
+def _append_to(layout: Layout, r: int) -> Layout:
+    """CuTe's ``append<R>``: pad with ``1:0`` modes to rank ``r``."""
+    if len(layout) >= r:
+        return layout
+    modes = list(layout) + [Layout._raw(1, 0)] * (r - len(layout))
+    return make_layout(*modes)
+
+
+def _rank_sensitive(a: Layout, b: Any, where: str, block_first: bool) -> Layout:
+    a = _check_layout(a, where)
+    if it.is_tuple(b):  # a shape (4, 3), or layouts / sizes, one per mode
+        b = Layout(b) if all(it.is_int(t) for t in b) else make_layout(*[_tiler_layout(t, where) for t in b])
+    b = _tiler_layout(b, where)
+    r = max(len(a), len(b))
+    result = logical_product(_append_to(a, r), _append_to(b, r))
+    first, second = (result[0], result[1]) if block_first else (result[1], result[0])
+    if r == 1 and not it.is_tuple(first.shape):
+        return Layout._raw(((first.shape, second.shape),), ((first.stride, second.stride),))
+    return make_layout(*[make_layout(first[i], second[i]) for i in range(r)])
+
+
+def blocked_product(a: Layout, b: Any) -> Layout:
+    """``A`` repeated over ``B`` with each mode ``(A_i, B_i)``: blocks of ``A`` laid out by ``B``
+    (a tuple of ints is the column-major layout of that shape). Rank: the larger of the two.
+
+    >>> from layouts.cute import Layout
+    >>> print(blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
+    ((2,3),(5,4)):((5,10),(1,30))
+    >>> blocked_product(Layout((2, 5), (5, 1)), (3, 4)) == blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4)))
+    True
+    """
+    return _rank_sensitive(a, b, "blocked_product", True)
+
+
+def raked_product(a: Layout, b: Any) -> Layout:
+    """``A`` repeated over ``B`` with each mode ``(B_i, A_i)``: ``A``'s elements interleaved
+    ("raked") across the repeats.
+
+    >>> from layouts.cute import Layout
+    >>> print(raked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
+    ((3,2),(4,5)):((10,5),(30,1))
+    """
+    return _rank_sensitive(a, b, "raked_product", False)

@@ -1,0 +1,366 @@
+"""CuTe's ``Layout``: a function from coordinates to offsets, ``Shape:Stride``, and the
+operations that keep its function (``coalesce``, ``filter``, ``flatten``) or measure it.
+
+>>> L = Layout((2, (2, 2)), (4, (1, 2)))
+>>> print(L)
+(2,(2,2)):(4,(1,2))
+>>> L(1, (1, 0)), L(5), L.offsets().tolist()
+(5, 6, [0, 4, 1, 5, 2, 6, 3, 7])
+>>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2)))))
+12:1
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import LayoutError, LayoutTypeError, type_name
+from . import int_tuple as it
+
+__all__ = ["Layout", "make_layout", "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten"]
+
+
+def _fmt(t: Any) -> str:
+    if it.is_tuple(t):
+        return "(" + ",".join(_fmt(e) for e in t) + ")"
+    return str(t)
+
+
+class Layout:
+    """A CuTe layout ``Shape:Stride``: coordinate ``c`` maps to the inner product of ``c`` and
+    the stride; a 1-D index is first split colexicographically (the first mode fastest).
+
+    Parameters
+    ----------
+    shape : int or nested tuple of ints
+        Sizes of the modes (each >= 0).
+    stride : int or nested tuple of ints, optional
+        Congruent with ``shape``. ``None`` gives CuTe's compact column-major stride (LayoutLeft):
+        prefix products, leading size-1 modes stride 0
+        (:func:`~layouts.cute.int_tuple.compact_col_major`).
+
+    Examples
+    --------
+    >>> L = Layout((4, 2))
+    >>> L.shape, L.stride, L(3, 1), L((3, 1))
+    ((4, 2), (1, 4), 7, 7)
+    >>> Layout((2, 3), (1, 2, 3))
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: Layout: shape (2, 3) and stride (1, 2, 3) are not congruent
+    """
+
+    __slots__ = ("_shape", "_stride")
+
+    def __init__(self, shape: Any, stride: Any = None) -> None:
+        if isinstance(shape, Layout):
+            raise LayoutTypeError("Layout: shape must be an int or a tuple of ints; use make_layout(A, B) to bundle layouts")
+        shape = it.as_int_tuple(shape, "Layout: shape", minimum=0)
+        if stride is None:
+            stride = it.compact_col_major(shape)
+        else:
+            stride = it.as_int_tuple(stride, "Layout: stride")
+            if not it.congruent(shape, stride):
+                raise LayoutError(f"Layout: shape {shape} and stride {stride} are not congruent")
+        self._shape = shape
+        self._stride = stride
+
+    @classmethod
+    def _raw(cls, shape: Any, stride: Any) -> "Layout":
+        obj = object.__new__(cls)
+        obj._shape, obj._stride = shape, stride
+        return obj
+
+    @classmethod
+    def from_layout(cls, layout: Any) -> "Layout":
+        """The CuTe form of a :class:`layouts.Layout` (the same as ``layout.to_cute()``).
+
+        >>> import layouts as ly
+        >>> print(Layout.from_layout(ly.Layout("NCHW", N=2, C=3, H=4, W=5)))
+        (2,3,4,5):(60,20,5,1)
+        """
+        from .bridge import to_cute
+        return to_cute(layout)
+
+    @property
+    def shape(self) -> Any:
+        """The shape, a nested tuple (or an int)."""
+        return self._shape
+
+    @property
+    def stride(self) -> Any:
+        """The stride, congruent with :attr:`shape`."""
+        return self._stride
+
+    def __call__(self, *coords: Any) -> int:
+        """The offset of a coordinate: an int index (colexicographic) or a tuple congruent with
+        the shape at any level; several arguments are read as one tuple.
+
+        >>> Layout((2, 3), (3, 1))(1, 2), Layout((2, 3), (3, 1))(5)
+        (5, 5)
+        """
+        if not coords:
+            raise LayoutError("Layout(): give a coordinate, an int index or a tuple")
+        crd = coords[0] if len(coords) == 1 else coords
+        crd = it.as_int_tuple(crd, "coordinate")
+        it.check_coord(crd, self._shape, f"layout {self}")
+        return it.offset_of(crd, self._shape, self._stride)
+
+    def offsets(self) -> np.ndarray:
+        """``L(i)`` for every ``i`` in ``range(size(L))``, as an int64 array.
+
+        >>> Layout((2, 2), (2, 1)).offsets().tolist()
+        [0, 2, 1, 3]
+        """
+        out = np.zeros(1, dtype=np.int64)
+        shapes, strides = it.flatten(self._shape), it.flatten(self._stride)
+        if not it.is_tuple(shapes):
+            shapes, strides = (shapes,), (strides,)
+        for s, d in zip(shapes, strides):
+            out = np.add.outer(np.arange(s, dtype=np.int64) * d, out).ravel()
+        return out
+
+    def __getitem__(self, i: int) -> "Layout":
+        """Mode ``i`` as a layout (a rank-1 layout is its own mode 0).
+
+        >>> print(Layout((2, (3, 4)))[1])
+        (3,4):(2,6)
+        """
+        if not it.is_tuple(self._shape):
+            if i in (0, -1):
+                return self
+            raise LayoutError(f"layout {self} has one mode; mode {i} does not exist")
+        if not it.is_int(i):
+            raise LayoutTypeError(f"a mode index is an int, got {type_name(i)}")
+        if not -len(self._shape) <= i < len(self._shape):
+            raise LayoutError(f"layout {self} has {len(self._shape)} modes; mode {i} does not exist")
+        return Layout._raw(self._shape[i], self._stride[i])
+
+    def __len__(self) -> int:
+        return it.rank(self._shape)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and self._shape == other._shape and self._stride == other._stride
+
+    def __hash__(self) -> int:
+        return hash((self._shape, self._stride))
+
+    def __str__(self) -> str:
+        return f"{_fmt(self._shape)}:{_fmt(self._stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({self._shape!r}, {self._stride!r})"
+
+    def size(self) -> int:
+        """Elements of the domain.
+
+        >>> Layout((2, (3, 4))).size()
+        24
+        """
+        return it.product(self._shape)
+
+    def cosize(self) -> int:
+        """One past the offset of the last index, ``L(size - 1) + 1`` (0 for an empty layout).
+
+        >>> Layout((2, 3), (3, 1)).cosize()
+        6
+        """
+        return _cosize(self)
+
+    def formula(self) -> str:
+        """The offset as a formula of the coordinates (see :func:`layouts.cute.explain.formula`).
+
+        >>> Layout((4, 8), (8, 1)).formula()
+        'i0*8 + i1'
+        """
+        from .explain import formula
+        return formula(self)
+
+    def explain(self) -> str:
+        """Shape, stride, sizes and the offset formula, as :meth:`layouts.Layout.explain` writes them.
+
+        >>> print(Layout(4, 3).explain().splitlines()[2])
+          offset(i) = i*3
+        """
+        from .explain import explain
+        return explain(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        """Jupyter's display: the picture of :func:`layouts.viz.draw_cute` and the text."""
+        from ..viz.cute import mimebundle
+        return mimebundle(self, include=include, exclude=exclude)
+
+
+def _cosize(layout: Layout) -> int:
+    if it.product(layout.shape) == 0:
+        return 0
+    shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
+    if not it.is_tuple(shapes):
+        shapes, strides = (shapes,), (strides,)
+    return sum((s - 1) * d for s, d in zip(shapes, strides)) + 1
+
+
+def _as_layout(x: Any, what: str) -> Layout:
+    if isinstance(x, Layout):
+        return x
+    raise LayoutTypeError(f"{what} must be a layouts.cute.Layout, got {type_name(x)}")
+
+
+def make_layout(*layouts: Layout) -> Layout:
+    """One layout whose modes are the given layouts.
+
+    >>> print(make_layout(Layout(4, 2), Layout((2, 2))))
+    (4,(2,2)):(2,(1,2))
+    """
+    if len(layouts) == 1 and isinstance(layouts[0], (tuple, list)):
+        layouts = tuple(layouts[0])
+    ls = [_as_layout(x, "make_layout argument") for x in layouts]
+    return Layout._raw(tuple(x.shape for x in ls), tuple(x.stride for x in ls))
+
+
+def size(x: Any) -> int:
+    """Elements of the domain of a layout (or the product of an IntTuple).
+
+    >>> size(Layout((2, (3, 4)))), size((2, 5))
+    (24, 10)
+    """
+    if hasattr(x, "size") and callable(x.size):
+        return x.size()
+    return it.product(it.as_int_tuple(x, "size: argument", minimum=0))
+
+
+def cosize(x: Any) -> int:
+    """One past the offset of the last index, ``L(size(L) - 1) + 1`` (CuTe's ``cosize``; the
+    largest offset + 1 when strides are non-negative).
+
+    >>> cosize(Layout((2, 3), (3, 1))), cosize(Layout(4, 2))
+    (6, 7)
+    """
+    if isinstance(x, Layout):
+        return _cosize(x)
+    if hasattr(x, "cosize") and callable(x.cosize):
+        return x.cosize()
+    raise LayoutTypeError(f"cosize: expected a layout, got {type_name(x)}")
+
+
+def _shape_of(x: Any, where: str) -> Any:
+    """The shape of a layout (plain or swizzled), or ``x`` itself read as an IntTuple."""
+    if hasattr(x, "inner") and isinstance(getattr(x, "inner"), Layout):
+        return x.inner.shape
+    if isinstance(x, Layout):
+        return x.shape
+    return it.as_int_tuple(x, f"{where}: argument")
+
+
+def rank(x: Any) -> int:
+    """Number of top-level modes of a layout or IntTuple (1 for an int).
+
+    >>> rank(Layout((2, (3, 4)))), rank(7)
+    (2, 1)
+    """
+    return it.rank(_shape_of(x, "rank"))
+
+
+def depth(x: Any) -> int:
+    """Nesting depth of a layout's shape or of an IntTuple (0 for an int).
+
+    >>> depth(Layout((2, (3, 4)))), depth(7)
+    (2, 0)
+    """
+    return it.depth(_shape_of(x, "depth"))
+
+
+def flatten(x: Any) -> Any:
+    """A layout with every leaf mode at the top level (an IntTuple's leaves, for a tuple).
+
+    >>> print(flatten(Layout((2, (3, 4)))))
+    (2,3,4):(1,2,6)
+    """
+    if isinstance(x, Layout):
+        return Layout._raw(it.flatten(x.shape), it.flatten(x.stride))
+    return it.flatten(x)
+
+
+def _flat_modes(layout: Layout) -> tuple[list[int], list[int]]:
+    shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
+    if not it.is_tuple(shapes):
+        return [shapes], [strides]
+    return list(shapes), list(strides)
+
+
+def _bw_coalesce(shapes: list[int], strides: list[int], new_shape: int, new_stride: int) -> Layout:
+    """CuTe's ``bw_coalesce``: walk the flat modes right to left from (new_shape, new_stride),
+    dropping size-1 modes and merging a mode into the next when ``s * d`` is the next stride."""
+    ns, nd = [new_shape], [new_stride]
+    for s, d in zip(reversed(shapes), reversed(strides)):
+        if s == 1:
+            continue
+        if ns[0] == 1:
+            ns[0], nd[0] = s, d
+        elif s * d == nd[0]:
+            ns[0], nd[0] = s * ns[0], d
+        else:
+            ns.insert(0, s)
+            nd.insert(0, d)
+    if len(ns) == 1:
+        return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
+    return Layout._raw(tuple(ns), tuple(nd))
+
+
+def coalesce(layout: Layout, profile: Any = None) -> Layout:
+    """The same function of the index with as few modes as possible (CuTe's ``coalesce``):
+    size-1 modes go, a mode merges into the next when ``shape * stride`` is the next stride.
+    With a tuple ``profile``, each mode it names is coalesced on its own.
+
+    >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2)))))
+    12:1
+    >>> print(coalesce(Layout(((2, 2), (2, 2)), ((1, 2), (4, 8))), (1, 1)))
+    (4,4):(1,4)
+    """
+    layout = _as_layout(layout, "coalesce: layout")
+    if it.is_tuple(profile):
+        if len(profile) > len(layout):
+            raise LayoutError(f"coalesce: profile {profile} has more modes than layout {layout} ({len(layout)})")
+        modes = [coalesce(layout[i], p) for i, p in enumerate(profile)]
+        modes += [layout[i] for i in range(len(profile), len(layout))]
+        return make_layout(*modes)
+    shapes, strides = _flat_modes(layout)
+    return _bw_coalesce(shapes[:-1], strides[:-1], shapes[-1], strides[-1])
+
+
+def coalesce_x(layout: Layout) -> Layout:
+    """``coalesce`` that keeps the function outside the domain too (CuTe's ``detail::coalesce_x``):
+    the last mode's stride survives even when its size is 1, as composition needs.
+
+    >>> str(coalesce(Layout((4, 1), (1, 0)))), str(coalesce_x(Layout((4, 1), (1, 0))))
+    ('4:1', '(4,2):(1,0)')
+    """
+    shapes, strides = _flat_modes(layout)
+    last = 2 if shapes[-1] == 1 else shapes[-1]
+    return _bw_coalesce(shapes[:-1], strides[:-1], last, strides[-1])
+
+
+def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 - CuTe's name
+    """``coalesce`` after removing every stride-0 mode (CuTe's ``filter``): the distinct offsets.
+
+    >>> print(filter(Layout((2, 3, 2), (0, 1, 3))))
+    6:1
+    """
+    layout = _as_layout(layout, "filter: layout")
+    if it.is_tuple(profile):
+        if len(profile) > len(layout):
+            raise LayoutError(f"filter: profile {profile} has more modes than layout {layout} ({len(layout)})")
+        modes = [filter(layout[i], p) for i, p in enumerate(profile)]
+        modes += [layout[i] for i in range(len(profile), len(layout))]
+        return make_layout(*modes)
+
+    def zero_out(s: Any, d: Any) -> Any:
+        if it.is_tuple(s):
+            return tuple(zero_out(a, b) for a, b in zip(s, d))
+        return 1 if d == 0 else s
+    return coalesce(Layout._raw(zero_out(layout.shape, layout.stride), layout.stride))

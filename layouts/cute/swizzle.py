@@ -1,0 +1,236 @@
+"""CuTe's ``Swizzle<B, M, S>`` and the composed (swizzled) layout ``Swizzle o offset o Layout``.
+
+A swizzle XORs ``B`` bits taken ``S`` places above the ``M`` lowest bits into the bits just
+above those ``M``: with 16-byte vectors (``M``) it spreads the rows of a shared-memory tile over
+the banks, ``Swizzle(3, 3, 3)`` on 8 x 64 halves being the classic one.
+
+>>> sw = Swizzle(2, 0, 2)
+>>> [sw(i) for i in range(16)]
+[0, 1, 2, 3, 5, 4, 7, 6, 10, 11, 8, 9, 15, 14, 13, 12]
+>>> from layouts.cute import Layout, composition
+>>> S = composition(sw, Layout((4, 4), (4, 1)))
+>>> print(S)
+Sw<2,0,2> o 0 o (4,4):(4,1)
+>>> S(1, 0), S.offsets()[:6].tolist()
+(5, [0, 5, 10, 15, 1, 4])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import LayoutError, LayoutTypeError, type_name
+from . import int_tuple as it
+from .layout import Layout
+
+__all__ = ["Swizzle", "ComposedLayout"]
+
+
+class Swizzle:
+    """The swizzle functor ``Swizzle<bits, base, shift>`` on integer offsets.
+
+    Parameters
+    ----------
+    bits : int
+        Bits in the mask (>= 0).
+    base : int
+        Least-significant bits left alone (>= 0).
+    shift : int
+        Distance of the source bits above the target bits; ``|shift| >= bits``. A negative shift
+        XORs lower bits into higher ones.
+
+    Examples
+    --------
+    >>> sw = Swizzle(3, 3, 3)
+    >>> sw(0b000_001_000), sw(0b001_000_000), sw(0b001_001_000)
+    (8, 72, 64)
+    >>> Swizzle(3, 0, 2)
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: Swizzle(3, 0, 2): |shift| must be >= bits (CuTe's condition), got shift 2 for 3 bits
+    """
+
+    __slots__ = ("bits", "base", "shift", "yyy_mask", "zzz_mask")
+
+    def __init__(self, bits: int, base: int, shift: int) -> None:
+        for name, v in (("bits", bits), ("base", base), ("shift", shift)):
+            if not it.is_int(v):
+                raise LayoutTypeError(f"Swizzle: {name} must be an int, got {type_name(v)}")
+        bits, base, shift = int(bits), int(base), int(shift)
+        if bits < 0 or base < 0:
+            raise LayoutError(f"Swizzle({bits}, {base}, {shift}): bits and base must be >= 0")
+        if abs(shift) < bits:
+            raise LayoutError(f"Swizzle({bits}, {base}, {shift}): |shift| must be >= bits (CuTe's condition), "
+                              f"got shift {shift} for {bits} bits")
+        self.bits, self.base, self.shift = bits, base, shift
+        mask = (1 << bits) - 1
+        self.yyy_mask = mask << (base + max(0, shift))
+        self.zzz_mask = mask << (base - min(0, shift))
+
+    def __call__(self, offset: Any) -> Any:
+        """The swizzled offset (an int, or elementwise on an integer numpy array)."""
+        if isinstance(offset, np.ndarray):
+            y = offset & self.yyy_mask
+            return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
+        if not it.is_int(offset):
+            raise LayoutTypeError(f"a swizzle maps int offsets, got {type_name(offset)}")
+        offset = int(offset)
+        y = offset & self.yyy_mask
+        return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
+
+    def size(self) -> int:
+        """The period of the swizzle: ``2 ** (bits + base + |shift|)``.
+
+        >>> Swizzle(3, 3, 3).size()
+        512
+        """
+        return 1 << (self.bits + self.base + abs(self.shift))
+
+    def cosize(self) -> int:
+        """The same as :meth:`size` (a swizzle permutes each period)."""
+        return self.size()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Swizzle) and (self.bits, self.base, self.shift) == (other.bits, other.base, other.shift)
+
+    def __hash__(self) -> int:
+        return hash(("Swizzle", self.bits, self.base, self.shift))
+
+    def __str__(self) -> str:
+        return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+    def __repr__(self) -> str:
+        return f"Swizzle({self.bits}, {self.base}, {self.shift})"
+
+
+class ComposedLayout:
+    """``outer o offset o inner``: the offset of index ``i`` is ``outer(offset + inner(i))``.
+    What ``composition(Swizzle, Layout)`` returns; it has the inner layout's shape.
+
+    Examples
+    --------
+    >>> from layouts.cute import Layout
+    >>> S = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2, 2), (2, 1)))
+    >>> S.shape, [S(i) for i in range(4)], S.cosize()
+    ((2, 2), [0, 3, 1, 2], 4)
+    """
+
+    __slots__ = ("outer", "offset", "inner")
+
+    def __init__(self, outer: Swizzle, offset: int, inner: Layout) -> None:
+        if not isinstance(outer, Swizzle):
+            raise LayoutTypeError(f"ComposedLayout: outer must be a Swizzle, got {type_name(outer)}")
+        if not isinstance(inner, Layout):
+            raise LayoutTypeError(f"ComposedLayout: inner must be a layouts.cute.Layout, got {type_name(inner)}")
+        if not it.is_int(offset):
+            raise LayoutTypeError(f"ComposedLayout: offset must be an int, got {type_name(offset)}")
+        self.outer, self.offset, self.inner = outer, int(offset), inner
+
+    @property
+    def shape(self) -> Any:
+        return self.inner.shape
+
+    @property
+    def stride(self) -> Any:
+        """The inner layout's stride (the swizzle then permutes the offsets it gives)."""
+        return self.inner.stride
+
+    def __call__(self, *coords: Any) -> int:
+        return self.outer(self.offset + self.inner(*coords))
+
+    def offsets(self) -> np.ndarray:
+        """``S(i)`` for every index, as an int64 array.
+
+        >>> ComposedLayout(Swizzle(1, 0, 1), 0, Layout(4)).offsets().tolist()
+        [0, 1, 3, 2]
+        """
+        return self.outer(self.inner.offsets() + self.offset)
+
+    def size(self) -> int:
+        return self.inner.size()
+
+    def cosize(self) -> int:
+        """One past the largest offset (the swizzle may move offsets past the inner cosize).
+
+        >>> ComposedLayout(Swizzle(1, 0, 1), 0, Layout(3)).cosize()   # offsets 0, 1, 3
+        4
+        """
+        if self.size() == 0:
+            return 0
+        sw, inner = self.outer, self.inner
+        # the swizzle changes only bits below `top`, so it permutes each aligned block of 2**top:
+        # when the inner layout (shifted by offset) is exactly such blocks, the cosize stays
+        top = sw.base + sw.bits + max(0, -sw.shift)
+        c = inner.cosize()
+        if self.offset % (1 << top) == 0 and c % (1 << top) == 0 and c == inner.size() and _compact(inner):
+            return self.offset + c
+        return int(self.offsets().max()) + 1
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    def __getitem__(self, i: int) -> "ComposedLayout":
+        return ComposedLayout(self.outer, self.offset, self.inner[i])
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ComposedLayout) and self.outer == other.outer and self.offset == other.offset
+                and self.inner == other.inner)
+
+    def __hash__(self) -> int:
+        return hash((self.outer, self.offset, self.inner))
+
+    def __str__(self) -> str:
+        return f"{self.outer} o {self.offset} o {self.inner}"
+
+    def __repr__(self) -> str:
+        return f"ComposedLayout({self.outer!r}, {self.offset}, {self.inner!r})"
+
+    def formula(self) -> str:
+        from .explain import formula
+        return formula(self)
+
+    def explain(self) -> str:
+        from .explain import explain
+        return explain(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        from ..viz.cute import mimebundle
+        return mimebundle(self, include=include, exclude=exclude)
+
+
+def _compact(layout: Layout) -> bool:
+    """True when the layout is a bijection onto [0, size) (non-negative strides, no overlap, no gap).
+
+    >>> _compact(Layout((2, 3), (3, 1))), _compact(Layout((2, 3), (4, 1)))
+    (True, False)
+    """
+    shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
+    if not it.is_tuple(shapes):
+        shapes, strides = (shapes,), (strides,)
+    span = 1
+    for d, n in sorted((d, n) for n, d in zip(shapes, strides) if n != 1):
+        if d != span:
+            return False
+        span *= n
+    return True
+
+
+def compose_swizzle(a: Any, b: Any) -> Any:
+    """``composition`` with a swizzle (or a swizzled layout) on the left.
+
+    >>> print(compose_swizzle(Swizzle(1, 0, 1), Layout(4)))
+    Sw<1,0,1> o 0 o 4:1
+    """
+    from .algebra import composition
+    if isinstance(a, Swizzle):
+        if isinstance(b, Swizzle):
+            raise LayoutTypeError("composition of two swizzles is not a layout; compose each with a Layout")
+        if it.is_int(b):
+            b = Layout._raw(int(b), 1)
+        if not isinstance(b, Layout):
+            raise LayoutTypeError(f"composition(Swizzle, b): b must be a layouts.cute.Layout, got {type_name(b)}")
+        return ComposedLayout(a, 0, b)
+    # (sw o off o A) o B = sw o off o (A o B)
+    return ComposedLayout(a.outer, a.offset, composition(a.inner, b))
