@@ -13,7 +13,7 @@ indices bring wrap-around checks that block it).
 >>> record(ROWS, n=3, dI=1)
 Traceback (most recent call last):
 ...
-ValueError: ROWS record: missing field sI
+layouts.errors.LayoutError: ROWS record: missing field sI
 >>> int(batch_axes([(2, 60, 60)])[0]["d"])
 60
 """
@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
+
+from ..errors import LayoutError
 
 __all__ = ["record", "batch_axes", "BATCH", "ROWS", "TILES", "SMALL", "GROUP", "RECTS"]
 
@@ -59,7 +61,7 @@ def record(dtype: np.dtype, **fields: int) -> np.ndarray:
     extra = [n for n in fields if n not in names]
     if missing or extra:
         what = f"missing field {', '.join(missing)}" if missing else f"no field {', '.join(extra)}"
-        raise ValueError(f"{_NAMES.get(dtype, 'record')} record: {what}")
+        raise LayoutError(f"{_NAMES.get(dtype, 'record')} record: {what}")
     out = np.zeros(1, dtype)
     for n in names:
         out[0][n] = int(fields[n])
