@@ -465,6 +465,7 @@ def parse(argv):
     except ValueError as e:
         ap.error(str(e))
     a.use_convert = not a.no_convert
+    a.full_matrix = not (a.quick or a.all_shapes or a.only or a.dtypes or a.dirs)   # before the defaults fill in
     if a.only:
         a.shapes = [sh for sh in SHAPES + EXTRA_SHAPES + QUICK_SHAPES if a.only in label(sh)]
         a.shapes = list(dict.fromkeys(a.shapes))
@@ -545,7 +546,7 @@ def main(argv=None):
     # results.json is this run's; <cpu>.json (one per CPU model, kept in git) feeds the docs'
     # performance page: a full run of the default matrix replaces its CPU's file
     names = [os.path.join(RESULTS, "results.json")]
-    if not (o.only or o.all_shapes or o.quick or o.dtypes or o.dirs):
+    if o.full_matrix:
         names.append(os.path.join(RESULTS, _slug(info) + ".json"))
     for name in names:
         with open(name, "w") as f:

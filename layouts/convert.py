@@ -97,7 +97,8 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     ...
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
-    if type(x) is np.ndarray and type(out) is np.ndarray and copy is True and threads is None and not dims:
+    if (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
+            and (threads is None or (type(threads) is int and threads >= 1))):    # small copies use no threads
         done = _small_into(x, src, dst, out)
         if done is not None:
             return done
@@ -128,7 +129,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             from .arrays import bump_version, is_torch_tensor
             if is_torch_tensor(out):
                 bump_version(out)
-        elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and threads is None and not dims:
+        elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:
             _remember_small(x, src, dst, out)
         return out
     return back(result)

@@ -287,9 +287,12 @@ def test_repeated_small_conversions_into_out_match_numpy_and_keep_refusing(src, 
     x = ly.convert(logical, "NCHW", src)
     want = ly.convert(logical, "NCHW", dst)
     out = np.full(ly.Layout(dst, **dims).shape, -1, np.float32)
-    for _ in range(3):
+    for threads in (None, None, 1, 2):
         out[...] = -1
-        assert ly.convert(x, src, dst, out=out) is out and np.array_equal(out, want)
+        assert ly.convert(x, src, dst, out=out, threads=threads) is out and np.array_equal(out, want)
+    for bad in (0, -1, 1.5):
+        with pytest.raises(LayoutError, match="threads"):
+            ly.convert(x, src, dst, out=out, threads=bad)
     frozen = out.copy()
     frozen.flags.writeable = False
     with pytest.raises(LayoutError, match="read-only"):
