@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import LayoutError
 
-__all__ = ["Region", "read_region", "mapped_region", "write_region", "MAP_SOURCE", "MAP_DENSITY"]
+__all__ = ["Region", "read_region", "mapped_region", "write_region", "fsync_dir", "MAP_SOURCE", "MAP_DENSITY"]
 
 #: The default of the profile's ``file_map_source``: read a dense source tile through a memory map.
 MAP_SOURCE = True
@@ -153,3 +153,18 @@ def write_region(fd: int, region: Region, buf: np.ndarray, base: int) -> None:
         while len(mv):
             n = os.pwrite(fd, mv[:_MAX_IO], pos)
             mv, pos = mv[n:], pos + n
+
+
+
+def fsync_dir(folder: str) -> None:
+    """Make the rename durable (POSIX: fsync the directory); best effort elsewhere."""
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

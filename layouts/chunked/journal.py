@@ -42,6 +42,7 @@ import zlib
 from dataclasses import dataclass
 
 from ..errors import LayoutError
+from .fileio import fsync_dir
 
 __all__ = ["Journal", "Progress", "BACKED", "READY", "UNJOURNALED", "DATA", "journal_name"]
 
@@ -103,7 +104,7 @@ class Journal:
                 os.fsync(fd)
             os.replace(tmp, path)
             if fsync:
-                _fsync_dir(os.path.dirname(path))
+                fsync_dir(os.path.dirname(path))
         except BaseException:
             os.close(fd)
             try:
@@ -187,17 +188,4 @@ class Journal:
         except FileNotFoundError:
             pass
         if self.fsync:
-            _fsync_dir(os.path.dirname(self.path))
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+            fsync_dir(os.path.dirname(self.path))

@@ -63,7 +63,7 @@ from ..signal_hold import SignalHold
 from .filelock import lock, open_regular, remove_stale_parts
 from .inplace_file import convert_file_inplace
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_bytes, path_arg, read_header  # noqa: F401 - also their old home
-from .fileio import MAP_DENSITY, MAP_SOURCE, Region, mapped_region, read_region, write_region  # noqa: F401
+from .fileio import MAP_DENSITY, MAP_SOURCE, Region, fsync_dir, mapped_region, read_region, write_region  # noqa: F401
 from .progress import reporter
 from .tiles import BUFFER_SHARE, WRITE_BUFFERS, plan_tiles, tile_cost, tiles, write_buffers  # noqa: F401 - old home
 
@@ -269,7 +269,7 @@ class _Job:
         os.close(self.tmp_fd)
         self.tmp_fd = -1
         if fsync:
-            _fsync_dir(folder)
+            fsync_dir(folder)
 
     def _temporary(self, folder: str, name: str) -> None:
         """The locked ``.part`` file; signals held so that none arrives between its creation and
@@ -388,17 +388,3 @@ class _Job:
                 except OSError:
                     pass
                 setattr(self, attr, -1)
-
-
-def _fsync_dir(folder: str) -> None:
-    """Make the rename durable (POSIX: fsync the directory); best effort elsewhere."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
