@@ -177,11 +177,11 @@ def test_convert_leaves_input_unchanged_and_fills_out():
 
 def test_plain_conversions_use_the_copy_engine_and_swizzled_the_kernel(monkeypatch):
     import layouts.kernels as kernels
-    from layouts.cute import _kernel
+    from layouts.kernels import swizzle as swizzle_kernel
     calls = []
-    real_copy, real_kernel = kernels.copy_into, _kernel.gather_scatter
+    real_copy, real_kernel = kernels.copy_into, swizzle_kernel.gather_scatter
     monkeypatch.setattr(kernels, "copy_into", lambda d, s, threads=None: (calls.append("engine"), real_copy(d, s, threads))[1])
-    monkeypatch.setattr(_kernel, "gather_scatter", lambda *a: (calls.append("swizzle"), real_kernel(*a))[1])
+    monkeypatch.setattr(swizzle_kernel, "gather_scatter", lambda *a: (calls.append("swizzle"), real_kernel(*a))[1])
     src = ly.Layout("NCHW", N=2, C=16, H=32, W=32).to_cute()
     dst = ly.Layout("NHWC", N=2, C=16, H=32, W=32).to_cute()
     x = np.arange(cute.size(src), dtype=np.float32)
@@ -194,3 +194,27 @@ def test_plain_conversions_use_the_copy_engine_and_swizzled_the_kernel(monkeypat
     sdst = composition(Swizzle(3, 0, 3), dst)
     z = ly.convert(x, src, sdst)
     assert calls == ["swizzle"] and np.array_equal(z, _reference(x, src, sdst))
+
+
+def test_swizzled_copies_are_a_registry_strategy_that_others_decline():
+    """The registry offers a swizzled task to every strategy: all but ``swizzle`` decline it, and
+    with ``swizzle`` disabled by the profile the conversion is numpy's gather, the same bytes."""
+    from layouts import kernels
+    from layouts.kernels.plan import make_plan
+    from layouts.kernels.registry import STRATEGIES, choose
+    from layouts.kernels.strategy import Task
+    src = Layout((8, 8), (8, 1))
+    sdst = composition(Swizzle(3, 0, 3), Layout((8, 8), (8, 1)))
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    v = np.lib.stride_tricks.as_strided
+    task = Task(make_plan(v(out, (8, 8), (32, 4)), v(x, (8, 8), (32, 4))), out.ctypes.data, x.ctypes.data,
+                swizzle=((0, 0, 0), (0, 0b111000, 3)), buffers=(out, x))
+    c, declined = choose(task, kernels.current())
+    assert c.strategy == "swizzle" and [n for n, _ in declined] == [s.name for s in STRATEGIES[:-1]]
+    assert all("swizzled" in why for _, why in declined)
+    want = _reference(x, src, sdst)
+    assert np.array_equal(ly.convert(x, src, sdst), want)
+    with kernels.use_profile(kernels.current().replace(disabled=("swizzle",))):
+        assert np.array_equal(ly.convert(x, src, sdst), want)
+    assert choose(Task.of(out.reshape(8, 8), x.reshape(8, 8).T), kernels.current())[0].strategy != "swizzle"

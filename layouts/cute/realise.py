@@ -5,7 +5,7 @@
 ``dst(i)`` reaches are zero). Two plain layouts are a pair of strided views once their flat
 modes are refined to a common shape, and go through the copy engine
 (:func:`layouts.kernels.copy_into`); a swizzled side goes through a numba gather/scatter kernel
-(:mod:`layouts.cute._kernel`); shapes without a common refinement fall back to numpy's
+(the registry's ``swizzle`` strategy, :mod:`layouts.kernels.strategies.swizzle`); shapes without a common refinement fall back to numpy's
 fancy indexing. A :class:`layouts.Layout` (or spec with ``**dims``) on either side is read
 through :func:`layouts.cute.bridge.to_cute`.
 
@@ -264,21 +264,27 @@ def _swizzle_params(layout: Any) -> tuple[int, int, int]:
 
 
 def _swizzled(result: np.ndarray, x: np.ndarray, s: Any, d: Any) -> None:
+    """A swizzled side: the registry's ``swizzle`` strategy over the common modes of the two inner
+    layouts (numpy's gather by offsets where they have none, or the strategy is disabled)."""
     si = s.inner if isinstance(s, ComposedLayout) else s
     di = d.inner if isinstance(d, ComposedLayout) else d
     modes = common_modes(si, di)
-    if modes is None or x.dtype.hasobject:
+    if modes is None or x.dtype.hasobject or x.itemsize not in (1, 2, 4, 8) or not x.flags.c_contiguous:
         result[d.offsets()] = x[s.offsets()]
         return
-    from ._kernel import gather_scatter
+    from ..kernels import current
+    from ..kernels.plan import make_plan
+    from ..kernels.registry import choose
+    from ..kernels.strategy import Task
     modes = view_modes(modes)
-    shape = np.array([m[0] for m in modes], dtype=np.int64)
-    sstr = np.array([m[1] for m in modes], dtype=np.int64)
-    dstr = np.array([m[2] for m in modes], dtype=np.int64)
-    so, sm, ss = _swizzle_params(s)
-    do, dm, ds = _swizzle_params(d)
-    raw = np.dtype(f"u{x.itemsize}") if x.itemsize in (1, 2, 4, 8) else None
-    if raw is None or not x.flags.c_contiguous:
+    shape = tuple(m[0] for m in modes)
+    src_view = np.lib.stride_tricks.as_strided(x, shape=shape, strides=tuple(m[1] * x.itemsize for m in modes),
+                                               writeable=False)
+    dst_view = np.lib.stride_tricks.as_strided(result, shape=shape, strides=tuple(m[2] * result.itemsize for m in modes))
+    task = Task(make_plan(dst_view, src_view), result.ctypes.data, x.ctypes.data,
+                swizzle=(_swizzle_params(s), _swizzle_params(d)), buffers=(result, x))
+    c, _ = choose(task, current())
+    if c.strategy != "swizzle":                 # turned off in the profile: numpy's gather
         result[d.offsets()] = x[s.offsets()]
         return
-    gather_scatter(result.view(raw), x.view(raw), shape, sstr, dstr, so, sm, ss, do, dm, ds)
+    c.run(dst_view, src_view, None, None, 1)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .strategies import grouped, memcpy, numpy_copy, rows, scalar_tiles, simd_tiles, small_c, staged
+from .strategies import grouped, memcpy, numpy_copy, rows, scalar_tiles, simd_tiles, small_c, staged, swizzle
 from .strategy import Choice, Strategy, Task
 
 __all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose"]
@@ -34,7 +34,8 @@ __all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose"]
 
 #: every strategy, in the order they are offered a copy
 STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY,
-                                    staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY)
+                                    staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY,
+                                    swizzle.STRATEGY)
 
 
 def choose(task: Task, profile) -> tuple[Choice, list[tuple[str, str]]]:
@@ -44,6 +45,9 @@ def choose(task: Task, profile) -> tuple[Choice, list[tuple[str, str]]]:
     for s in STRATEGIES:
         if s.name in profile.disabled:
             declined.append((s.name, "disabled by the profile"))
+            continue
+        if task.swizzle and s is not swizzle.STRATEGY:
+            declined.append((s.name, "a swizzled copy: its offsets are not those of strided views"))
             continue
         c = s.consider(task, profile)
         if isinstance(c, str):

@@ -28,6 +28,11 @@ class Task:
     dst_addr: int
     src_addr: int
     stream: bool = False
+    #: a swizzled copy: ``((offset, yyy_mask, shift) of the source, ... of the destination)``
+    #: (mask 0: that side plain), the plan being that of the two inner strided layouts
+    swizzle: tuple = ()
+    #: for a swizzled copy, the flat (destination, source) buffers its offsets index
+    buffers: tuple = field(default=(), compare=False)
 
     @classmethod
     def of(cls, dst: np.ndarray, src: np.ndarray, stream: bool = False) -> "Task":

@@ -1,4 +1,5 @@
-"""The numba gather/scatter kernel of swizzled CuTe layouts (imported only when one is converted).
+"""The numba gather/scatter kernel of swizzled copies (CuTe's ``Swizzle<B, M, S>`` on either side),
+run by the ``swizzle`` strategy of the registry (:mod:`.strategies.swizzle`).
 
 ``out[sw_d(od + dst(i))] = x[sw_s(os + src(i))]`` over the common modes of the two inner layouts,
 each offset advanced by its stride (no division per element) and swizzled on the way.
