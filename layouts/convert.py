@@ -104,7 +104,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             return done
     if any(type(t).__module__.startswith("layouts.cute.") for t in (src, dst)):  # CuTe layouts: layouts.cute.realise
         from .cute.realise import convert_cute
-        return convert_cute(x, src, dst, out, threads=threads, **dims)
+        return convert_cute(x, src, dst, out, threads=threads, copy=copy, **dims)
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:
         return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)

@@ -218,3 +218,14 @@ def test_swizzled_copies_are_a_registry_strategy_that_others_decline():
     with kernels.use_profile(kernels.current().replace(disabled=("swizzle",))):
         assert np.array_equal(ly.convert(x, src, sdst), want)
     assert choose(Task.of(out.reshape(8, 8), x.reshape(8, 8).T), kernels.current())[0].strategy != "swizzle"
+
+
+def test_copy_false_is_refused_and_copy_none_converts():
+    x = np.arange(16, dtype=np.float32)
+    src, dst = Layout(16), Layout((4, 4), (4, 1))
+    with pytest.raises(ly.LayoutError, match="copy=False"):
+        ly.convert(x, src, dst, copy=False)
+    with pytest.raises(ly.LayoutTypeError, match="copy"):
+        ly.convert(x, src, dst, copy="yes")
+    y = ly.convert(x, src, dst, copy=None)
+    assert np.array_equal(y, _reference(x, src, dst)) and not np.shares_memory(y, x)

@@ -160,7 +160,8 @@ def _injective(layout: Any) -> bool:
     return np.unique(offs).size == offs.size
 
 
-def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | None = None, **dims: int) -> np.ndarray:
+def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | None = None,
+                 copy: bool | None = True, **dims: int) -> np.ndarray:
     """``result[dst(i)] = x[src(i)]`` for every index ``i`` (see the module docstring).
 
     Parameters
@@ -175,6 +176,9 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
         ``dst`` does not reach are zeroed.
     threads : int, optional
         Threads for the copy engine.
+    copy : bool or None
+        ``True`` or ``None``: a new buffer (or ``out``); ``False`` is refused, since the result is
+        always a buffer of its own (never a view of ``x``).
 
     Examples
     --------
@@ -188,6 +192,11 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
     layouts.errors.LayoutError: src 4:1 has 4 elements but dst 6:1 has 6; the sizes must match
     """
     from ..layout import Layout as NamedLayout
+    if copy is not None and not isinstance(copy, (bool, np.bool_)):
+        raise LayoutTypeError(f"copy must be True, False or None, got {type_name(copy)}")
+    if copy is False:
+        raise LayoutError("copy=False never copies, but a conversion with a CuTe layout writes a buffer of its "
+                          "own (a view of x cannot follow a CuTe layout); pass copy=True or None")
     xa = np.asarray(x)
     if isinstance(src, str) and xa.ndim > 1:  # an array of the spec's physical shape: its sizes come from it
         named_src = NamedLayout.from_shape(src, xa.shape, **dims)
