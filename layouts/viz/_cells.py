@@ -116,7 +116,7 @@ def _line_height(prop, size: float, linespacing: float) -> float:
     font = _font(prop)
     for table, asc, desc in (("OS/2", "sTypoAscender", "sTypoDescender"), ("hhea", "ascent", "descent")):
         t = font.get_sfnt_table(table)
-        if t:
+        if t and asc in t and desc in t:             # matplotlib 3.10's OS/2 table lacks the sTypo metrics
             em = font.get_sfnt_table("head")["unitsPerEm"]
             return linespacing * (t[asc] - t[desc]) * size / em
     return linespacing * 1.17 * size
