@@ -19,6 +19,28 @@ from .inplace import convert_inplace
 from .layout import Layout, canonical_order
 from .request import Request, resolve
 from .spec import parse
+from . import hooks as _hooks
+
+
+# The core's objects offer these; the layers above provide them (see layouts.hooks).
+def _layout_picture():
+    from .viz.rich import mimebundle
+    return mimebundle
+
+
+def _cute_picture():
+    from .viz.cute import mimebundle
+    return mimebundle
+
+
+def _to_cute():
+    from .cute.bridge import to_cute
+    return to_cute
+
+
+_hooks.provide("layout picture", _layout_picture)
+_hooks.provide("cute picture", _cute_picture)
+_hooks.provide("to_cute", _to_cute)
 
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",

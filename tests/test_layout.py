@@ -329,3 +329,20 @@ def test_offset_by_position_is_the_logical_order(spec):
         L.offset(1, 2, 3, 0, n=1)
     with pytest.raises(LayoutError, match="out of range"):
         L.offset(2, 0, 0, 0)
+
+
+def test_an_unbound_service_names_the_known_ones():
+    from layouts import hooks
+    with pytest.raises(ly.LayoutError, match=r"no service 'nope'.*known: cute picture, layout picture, to_cute"):
+        hooks.service("nope")
+
+
+def test_the_core_reaches_cute_and_viz_only_through_hooks():
+    # a fresh interpreter: importing the core, formula() and explain() load neither layer above it
+    code = ("import sys, layouts as ly; L = ly.Layout('NCHW16c', N=1, C=20, H=2, W=2); L.formula(); L.explain(); "
+            "print(sorted(m for m in sys.modules if m.startswith(('layouts.viz', 'layouts.cute', 'matplotlib'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    code = "import layouts as ly; print(ly.Layout('NCHW16c', N=1, C=20, H=2, W=2).to_cute())"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "(1,(16,2),2,2):(128,(1,64),32,16)"  # C1 = ceil(20/16) = 2: n*2*2*2*16

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
 from .layout import Layout, _flat_modes, coalesce, coalesce_x, filter, make_layout
+from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
 
@@ -47,9 +48,8 @@ def composition(a: Any, b: Any) -> Any:
     ...
     layouts.errors.LayoutError: composition of (6,2):(1,10) with 4:4: stride divisibility condition fails: stride 4 does not divide mode size 6 (nor the reverse) and 4 elements do not fit in it
     """
-    from .swizzle import ComposedLayout, Swizzle, compose_swizzle
     if isinstance(a, (Swizzle, ComposedLayout)):
-        return compose_swizzle(a, b)
+        return _compose_swizzle(a, b)
     if not isinstance(a, Layout):
         raise LayoutTypeError(f"composition: a must be a layouts.cute.Layout or Swizzle, got {type_name(a)}")
     if b is None:
@@ -197,7 +197,6 @@ def right_inverse(layout: Any) -> Layout:
         return None
     if it.is_int(layout):
         return Layout(int(layout))
-    from .swizzle import ComposedLayout, Swizzle
     if isinstance(layout, Swizzle):
         return layout  # a swizzle is its own inverse
     if isinstance(layout, ComposedLayout):
@@ -240,7 +239,6 @@ def left_inverse(layout: Any) -> Layout:
         return None
     if it.is_int(layout):
         return Layout(int(layout))
-    from .swizzle import ComposedLayout, Swizzle
     if isinstance(layout, Swizzle):
         return layout
     if isinstance(layout, ComposedLayout):
@@ -267,3 +265,21 @@ def left_inverse(layout: Any) -> Layout:
         span *= d // span
     result_shape.append(shapes[order[-1]])
     return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
+
+
+def _compose_swizzle(a: Any, b: Any) -> Any:
+    """``composition`` with a swizzle (or a swizzled layout) on the left.
+
+    >>> print(_compose_swizzle(Swizzle(1, 0, 1), Layout(4)))
+    Sw<1,0,1> o 0 o 4:1
+    """
+    if isinstance(a, Swizzle):
+        if isinstance(b, Swizzle):
+            raise LayoutTypeError("composition of two swizzles is not a layout; compose each with a Layout")
+        if it.is_int(b):
+            b = Layout._raw(int(b), 1)
+        if not isinstance(b, Layout):
+            raise LayoutTypeError(f"composition(Swizzle, b): b must be a layouts.cute.Layout, got {type_name(b)}")
+        return ComposedLayout(a, 0, b)
+    # (sw o off o A) o B = sw o off o (A o B)
+    return ComposedLayout(a.outer, a.offset, composition(a.inner, b))

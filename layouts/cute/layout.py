@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, type_name
+from ..hooks import service
 from . import int_tuple as it
+from .words import explain_text, formula_text
 
 __all__ = ["Layout", "make_layout", "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten"]
 
@@ -81,8 +83,10 @@ class Layout:
         >>> print(Layout.from_layout(ly.Layout("NCHW", N=2, C=3, H=4, W=5)))
         (2,3,4,5):(60,20,5,1)
         """
-        from .bridge import to_cute
-        return to_cute(layout)
+        from ..layout import Layout as NamedLayout
+        if not isinstance(layout, NamedLayout):
+            raise LayoutTypeError(f"Layout.from_layout: expected a layouts.Layout, got {type_name(layout)}")
+        return layout.to_cute()
 
     @property
     def shape(self) -> Any:
@@ -178,8 +182,7 @@ class Layout:
         >>> Layout((4, 8), (8, 1)).formula()
         'i0*8 + i1'
         """
-        from .explain import formula
-        return formula(self)
+        return formula_text(self, self, None)
 
     def explain(self) -> str:
         """Shape, stride, sizes and the offset formula, as :meth:`layouts.Layout.explain` writes them.
@@ -187,13 +190,11 @@ class Layout:
         >>> print(Layout(4, 3).explain().splitlines()[2])
           offset(i) = i*3
         """
-        from .explain import explain
-        return explain(self)
+        return explain_text(self, self, None)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """Jupyter's display: the picture of :func:`layouts.viz.draw_cute` and the text."""
-        from ..viz.cute import mimebundle
-        return mimebundle(self, include=include, exclude=exclude)
+        return service("cute picture")(self, include=include, exclude=exclude)
 
 
 def _cosize(layout: Layout) -> int:

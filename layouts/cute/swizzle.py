@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, type_name
+from ..hooks import service
 from . import int_tuple as it
 from .layout import Layout
+from .words import explain_text, formula_text
 
 __all__ = ["Swizzle", "ComposedLayout"]
 
@@ -188,16 +190,16 @@ class ComposedLayout:
         return f"ComposedLayout({self.outer!r}, {self.offset}, {self.inner!r})"
 
     def formula(self) -> str:
-        from .explain import formula
-        return formula(self)
+        """The offset formula: the swizzle around the affine part (see :func:`layouts.cute.explain.formula`)."""
+        return formula_text(self, self.inner, self)
 
     def explain(self) -> str:
-        from .explain import explain
-        return explain(self)
+        """Shape:stride, sizes and the formula, as :meth:`Layout.explain` writes them."""
+        return explain_text(self, self.inner, self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
-        from ..viz.cute import mimebundle
-        return mimebundle(self, include=include, exclude=exclude)
+        """Jupyter's display: the picture of :func:`layouts.viz.draw_cute` and the text."""
+        return service("cute picture")(self, include=include, exclude=exclude)
 
 
 def _compact(layout: Layout) -> bool:
@@ -215,22 +217,3 @@ def _compact(layout: Layout) -> bool:
             return False
         span *= n
     return True
-
-
-def compose_swizzle(a: Any, b: Any) -> Any:
-    """``composition`` with a swizzle (or a swizzled layout) on the left.
-
-    >>> print(compose_swizzle(Swizzle(1, 0, 1), Layout(4)))
-    Sw<1,0,1> o 0 o 4:1
-    """
-    from .algebra import composition
-    if isinstance(a, Swizzle):
-        if isinstance(b, Swizzle):
-            raise LayoutTypeError("composition of two swizzles is not a layout; compose each with a Layout")
-        if it.is_int(b):
-            b = Layout._raw(int(b), 1)
-        if not isinstance(b, Layout):
-            raise LayoutTypeError(f"composition(Swizzle, b): b must be a layouts.cute.Layout, got {type_name(b)}")
-        return ComposedLayout(a, 0, b)
-    # (sw o off o A) o B = sw o off o (A o B)
-    return ComposedLayout(a.outer, a.offset, composition(a.inner, b))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import LayoutError
+from ..errors import LayoutError, LayoutTypeError, kind, show
 # the one private name viz borrows: how the formula names each physical dim's index (c, c1, c0)
 from ..naming import coordinate_names
 from ..layout import Layout, canonical_order
@@ -202,3 +202,38 @@ def default_wrap(layout: Layout, max_cols: int | None = None) -> int:
     if best < max_cols // 4:  # rows of whole runs are too short: several runs to a row
         best *= max_cols // best
     return max(1, min(best, size))
+
+
+def element_numbers(layout: Layout, elements) -> np.ndarray:
+    """The logical numbers of ``elements`` (each a logical number or a dict of coordinates), checked.
+
+    >>> element_numbers(Layout("NCHW", N=1, C=2, H=2, W=2), [3, {"n": 0, "c": 1, "h": 0, "w": 1}]).tolist()
+    [3, 5]
+    """
+    order = canonical_order(layout.axes)
+    sizes = [layout.dims[a] for a in order]
+    nums = []
+    for i, e in enumerate(elements):
+        if isinstance(e, dict):
+            coords = {}
+            for k, v in e.items():
+                if not isinstance(k, str):
+                    raise LayoutTypeError(f"elements[{i}]: coordinate names must be axis letters, got {k!r}")
+                coords[k.lower()] = v
+            missing = [a for a in order if a.lower() not in coords]
+            if missing:
+                raise LayoutError(f"elements[{i}] = {e!r} lacks the coordinate {', '.join(a.lower() for a in missing)}; "
+                                  f"give all of {', '.join(a.lower() for a in order)}")
+            for k, v in coords.items():
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                    raise LayoutTypeError(f"elements[{i}]: coordinate {k} must be an int, got {type(v).__name__} {v!r}")
+            layout.offset(**coords)  # checks names and ranges
+            nums.append(int(np.ravel_multi_index([int(coords[a.lower()]) for a in order], sizes)))
+        elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
+            n = int(e)
+            if not 0 <= n < layout.count:
+                raise LayoutError(f"element {show(n)} is not a logical number of {layout!r} (expected 0 <= element < {layout.count})")
+            nums.append(n)
+        else:
+            raise LayoutTypeError(f"elements[{i}] must be a logical number (int) or a dict of coordinates, got {kind(e)}")
+    return np.asarray(nums, dtype=np.int64)

@@ -391,11 +391,10 @@ def compare(layouts: Sequence[Layout], *, label: str = "logical", color_by="auto
     check_budget(layouts, bool(logical))
     ring = {}
     if element is not None:
-        from .conversion import _element_numbers
         from .strips import HIGHLIGHT_COLOR
         if isinstance(element, (list, tuple)):
             raise LayoutTypeError("element is one logical number or one dict of coordinates")
-        number = int(_element_numbers(first, [element])[0])
+        number = int(_model.element_numbers(first, [element])[0])
         order = canonical_order(first.axes)
         coords = dict(zip((a.lower() for a in order), np.unravel_index(number, [first.dims[a] for a in order])))
         coords = {k: int(v) for k, v in coords.items()}

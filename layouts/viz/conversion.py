@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LayoutError, LayoutTypeError, kind, show
+from ..errors import LayoutError, LayoutTypeError
 from ..layout import Layout, canonical_order
 from . import _model
 from ._figure import pack
@@ -25,36 +25,6 @@ def default_elements(layout: Layout) -> list:
             out.append(step)
         step *= layout.dims[a]
     return out[:6]
-
-
-def _element_numbers(layout: Layout, elements) -> np.ndarray:
-    order = canonical_order(layout.axes)
-    sizes = [layout.dims[a] for a in order]
-    nums = []
-    for i, e in enumerate(elements):
-        if isinstance(e, dict):
-            coords = {}
-            for k, v in e.items():
-                if not isinstance(k, str):
-                    raise LayoutTypeError(f"elements[{i}]: coordinate names must be axis letters, got {k!r}")
-                coords[k.lower()] = v
-            missing = [a for a in order if a.lower() not in coords]
-            if missing:
-                raise LayoutError(f"elements[{i}] = {e!r} lacks the coordinate {', '.join(a.lower() for a in missing)}; "
-                                  f"give all of {', '.join(a.lower() for a in order)}")
-            for k, v in coords.items():
-                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                    raise LayoutTypeError(f"elements[{i}]: coordinate {k} must be an int, got {type(v).__name__} {v!r}")
-            layout.offset(**coords)  # checks names and ranges
-            nums.append(int(np.ravel_multi_index([int(coords[a.lower()]) for a in order], sizes)))
-        elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
-            n = int(e)
-            if not 0 <= n < layout.count:
-                raise LayoutError(f"element {show(n)} is not a logical number of {layout!r} (expected 0 <= element < {layout.count})")
-            nums.append(n)
-        else:
-            raise LayoutTypeError(f"elements[{i}] must be a logical number (int) or a dict of coordinates, got {kind(e)}")
-    return np.asarray(nums, dtype=np.int64)
 
 
 def element_name(layout: Layout, number: int) -> str:
@@ -107,7 +77,7 @@ def draw_conversion(src: Layout, dst: Layout, elements=None, *, label: str = "lo
     elements = list(elements)
     if len(elements) > 64:
         raise LayoutError(f"elements: {len(elements)} chosen elements is more than a picture can link (64 at most)")
-    nums = _element_numbers(src, elements)
+    nums = _model.element_numbers(src, elements)
     axis = resolve_color_by(src, color_by)
     extent = src.dims[axis] if axis else 1
     cell_in = choose_cell([src, dst], label, cell)
