@@ -88,10 +88,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     copy.add_argument("--profile", default=None, metavar="KIND",
                       help="plan as on a reference machine (epyc-avx512, xeon-avx512, epyc-avx2) instead of this one")
     tune = sub.add_parser(
-        "tune", help="measure this machine's copy thresholds and save a profile",
+        "tune", help="measure this machine's copy thresholds and costs and save a profile",
         description="Time the copy strategies against each other at growing sizes and save the thresholds "
-                    "where each starts to win (small_bytes, thread_min_bytes, nt_min_bytes, group_min_bytes) "
-                    "as this CPU's profile, which later processes load.",
+                    "where each starts to win (small_bytes, thread_min_bytes, nt_min_bytes, group_min_bytes), "
+                    "the in-place planner's costs against np.copyto (inplace_cost_*, inplace_chunk_cost_*, "
+                    "inplace_alias_penalty_*) and the OpenCV blob's thread rule (blob_thread_min_bytes, "
+                    "blob_chunk_bytes) as this CPU's profile, which later processes load.",
         epilog=_EPILOG_TUNE.format(prog=prog), formatter_class=argparse.RawDescriptionHelpFormatter)
     tune.add_argument("--quick", action="store_true", help="fewer, smaller sizes (seconds; for a check)")
     tune.add_argument("--out", default=None, metavar="FILE",
@@ -211,13 +213,14 @@ def _explain_copy(args: argparse.Namespace) -> None:
 
 def _tune(args: argparse.Namespace) -> None:
     from .kernels import profile
-    from .kernels.tune import measured_table, report, tune
+    from .kernels.tune import measured_table, report
+    from .tuning import tune_all
     if args.out is not None and (not args.out.strip() or Path(args.out).is_dir()):
         raise LayoutError(f"--out {args.out[:80]!r} is not a file name; expected e.g. my-profile.json")
     out = None if args.dry_run else Path(args.out) if args.out else profile.default_path()
     if out is not None:
         _writable_folder(str(out.parent))
-    prof, found = tune(quick=args.quick)
+    prof, found = tune_all(quick=args.quick)
     print(report(prof, found))
     if out is not None:
         profile.save(prof, out, measured_table(found))

@@ -310,11 +310,16 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     out = tmp_path / "profile.json"
     r = _cli("tune", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    for field in ("small_bytes", "thread_min_bytes", "group_min_bytes"):
+    for field in ("small_bytes", "thread_min_bytes", "group_min_bytes", "inplace_cost_scratch", "inplace_chunk_cost_4k",
+                  "inplace_alias_penalty_4k", "blob_thread_min_bytes"):
         assert field in r.stdout
     loaded = prof.load(out)
     doc = json.loads(out.read_text())
-    assert doc["measured"]["small_bytes"]["chosen"] == loaded.small_bytes
+    for field in ("small_bytes", "inplace_cost_scratch", "inplace_cost_ckg", "inplace_chunk_cost_short",
+                  "inplace_alias_penalty_2k", "blob_thread_min_bytes", "blob_chunk_bytes"):
+        if field in doc["measured"]:            # the blob's thread rule is measured on 2+ cores only
+            assert doc["measured"][field]["chosen"] == getattr(loaded, field), field
+    assert "inplace_cost_square" in doc["measured"]
     r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": str(out)})
     assert r.returncode == 0 and f"profile: {out}" in r.stdout, r.stdout + r.stderr
 

@@ -111,10 +111,10 @@ class MachineProfile:
     plain_block_bytes: int = 256
     #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)
     stage_bytes: int = 4 << 20
-    #: OpenCV blobs (:func:`~layouts.interop.opencv.blob_from_images`): outputs smaller than this
+    #: *tuned*: OpenCV blobs (:func:`~layouts.interop.opencv.blob_from_images`): outputs smaller than this
     #: are made on one thread (the fused pass moves memory faster than a second, busy core helps)
     blob_thread_min_bytes: int = 16 << 20
-    #: ... above it threads take row chunks of this many output bytes from a shared counter
+    #: *tuned*: ... above it threads take row chunks of this many output bytes from a shared counter
     blob_chunk_bytes: int = 256 << 10
     #: ... and only as many threads as there are cores no other task runs on (``/proc/loadavg``)
     blob_load_aware: bool = True
@@ -148,19 +148,19 @@ class MachineProfile:
     inplace_pad: int = 192
     #: merged dims up to which the order of passes is searched exhaustively (greedy above)
     inplace_search_max_dims: int = 6
-    #: estimated costs, in thousandths of a memcpy of the tensor: a scratch pass, a square swap,
+    #: *tuned*: costs, in thousandths of a memcpy of the tensor: a scratch pass, a square swap,
     #: a CKG pass, a scratch reorder of three or more runs
     inplace_cost_scratch: int = 2500
     inplace_cost_square: int = 2000
     inplace_cost_ckg: int = 8000
     inplace_cost_reorder: int = 3000
-    #: cycle-following, by chunk length: from 4 KiB, 2 KiB, 1 KiB, 256 bytes, and shorter
+    #: *tuned*: cycle-following, by chunk length: from 4 KiB, 2 KiB, 1 KiB, 256 bytes, and shorter
     inplace_chunk_cost_4k: int = 1100
     inplace_chunk_cost_2k: int = 1200
     inplace_chunk_cost_1k: int = 1500
     inplace_chunk_cost_256: int = 2400
     inplace_chunk_cost_short: int = 3500
-    #: added to a reorder whose rows lie a multiple of 4 KiB (2 KiB) apart: they share cache sets
+    #: *tuned*: added to a reorder whose rows lie a multiple of 4 KiB (2 KiB) apart: they share cache sets
     inplace_alias_penalty_4k: int = 1000
     inplace_alias_penalty_2k: int = 300
     #: files (:mod:`layouts.chunked`): a dense source tile is read through a memory map, not preadv

@@ -1,4 +1,5 @@
-"""``python -m layouts tune``: measure the profile's size thresholds on this machine and save them.
+"""The copy engine's part of ``python -m layouts tune`` (:mod:`layouts.tuning` runs every part):
+measure the profile's size thresholds on this machine.
 
 Each threshold is where one way of copying starts to beat another, found by timing both on the
 same conversions at growing sizes (interleaved rounds, medians): the threshold is the smallest
@@ -36,7 +37,7 @@ import numpy as np
 
 from . import profile as _profile
 
-__all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES"]
+__all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES", "seconds_per_call", "medians", "first_winning"]
 
 
 @dataclass
@@ -50,6 +51,8 @@ class Measured:
     rows: list          # (case, size, t_first, t_second)
     chosen: int
     note: str = ""
+    #: what ``chosen`` counts: bytes for a threshold; for a cost, thousandths of a memcpy
+    unit: str = "bytes"
 
 
 _ORDER = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
@@ -91,13 +94,38 @@ THREAD_CASES = {
 _FORCE = {"group_min_bytes": 0, "group_aliased_min_bytes": 0, "group_min_cols": 0}
 
 
-def _time(run: Callable[[], None], nbytes: int) -> float:
+def seconds_per_call(run: Callable[[], None], nbytes: int) -> float:
     """Seconds per call, from one sample of enough calls to last about 2 ms."""
     reps = max(1, min(2000, (1 << 21) // max(nbytes, 1)))
     t0 = time.perf_counter()
     for _ in range(reps):
         run()
     return (time.perf_counter() - t0) / reps
+
+
+def medians(runs: list[Callable[[], None]], nbytes: int, rounds: int) -> list[float]:
+    """Median seconds per call of each of ``runs``, warmed once, sampled in ``rounds``
+    interleaved rounds (so a slow moment of the machine falls on every way alike)."""
+    for r in runs:
+        r()
+    ts: list[list[float]] = [[] for _ in runs]
+    for _ in range(rounds):
+        for k, r in enumerate(runs):
+            ts[k].append(seconds_per_call(r, nbytes))
+    return [statistics.median(t) for t in ts]
+
+
+def first_winning(sizes: list[int], wins: dict[int, bool], second: str) -> tuple[int, str]:
+    """The smallest size from which the second way wins at every larger size too, and a note:
+    past the largest size when it never wins there."""
+    chosen = None
+    for s in reversed(sizes):
+        if not wins[s]:
+            break
+        chosen = s
+    if chosen is None:
+        return 2 * sizes[-1], f"the {second} did not win at the largest size tried: set past it"
+    return chosen, (f"the {second} won already at the smallest size tried" if chosen == sizes[0] else "")
 
 
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
@@ -115,26 +143,10 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
                     with _profile.use_profile(prof):
                         copy_into(out, v, threads=nth)
                 runs.append(run)
-            for r in runs:
-                r()                                     # compile and warm
-            ts = [[], []]
-            for _ in range(rounds):
-                for k, r in enumerate(runs):
-                    ts[k].append(_time(r, out.nbytes))
-            t0, t1 = statistics.median(ts[0]), statistics.median(ts[1])
+            t0, t1 = medians(runs, out.nbytes, rounds)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             wins[size] = wins[size] and t1 <= t0
-    chosen = None
-    for s in reversed(sizes):
-        if not wins[s]:
-            break
-        chosen = s
-    note = ""
-    if chosen is None:
-        chosen = 2 * sizes[-1]
-        note = f"the {second} did not win at the largest size tried: set past it"
-    elif chosen == sizes[0]:
-        note = f"the {second} won already at the smallest size tried"
+    chosen, note = first_winning(sizes, wins, second)
     return Measured(field, first, second, sizes, rows, chosen, note)
 
 
@@ -207,7 +219,7 @@ def report(prof, found: list[Measured]) -> str:
     """What was measured and chosen, as text."""
     lines = [f"machine: {prof.machine_key}"]
     for m in found:
-        lines.append(f"\n{m.field}: {m.first} vs {m.second} -> {m.chosen} bytes"
+        lines.append(f"\n{m.field}: {m.first} vs {m.second} -> {m.chosen} {m.unit}"
                      + (f" ({m.note})" if m.note else ""))
         for case, nbytes, t0, t1 in m.rows:
             lines.append(f"  {case:22s} {nbytes:>10d} B  {m.first} {t0 * 1e6:9.1f} us  {m.second} "
@@ -217,5 +229,5 @@ def report(prof, found: list[Measured]) -> str:
 
 def measured_table(found: list[Measured]) -> dict:
     """``found`` as plain data for the saved profile."""
-    return {m.field: {"first": m.first, "second": m.second, "chosen": m.chosen, "note": m.note,
+    return {m.field: {"first": m.first, "second": m.second, "chosen": m.chosen, "unit": m.unit, "note": m.note,
                       "rows": [[c, n, t0, t1] for c, n, t0, t1 in m.rows]} for m in found}
