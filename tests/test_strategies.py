@@ -66,6 +66,15 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("simd-tiles", "straddle-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", 32),
     ("simd-tiles", "tiles-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", None),
     ("simd-tiles", "narrow2", (256, 3, 32, 32), "float32", "NCHW", "CHWN", None),
+    # small transposes strided on both sides, in groups of batch indices: aligned rows ...
+    ("simd-tiles", "tiles-nt-grouped", (128, 64, 28, 28), "float32", "NHWC", "CHWN", None),
+    ("simd-tiles", "tiles-nt-grouped", (128, 64, 28, 28), "uint8", "CHWN", "NHWC", None),
+    # ... or rows that follow each other across batch indices, into a dst 16 or 48 bytes off a line
+    ("simd-tiles", "tiles-nt-batch-rows", (128, 64, 28, 28), "float32", "NHWC", "CHWN", 16),
+    ("simd-tiles", "tiles-nt-batch-rows", (128, 64, 28, 28), "float32", "CHWN", "NHWC", 16),
+    ("simd-tiles", "tiles-nt-batch-rows", (130, 62, 20, 20), "float32", "NHWC", "CHWN", 16),   # straddles, last columns
+    ("simd-tiles", "tiles-nt-batch-rows", (256, 64, 28, 28), "uint8", "NHWC", "CHWN", 48),
+    ("simd-tiles", "tiles-nt-batch-rows", (128, 64, 28, 28), "float16", "CHWN", "NHWC", 16),
 ]
 
 

@@ -131,11 +131,17 @@ def test_a_later_process_reads_the_wisdom(fresh_wisdom):
     assert r.stdout.startswith("measured: "), r.stdout
 
 
-def test_the_slice_is_a_fraction_of_the_copy_along_the_outer_axis():
+def test_the_slices_are_distinct_fractions_of_the_copy_along_the_outer_axis():
     prof = reference("xeon-avx512")                                     # 2 MiB L2: slices of >= 4 MiB
     dst = np.empty((256, 64, 32, 32), np.float32)                       # 64 MiB
     src = np.empty((256, 32, 32, 64), np.float32).transpose(0, 3, 1, 2)
-    sd, ss = wisdom._slice(dst, src, dst.nbytes, prof)
-    assert sd.shape == ss.shape == (16, 64, 32, 32) and sd.base is dst and np.shares_memory(ss, src)
+    parts = wisdom._slices(dst, src, dst.nbytes, prof, 5)
+    starts = []
+    for sd, ss in parts:
+        assert sd.shape == ss.shape == (16, 64, 32, 32) and sd.base is dst and np.shares_memory(ss, src)
+        starts.append((sd.ctypes.data - dst.ctypes.data) // dst[0].nbytes)
+    assert starts == [0, 16, 32, 48, 64]                                # no part timed twice
+    assert [p[0].shape[0] for p in wisdom._slices(dst, src, dst.nbytes, prof, 20)] == [16] * 20
+    assert (wisdom._slices(dst, src, dst.nbytes, prof, 20)[16][0].ctypes.data == dst.ctypes.data)  # 16 parts, then again
     small = np.empty((2, 64, 32, 32), np.float32)
-    assert wisdom._slice(small, small, small.nbytes, prof)[0] is small
+    assert all(d is small for d, _ in wisdom._slices(small, small, small.nbytes, prof, 3))

@@ -107,6 +107,11 @@ class MachineProfile:
     #: rows, by the L1 geometry) into dst rows that follow each other use narrower tiles; into
     #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there
     narrow_when_aliased: bool = True
+    #: non-temporal tiles of small transposes (one cache block a batch index) take consecutive
+    #: batch indices in groups of about this many bytes, read row by row through the group; 0: never
+    batch_group_bytes: int = 1 << 20
+    #: ... when at least this many fit in a group (larger transposes stream long rows already)
+    batch_group_min: int = 8
     #: the scalar-tile strategy's (i, j) block in bytes of i and j
     plain_block_bytes: int = 256
     #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)

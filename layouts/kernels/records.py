@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import LayoutError
 
-__all__ = ["record", "batch_axes", "BATCH", "ROWS", "TILES", "SMALL", "GROUP", "RECTS"]
+__all__ = ["record", "batch_axes", "BATCH", "ROWS", "TILES", "GROUPED_TILES", "SMALL", "GROUP", "RECTS"]
 
 
 def _fields(*names: str) -> np.dtype:
@@ -43,6 +43,8 @@ ROWS = _fields("n", "dI", "sI")
 #: straddling tiles stop. The counts come from :mod:`.geometry` (the kernels never re-derive them)
 TILES = _fields("ni", "nj", "dI", "dJ", "sI", "sJ", "ia", "ie", "je", "js", "Bi", "Bj", "Jc", "TI", "TL",
                 "nbi", "njc")
+#: TILES walked over groups of PB consecutive batch indices (of nb) a work item
+GROUPED_TILES = _fields(*TILES.names, "PB", "nb")
 #: (de)interleave of C (2..4) units: the long axis has n elements at ``stride`` on the far side,
 #: cut in chunks of ``chunk``
 SMALL = _fields("C", "n", "stride", "chunk")
@@ -51,7 +53,7 @@ GROUP = _fields("ni", "nj", "dJ", "sI", "Q")
 #: one rectangle of a transpose's edges: i in [i0, i1), j in [j0, j1); ``narrow``: by narrow tiles
 RECTS = _fields("i0", "i1", "j0", "j1", "narrow")
 
-_NAMES = {BATCH: "BATCH", ROWS: "ROWS", TILES: "TILES", SMALL: "SMALL", GROUP: "GROUP", RECTS: "RECTS"}
+_NAMES = {BATCH: "BATCH", ROWS: "ROWS", TILES: "TILES", GROUPED_TILES: "GROUPED_TILES", SMALL: "SMALL", GROUP: "GROUP", RECTS: "RECTS"}
 
 
 def record(dtype: np.dtype, **fields: int) -> np.ndarray:

@@ -28,7 +28,7 @@ from numba import njit
 
 from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_split
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "narrow1_kernel", "narrow2_kernel",
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "narrow1_kernel", "narrow2_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
@@ -194,6 +194,69 @@ def narrow2_kernel(dst, src, args, batch, rects, w0, w1):
             run_rects(dst, src, a, rects, db, sb)
 
 
-#: the kernel of each tile variant of :func:`.geometry.tiling`
+@njit(cache=True, nogil=True)
+def batch_group_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """Non-temporal tiles over groups of ``a.PB`` consecutive batch indices a work item (a
+    :data:`.records.GROUPED_TILES` record), in the order i tile, batch index, j: each source row
+    is read on through the group's batch indices instead of a few lines of it per index, so that
+    small transposes strided on both sides (NHWC<->CHWN) stream long runs."""
+    a = args[0]
+    for w in range(w0, w1):
+        b0 = w * a.PB
+        b1 = min(b0 + a.PB, a.nb)
+        for i in range(a.ia, a.ie, a.TI):
+            for b in range(b0, b1):
+                db, sb = batch_offsets(b, batch)
+                for j in range(U0, a.je, a.TL):
+                    tile_nt(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        for b in range(b0, b1):
+            db, sb = batch_offsets(b, batch)
+            run_rects(dst, src, a, rects, db, sb)
+
+
+@njit(cache=True, nogil=True)
+def batch_rows_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """As :func:`batch_group_nt_kernel` where the dst rows of consecutive batch indices follow each
+    other (one batch axis of dst stride ``ni``): a group's rows are one dst row of ``PB*ni`` units,
+    covered by aligned non-temporal tiles that take their rows from one batch index or, straddling
+    two, from both (``tile_nt_split``); only each group's unaligned head and tail are scalar. So
+    a dst that is not 64-byte aligned (numpy's own arrays are 16) streams as an aligned one does."""
+    a = args[0]
+    ax = batch[0]
+    for w in range(w0, w1):
+        b0 = w * a.PB
+        b1 = min(b0 + a.PB, a.nb)
+        db0 = b0 * ax.d
+        sb0 = b0 * ax.s
+        n = (b1 - b0) * a.ni
+        q1 = a.ia + (n - a.ia) // a.TI * a.TI if n > a.ia else U0
+        # the m-th tile starting in each batch index, then the next m: each source row is read
+        # on through the group (the order of batch_group_nt_kernel)
+        for m in range(U0, (a.ni + a.TI - U1) // a.TI):
+            for k in range(U0, b1 - b0):
+                start = k * a.ni
+                first = a.ia if start <= a.ia else a.ia + (start - a.ia + a.TI - U1) // a.TI * a.TI
+                q = first + m * a.TI
+                if q >= start + a.ni or q + a.TI > q1:
+                    continue
+                i = q - start
+                s1 = sb0 + k * ax.s + i * a.sI
+                rest = a.ni - i
+                s2 = s1 if rest >= a.TI else sb0 + (k + U1) * ax.s
+                for j in range(U0, a.je, a.TL):
+                    tile_nt_split(dst, db0 + q + j * a.dJ, a.dJ, src, s1 + j, a.sI, s2 + j, min(rest, a.TI))
+        for q in range(U0, n):
+            if q >= a.ia and q < q1:
+                j0 = a.je
+            else:
+                j0 = U0
+            k = q // a.ni
+            sr = sb0 + k * ax.s + (q - k * a.ni) * a.sI
+            for j in range(j0, a.nj):
+                dst[db0 + q + j * a.dJ] = src[sr + j]
+
+
+#: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
 KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel,
+           "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}

@@ -5,9 +5,10 @@ The registry's rules (:mod:`.registry`, thresholds from :class:`~.profile.Machin
 a choice. For a copy of at least ``measure_min_bytes`` whose *signature* (unit, merged axes and
 strides, alignments, threads) has no wisdom yet, :func:`decide` also builds the alternatives that
 the rules would take under a small change of the profile (:data:`VARIANTS`: the next strategy in
-the registry, narrow tiles toggled, streaming stores toggled), times each on a slice of the user's
-own arrays (a warm-up run, then the best of two), and keeps the fastest unless the predicted choice
-is within :data:`MARGIN` of it. The slice is about 1/64 of the copy and at least two L2 caches, so
+the registry, narrow tiles toggled), times each on a slice of the user's
+own arrays (a warm-up run, then the best of two, each on a part of the arrays no run touched before),
+and keeps the fastest unless the predicted choice is within :data:`MARGIN` of it. The slice is about
+1/64 of the copy and at least two L2 caches, so
 the whole measurement costs a fraction of one copy, once per signature and machine: the result is
 saved beside the profile (:func:`path`), keyed by CPU and library version, and later processes
 read it. ``python -m layouts tune`` fills it for the common cases ahead of time.
@@ -19,7 +20,7 @@ A profile with ``measure_min_bytes = 0`` measures nothing: the reference machine
 >>> reference("epyc-avx512").measure_min_bytes
 0
 >>> sorted(VARIANTS)
-['narrow tiles toggled', 'next strategy', 'streaming toggled']
+['narrow tiles toggled', 'next strategy']
 """
 
 from __future__ import annotations
@@ -50,16 +51,14 @@ def _narrow_toggled(profile, first: Choice):
     return profile.replace(narrow_when_aliased=not profile.narrow_when_aliased)
 
 
-def _streaming_toggled(profile, first: Choice):
-    return profile.replace(nt_min_bytes=0 if first.params.get("stream") is False else 1 << 62)
-
-
-#: name -> the profile under which the rules give an alternative to the predicted choice
-VARIANTS = {"next strategy": _next_strategy, "narrow tiles toggled": _narrow_toggled,
-            "streaming toggled": _streaming_toggled}
+#: name -> the profile under which the rules give an alternative to the predicted choice. Ways
+#: that differ in how they meet memory (non-temporal stores, batch groups) are not among them: a
+#: slice that runs again and again stays in the last-level cache, where streaming stores always
+#: lose, while the whole copy goes to memory (plain stores measured faster on a slice ran 3.6x
+#: slower on the whole NHWC->CHWN copy); ``nt_min_bytes`` is measured on whole copies by ``tune``
+VARIANTS = {"next strategy": _next_strategy, "narrow tiles toggled": _narrow_toggled}
 #: which profile fields each variant changes (what the wisdom file records)
-_CHANGES = {"next strategy": ("disabled",), "narrow tiles toggled": ("narrow_when_aliased",),
-            "streaming toggled": ("nt_min_bytes",)}
+_CHANGES = {"next strategy": ("disabled",), "narrow tiles toggled": ("narrow_when_aliased",)}
 
 
 def signature(task: Task, nthreads: int) -> str:
@@ -165,18 +164,27 @@ def _ways(task: Task, profile, first: Choice) -> dict:
     return ways
 
 
-def _slice(dst, src, nbytes: int, profile):
-    """Views of ``dst``/``src`` over about 1/64 of the copy (at least two L2 caches, so that it
-    runs out of cache as the whole copy does) along the outermost axis of dst, or the whole
-    arrays when that axis cannot be cut."""
+def _slices(dst, src, nbytes: int, profile, count: int) -> list:
+    """``count`` views ``(dst, src)`` over distinct parts of about 1/64 of the copy (at least two L2
+    caches) along the axis outermost on both sides, so that no timed run finds its data in a cache that
+    an earlier run filled (the whole copy goes to memory); the same part repeated where the axis
+    cannot be cut that often, the whole arrays where it cannot be cut at all."""
     want = max(nbytes // 64, 2 * profile.l2_bytes)
-    axis = int(np.argmax(np.abs(dst.strides))) if dst.ndim else 0
+    # the axis outermost on both sides: a part of it is a few long runs of each array (an axis
+    # outer in dst but inner in src would make a part touch every cache line of src)
+    axis = max(range(dst.ndim), key=lambda a: (dst.shape[a] > 1, min(abs(dst.strides[a]), abs(src.strides[a])))) \
+        if dst.ndim else 0
     n = dst.shape[axis] if dst.ndim else 1
     k = max(1, min(n, -(-want * n // max(1, nbytes))))
     if k >= n:
-        return dst, src
-    index = (slice(None),) * axis + (slice(0, k),)
-    return dst[index], src[index]
+        return [(dst, src)] * count
+    parts = max(1, n // k)
+    out = []
+    for m in range(count):
+        lo = (m % parts) * k
+        index = (slice(None),) * axis + (slice(lo, lo + k),)
+        out.append((dst[index], src[index]))
+    return out
 
 
 def _same_way(profile, whole: Choice):
@@ -193,23 +201,32 @@ def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dic
     ways = _ways(task, profile, first)
     if len(ways) == 1:
         return {"chosen": "predicted", "changes": {}, "seconds": {}}
-    sd, ss = _slice(dst, src, task.plan.nbytes, profile)
-    seconds = {}
-    for name, (p, whole) in ways.items():
+    names = list(ways)
+    parts = _slices(dst, src, task.plan.nbytes, profile, 1 + 2 * len(names))
+    runs = {}
+    for name in names:
+        p, whole = ways[name]
         stream = bool(whole.params.get("stream", task.stream))
+        sd, ss = parts[0]
         sub = Task.of(sd, ss, stream)
         c, _ = choose(sub, _same_way(p, whole))
         if c.strategy != whole.strategy or c.params.get("variant") != whole.params.get("variant"):
             continue                         # the slice would not run this way: not measured
         nth = 1 if task.plan.nbytes < p.thread_min(c.strategy) else nthreads
-        d, s = _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit)
-        c.run(sd, ss, d, s, nth)                                         # compiles, warms the pages
-        best = float("inf")
-        for _ in range(2):
+        c.run(sd, ss, _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit), nth)  # compiles
+        runs[name] = (c, sub, nth)
+    for sd, _ in parts[1:]:                  # fault the parts' pages in (a byte a page) outside the timing
+        if sd.flags.c_contiguous and sd.size:
+            sd.reshape(-1).view(np.uint8)[::4096] = 0
+    seconds = {name: float("inf") for name in runs}
+    for r in range(2):                       # each timed run on a part no run touched before it
+        for k, name in enumerate(runs):
+            c, sub, nth = runs[name]
+            sd, ss = parts[1 + r * len(names) + k]
+            d, s = _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit)
             t0 = time.perf_counter()
             c.run(sd, ss, d, s, nth)
-            best = min(best, time.perf_counter() - t0)
-        seconds[name] = best
+            seconds[name] = min(seconds[name], time.perf_counter() - t0)
     if "predicted" not in seconds or len(seconds) == 1:
         return {"chosen": "predicted", "changes": {}, "seconds": seconds}
     winner = min(seconds, key=seconds.get)

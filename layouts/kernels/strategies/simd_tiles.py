@@ -7,11 +7,13 @@ otherwise); a single transpose (no batch) with few, small edges leaves them to `
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..geometry import Tiling, edge_elements, tiling
 from ..pool import run_items
-from ..records import RECTS, TILES, batch_axes, record, records
+from ..records import GROUPED_TILES, RECTS, TILES, batch_axes, record, records
 from ..strategy import Choice, Strategy, unit_view
 
 #: fewer (batch x i-block) work items than this: cut j into runs too, so threads have work
@@ -29,6 +31,32 @@ def tile_record(p, t: Tiling) -> tuple[np.ndarray, int]:
     args = record(TILES, ni=p.ni, nj=p.nj, dI=p.dI, dJ=p.dJ, sI=p.sI, sJ=p.sJ, ia=t.ia, ie=t.ie, je=t.je, js=t.js,
                   Bi=t.Bi, Bj=t.Bj, Jc=Jc, TI=t.TI, TL=t.TL, nbi=t.nblocks, njc=njc)
     return args, items * njc
+
+
+def batch_group(p, t: Tiling, stream: bool, dst_addr: int, profile) -> tuple[str, int, int]:
+    """How ``tiles-nt`` takes small transposes (one cache block a batch index) together:
+    ``(variant, batch indices a work item, peel)``, or ``(t.variant, 1, t.peel)`` when it does not.
+
+    ``tiles-nt-grouped`` where each index's rows are 64-byte aligned; else, where the dst rows of
+    consecutive batch indices follow each other (one batch axis of dst stride ``ni``: NHWC->CHWN
+    into numpy's 16-byte aligned arrays), ``tiles-nt-batch-rows``. Groups of about
+    ``batch_group_bytes``."""
+    unit = p.unit.itemsize
+    per = p.ni * p.nj * unit
+    none = (t.variant, 1, t.peel)
+    if (p.nbatch < 2 or t.nblocks != 1 or profile.batch_group_bytes <= 0 or not stream or not profile.nt_stores
+            or t.variant not in ("tiles", "tiles-nt") or (p.dJ * unit) % 64):
+        return none
+    group = int(max(1, min(p.nbatch, profile.batch_group_bytes // per)))
+    if group < min(p.nbatch, profile.batch_group_min):      # large transposes stream long rows already
+        return none
+    if t.variant == "tiles-nt" and t.peel == 0:             # every index's rows aligned
+        return "tiles-nt-grouped", group, 0
+    if len(p.batch) == 1 and p.batch[0][1] == p.ni and p.ni >= t.TI and dst_addr % unit == 0:
+        step = 64 // math.gcd(64, p.ni * unit)          # groups start on a 64-byte boundary of dst
+        group = max(step, group // step * step)
+        return "tiles-nt-batch-rows", group, ((-dst_addr) % 64) // unit
+    return none
 
 
 def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
@@ -61,25 +89,42 @@ def consider(task, profile):
     if isinstance(t, str):
         return t
     args, nwork = tile_record(p, t)
+    variant, group, peel = batch_group(p, t, stream, task.dst_addr, profile)
+    if int(args[0]["njc"]) != 1:
+        variant, group, peel = t.variant, 1, t.peel
+    if group > 1:
+        fields = {n: int(args[0][n]) for n in TILES.names}
+        fields["ia"] = peel
+        args = record(GROUPED_TILES, **fields, PB=group, nb=p.nbatch)
+        nwork = -(-p.nbatch // group)
     batch = batch_axes(p.batch)
     by_numpy = bool(t.edges) and p.nbatch == 1 and edges_by_numpy(p, t, profile)
-    rects = records(RECTS, () if by_numpy else t.edges)
+    rects = records(RECTS, () if by_numpy or variant == "tiles-nt-batch-rows" else t.edges)
 
     def run(dst, src, d, s, nth):
         from ..transpose import KERNELS
-        run_items(KERNELS[t.variant], (d, s, args, batch, rects), (), nwork, nth)
+        run_items(KERNELS[variant], (d, s, args, batch, rects), (), nwork, nth)
         if by_numpy:
             numpy_edges(d, s, t.edges, p.batch, p.dJ, p.sI)
 
     a = args[0]
-    params = {"variant": t.variant, "tile": f"{t.TI}x{t.TL}", "tiles_i": (t.ia, t.ie), "tiles_j": (0, t.je),
-              "block": f"{t.Bi}x{t.Bj}", "run_of_j": int(a["Jc"]), "peel": t.peel, "stream": stream,
+    params = {"variant": variant, "tile": f"{t.TI}x{t.TL}", "tiles_i": (t.ia, t.ie), "tiles_j": (0, t.je),
+              "block": f"{t.Bi}x{t.Bj}", "run_of_j": int(a["Jc"]), "peel": peel, "stream": stream,
+              "batch_group": group,
               "edges": f"{len(t.edges)} rectangles, {edge_elements(t)} elements a batch index, by "
                        + ("np.copyto" if by_numpy else "the tile kernel, per batch index") if t.edges else "none"}
-    return Choice("simd-tiles", t.why, params, run, work_items=nwork)
+    if variant == "tiles-nt-batch-rows":
+        params["edges"] = "each group's unaligned head and tail and the last columns, by scalar loops"
+    why = t.why
+    if variant == "tiles-nt-grouped":
+        why += f"; {group} batch indices a work item, each source row read on through them"
+    elif variant == "tiles-nt-batch-rows":
+        why = (f"a large output: non-temporal stores; the dst rows of {group} batch indices follow each other: "
+               "aligned tiles over them" + (f" (peel {peel})" if peel else ""))
+    return Choice("simd-tiles", why, params, run, work_items=nwork)
 
 
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",
                     ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes",
                      "block_j_aliased_bytes", "block_j_long_bytes", "block_j_short_bytes", "edge_max_calls",
-                     "edge_max_fraction"), consider)
+                     "edge_max_fraction", "batch_group_bytes", "batch_group_min"), consider)
