@@ -187,12 +187,23 @@ def _slices(dst, src, nbytes: int, profile, count: int) -> list:
     return out
 
 
-def _same_way(profile, whole: Choice):
-    """``profile`` made to take ``whole``'s strategy on a slice whatever the slice's size: every
-    other strategy off and the size thresholds at zero (the whole copy's size decided them)."""
+def _same_way(profile, whole: Choice, alone: bool):
+    """``profile`` made to take ``whole``'s strategy on a slice whatever the slice's size: the size
+    thresholds at zero (the whole copy's size decided them) and, with ``alone``, every other
+    strategy off (which a strategy that plans sub-copies, such as ``staged``, must not be given:
+    its sub-copies would find no strategy but the slow fallback)."""
     from .registry import STRATEGIES
-    others = tuple(s.name for s in STRATEGIES if s.name != whole.strategy)
-    return profile.replace(disabled=others, small_bytes=0, group_min_bytes=0, group_aliased_min_bytes=0)
+    sized = profile.replace(small_bytes=0, group_min_bytes=0, group_aliased_min_bytes=0)
+    return sized.replace(disabled=tuple(s.name for s in STRATEGIES if s.name != whole.strategy)) if alone else sized
+
+
+def _slice_choice(sub: Task, p, whole: Choice):
+    """The choice on a slice that runs ``whole``'s strategy and variant, or None."""
+    for alone in (False, True):
+        c, _ = choose(sub, _same_way(p, whole, alone))
+        if c.strategy == whole.strategy and c.params.get("variant") == whole.params.get("variant"):
+            return c
+    return None
 
 
 def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dict:
@@ -209,8 +220,8 @@ def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dic
         stream = bool(whole.params.get("stream", task.stream))
         sd, ss = parts[0]
         sub = Task.of(sd, ss, stream)
-        c, _ = choose(sub, _same_way(p, whole))
-        if c.strategy != whole.strategy or c.params.get("variant") != whole.params.get("variant"):
+        c = _slice_choice(sub, p, whole)
+        if c is None:
             continue                         # the slice would not run this way: not measured
         nth = 1 if task.plan.nbytes < p.thread_min(c.strategy) else nthreads
         c.run(sd, ss, _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit), nth)  # compiles

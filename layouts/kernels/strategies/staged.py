@@ -9,9 +9,9 @@ registry (NHWC->CHWN with C=3 ran at 0.13 of np.copyto as one tile transpose).
 
 from __future__ import annotations
 
-import numpy as np
 
 from ..pool import run_split
+from ..scratch import buffer
 from ..strategy import Choice, Strategy, unit_view
 
 
@@ -35,8 +35,7 @@ def consider(task, profile):
     def chunks(d, s, c0, c1):
         """Chunks [c0, c1) of P pixels through one scratch, on the calling thread."""
         from .. import _copy_views
-        tmp = np.empty(N * C * P + 64 // us, p.unit)
-        tmp = tmp[((-tmp.ctypes.data) % 64) // us:]
+        tmp = buffer("staged", N * C * P * us).view(p.unit)      # kept by the thread: no fresh pages a call
         for p0 in range(c0 * P, min(c1 * P, npx), P):
             q = min(P, npx - p0)
             t = unit_view(tmp, (N, C, q), (C * q, q, 1))
