@@ -319,7 +319,7 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     out = tmp_path / "profile.json"
     r = _cli("tune", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    for field in ("small_bytes", "thread_min_bytes", "group_min_bytes", "inplace_cost_scratch", "inplace_chunk_cost_4k",
+    for field in ("small_bytes", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes", "inplace_cost_scratch", "inplace_chunk_cost_4k",
                   "inplace_alias_penalty_4k", "blob_thread_min_bytes"):
         assert field in r.stdout
     loaded = prof.load(out)

@@ -17,6 +17,8 @@ thread_min_bytes_by_strategy  one thread                              every thre
                                                                       the default of the others)
 nt_min_bytes                  plain stores                            non-temporal stores
 group_min_bytes               tiles of bytes / halves                 word-grouped tiles
+block_j_long_bytes            cache blocks of all of j                one tile column of j
+                              (by source row length, long dst rows)
 ============================  ======================================  ==========================
 
 Then it fills the wisdom (:mod:`.wisdom`) for the common conversions (:data:`WISDOM_CASES`: the
@@ -186,7 +188,34 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
                             ({"disabled": ("grouped",)}, {"group_min_bytes": 0, "group_min_cols": 0}),
                             (1, 1), rounds, base))
     base = base.replace(group_min_bytes=found[-1].chosen)
+    found.append(_whole_j(base, quick, rounds))
+    base = base.replace(block_j_long_bytes=found[-1].chosen)
     return base.replace(source="tuned", measure_min_bytes=measure), found
+
+
+def _whole_j(base, quick: bool, rounds: int) -> Measured:
+    """``block_j_long_bytes``: NHWC->NCHW float32 copies with source rows (C channels) of growing
+    length, in cache blocks of all of j against one tile column of it; the field is the longest
+    row on which all of j still wins at it and every shorter row (half the first that loses)."""
+    from . import copy_into
+    rows_bytes = [64, 128, 256, 512] if quick else [64, 128, 256, 512, 1024]
+    nbytes = (8 << 20) if quick else (32 << 20)
+    ways = (base.replace(block_j_long_bytes=1 << 30), base.replace(block_j_long_bytes=0))
+    rows, wins = [], {}
+    for rb in rows_bytes:
+        out, v = _case("NHWC->NCHW", "float32", nbytes, rb // 4, 56)
+        runs = []
+        for prof in ways:
+            def run(prof=prof):
+                with _profile.use_profile(prof):
+                    copy_into(out, v, threads=1)
+            runs.append(run)
+        t_whole, t_column = medians(runs, out.nbytes, rounds)
+        rows.append((f"NHWC->NCHW float32 C={rb // 4}", rb, t_whole, t_column))
+        wins[rb] = t_column < t_whole
+    first_loss, note = first_winning(rows_bytes, wins, "one tile column")
+    return Measured("block_j_long_bytes", "blocks of all of j", "one tile column", rows_bytes, rows,
+                    first_loss // 2, note.replace("size", "source row"))
 
 
 #: the conversions whose wisdom ``tune`` measures ahead of time: (direction, dtype, C, H = W, N),
