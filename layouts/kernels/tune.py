@@ -19,6 +19,8 @@ nt_min_bytes                  plain stores                            non-tempor
 group_min_bytes               tiles of bytes / halves                 word-grouped tiles
 block_j_long_bytes            cache blocks of all of j                one tile column of j
                               (by source row length, long dst rows)
+stage_bytes                   a scratch of 4 MiB for ``staged``       the fastest of a few sizes
+                              (C=3 NHWC<->CHWN)
 ============================  ======================================  ==========================
 
 Then it fills the wisdom (:mod:`.wisdom`) for the common conversions (:data:`WISDOM_CASES`: the
@@ -190,7 +192,35 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     base = base.replace(group_min_bytes=found[-1].chosen)
     found.append(_whole_j(base, quick, rounds))
     base = base.replace(block_j_long_bytes=found[-1].chosen)
+    found.append(_stage(base, quick, rounds))
+    base = base.replace(stage_bytes=found[-1].chosen)
     return base.replace(source="tuned", measure_min_bytes=measure), found
+
+
+def _stage(base, quick: bool, rounds: int) -> Measured:
+    """``stage_bytes``: the scratch of the ``staged`` strategy (C=3 NHWC<->CHWN), the size among a
+    few with the least total time over float32 and uint8 copies both ways."""
+    from . import copy_into
+    M = 1 << 20
+    sizes = [2 * M, 4 * M, 16 * M] if quick else [2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
+    images = 16 if quick else 64            # the benchmark's 64x3x224x224
+    totals = [0.0] * len(sizes)
+    rows = []
+    for direction in ("NHWC->CHWN", "CHWN->NHWC"):
+        for dtype in ("float32", "uint8"):
+            out, v = _case(direction, dtype, images * 3 * 224 * 224 * np.dtype(dtype).itemsize, 3, 224)
+            runs = []
+            for size in sizes:
+                def run(prof=base.replace(stage_bytes=size)):
+                    with _profile.use_profile(prof):
+                        copy_into(out, v, threads=1)
+                runs.append(run)
+            ts = medians(runs, out.nbytes, rounds)
+            totals = [a + b for a, b in zip(totals, ts)]
+            rows.append((f"{direction} {dtype} C=3", out.nbytes, ts[sizes.index(4 * M)], min(ts)))
+    best = sizes[totals.index(min(totals))]
+    return Measured("stage_bytes", f"a scratch of {4 * M} bytes", "the fastest scratch", sizes, rows, best,
+                    note="the least total time of the four copies")
 
 
 def _whole_j(base, quick: bool, rounds: int) -> Measured:
