@@ -75,6 +75,11 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("simd-tiles", "tiles-nt-batch-rows", (130, 62, 20, 20), "float32", "NHWC", "CHWN", 16),   # straddles, last columns
     ("simd-tiles", "tiles-nt-batch-rows", (256, 64, 28, 28), "uint8", "NHWC", "CHWN", 48),
     ("simd-tiles", "tiles-nt-batch-rows", (128, 64, 28, 28), "float16", "CHWN", "NHWC", 16),
+    # dst rows shorter than a tile following each other across pixels: gathered tiles
+    ("batch-gather", "tiles-nt-batch-gather", (64, 3, 96, 96), "float32", "CHWN", "NHWC", None),
+    ("batch-gather", "tiles-nt-batch-gather", (64, 3, 96, 96), "float32", "CHWN", "NHWC", 20),
+    ("batch-gather", "tiles-nt-batch-gather", (80, 3, 160, 160), "uint8", "CHWN", "NHWC", 8),   # last columns
+    ("batch-gather", "tiles-nt-batch-gather", (64, 2, 128, 128), "float16", "CHWN", "NHWC", 2),
 ]
 
 
@@ -289,7 +294,7 @@ def test_explain_copy_command():
     r = _cli("explain-copy", "NHWC", "CHWN", "N=128", "C=64", "H=56", "W=56", "--dtype", "uint8", "--strategies")
     assert r.returncode == 0, r.stderr
     assert "CHOSEN" in r.stdout and "grouped" in r.stdout and "profile:" in r.stdout
-    assert "8. scalar-tiles" in r.stdout
+    assert "9. scalar-tiles" in r.stdout
     r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": "xeon-avx512"})
     assert r.returncode == 0 and "profile: reference:xeon-avx512 | CPU emeraldrapids" in r.stdout, r.stdout + r.stderr
     for bad in (["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "float99"], ["explain-copy", "NCHW", "NXYZ", "N=2"],

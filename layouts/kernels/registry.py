@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from .strategies import grouped, memcpy, numpy_copy, rows, scalar_tiles, simd_tiles, small_c, staged, swizzle
+from .strategies import (batch_gather, grouped, memcpy, numpy_copy, rows, scalar_tiles, simd_tiles, small_c, staged,
+                         swizzle)
 from .strategy import Choice, Strategy, Task
 
 __all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose"]
 
 
 #: every strategy, in the order they are offered a copy
-STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY,
+STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY, batch_gather.STRATEGY,
                                     staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY,
                                     swizzle.STRATEGY)
 

@@ -32,7 +32,7 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
 
 def _zip_masks(L):
     i32 = ir.IntType(32)
@@ -47,9 +47,11 @@ def _concat(builder, a, b, n):
     return builder.shuffle_vector(a, b, mask)
 
 
-def _make(nontemporal, kk=None, split=False):
+def _make(nontemporal, kk=None, split=False, gather=False):
     def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, *more):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
+            return None
+        if gather and not (isinstance(soff, types.Array) and soff.dtype == types.uint64):
             return None
         if dst.dtype != src.dtype or not isinstance(dst.dtype, types.Integer):
             return None
@@ -70,8 +72,15 @@ def _make(nontemporal, kk=None, split=False):
             lo, hi = _zip_masks(L)
             ub = bits // 8
             rows = []
+            if gather:          # soff is the uint64 array of row offsets, sstride the first index, more[0] j
+                rary = context.make_array(signature.args[4])(context, builder, args[4])
             for r in range(K * L):
-                off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
+                if gather:
+                    rp = builder.gep(rary.data, [builder.add(s_st, ir.Constant(i64, r))], inbounds=True,
+                                     source_etype=i64)
+                    off = builder.add(builder.load(rp, typ=i64), args[6])
+                else:
+                    off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
                 if split:       # rows r >= nsplit start over at soff2
                     rr = ir.Constant(i64, r)
                     off2 = builder.add(args[6], builder.mul(s_st, builder.sub(rr, args[7])))
@@ -109,14 +118,17 @@ def _make(nontemporal, kk=None, split=False):
 
         return sig, codegen
 
-    if split:
+    if gather:
+        def impl(typingctx, dst, doff, dstride, src, rows, first, joff):
+            return tile_impl(typingctx, dst, doff, dstride, src, rows, first, joff)
+    elif split:
         def impl(typingctx, dst, doff, dstride, src, soff, sstride, soff2, nsplit):
             return tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, soff2, nsplit)
     else:
         def impl(typingctx, dst, doff, dstride, src, soff, sstride):
             return tile_impl(typingctx, dst, doff, dstride, src, soff, sstride)
     impl.__name__ = ("tile_nt" if nontemporal else "tile") + (f"_k{kk}" if kk else "") + \
-        ("_split" if split else "")
+        ("_split" if split else "") + ("_gather" if gather else "")
     return intrinsic(impl)
 
 
@@ -130,6 +142,10 @@ tile_k2 = _make(False, 2)
 # follow each other (dJ == ni) and ni a multiple of the tile height, the 64-byte line that
 # straddles dst rows j and j+1 (tail of row j, head of row j+1) is one tile.  NT stores.
 tile_nt_split = _make(True, None, True)
+# a tile whose K*L source rows start anywhere: row r at rows[first + r] + joff (rows: uint64
+# offsets), for dst rows shorter than a tile whose rows follow each other across batch indices
+# (CHWN->NHWC with C=3: a tile takes the channels of several pixels). NT stores.
+tile_nt_gather = _make(True, None, False, True)
 
 
 @intrinsic

@@ -26,9 +26,9 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_split
+from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_split
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "narrow1_kernel", "narrow2_kernel",
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "narrow1_kernel", "narrow2_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
@@ -214,6 +214,21 @@ def batch_group_nt_kernel(dst, src, args, batch, rects, w0, w1):
             run_rects(dst, src, a, rects, db, sb)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1):
+    """What the aligned tiles of a group of batch rows leave: its head before ``a.ia``, its tail
+    from ``q1`` and the last columns from ``a.je``, by scalar copies."""
+    for q in range(U0, n):
+        if q >= a.ia and q < q1:
+            j0 = a.je
+        else:
+            j0 = U0
+        k = q // a.ni
+        sr = sb0 + k * ax.s + (q - k * a.ni) * a.sI
+        for j in range(j0, a.nj):
+            dst[db0 + q + j * a.dJ] = src[sr + j]
+
+
 @njit(cache=True, nogil=True)
 def batch_rows_nt_kernel(dst, src, args, batch, rects, w0, w1):
     """As :func:`batch_group_nt_kernel` where the dst rows of consecutive batch indices follow each
@@ -245,18 +260,35 @@ def batch_rows_nt_kernel(dst, src, args, batch, rects, w0, w1):
                 s2 = s1 if rest >= a.TI else sb0 + (k + U1) * ax.s
                 for j in range(U0, a.je, a.TL):
                     tile_nt_split(dst, db0 + q + j * a.dJ, a.dJ, src, s1 + j, a.sI, s2 + j, min(rest, a.TI))
-        for q in range(U0, n):
-            if q >= a.ia and q < q1:
-                j0 = a.je
-            else:
-                j0 = U0
-            k = q // a.ni
-            sr = sb0 + k * ax.s + (q - k * a.ni) * a.sI
-            for j in range(j0, a.nj):
-                dst[db0 + q + j * a.dJ] = src[sr + j]
+        batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
+
+
+@njit(cache=True, nogil=True)
+def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """As :func:`batch_rows_nt_kernel` for dst rows shorter than a tile (CHWN->NHWC with C=3): each
+    aligned tile over a group's one long dst row takes its rows from as many batch indices as it
+    covers, their offsets gathered (``tile_nt_gather``)."""
+    a = args[0]
+    ax = batch[0]
+    rows = np.empty(a.TI, np.uint64)
+    for w in range(w0, w1):
+        b0 = w * a.PB
+        b1 = min(b0 + a.PB, a.nb)
+        db0 = b0 * ax.d
+        sb0 = b0 * ax.s
+        n = (b1 - b0) * a.ni
+        q1 = a.ia + (n - a.ia) // a.TI * a.TI if n > a.ia else U0
+        for q in range(a.ia, q1, a.TI):
+            for r in range(a.TI):
+                k = (q + r) // a.ni
+                rows[r] = sb0 + k * ax.s + (q + r - k * a.ni) * a.sI
+            for j in range(U0, a.je, a.TL):
+                tile_nt_gather(dst, db0 + q + j * a.dJ, a.dJ, src, rows, U0, j)
+        batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
 
 
 #: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
 KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
+           "tiles-nt-batch-gather": batch_gather_nt_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}
