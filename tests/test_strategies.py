@@ -76,10 +76,15 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("simd-tiles", "tiles-nt-batch-rows", (256, 64, 28, 28), "uint8", "NHWC", "CHWN", 48),
     ("simd-tiles", "tiles-nt-batch-rows", (128, 64, 28, 28), "float16", "CHWN", "NHWC", 16),
     # dst rows shorter than a tile following each other across pixels: gathered tiles
-    ("batch-gather", "tiles-nt-batch-gather", (64, 3, 96, 96), "float32", "CHWN", "NHWC", None),
-    ("batch-gather", "tiles-nt-batch-gather", (64, 3, 96, 96), "float32", "CHWN", "NHWC", 20),
-    ("batch-gather", "tiles-nt-batch-gather", (80, 3, 160, 160), "uint8", "CHWN", "NHWC", 8),   # last columns
-    ("batch-gather", "tiles-nt-batch-gather", (64, 2, 128, 128), "float16", "CHWN", "NHWC", 2),
+    ("short-rows", "tiles-nt-batch-gather", (64, 3, 96, 96), "float32", "CHWN", "NHWC", None),
+    ("short-rows", "tiles-nt-batch-gather", (64, 3, 96, 96), "float32", "CHWN", "NHWC", 20),
+    ("short-rows", "tiles-nt-batch-gather", (80, 3, 160, 160), "uint8", "CHWN", "NHWC", 8),   # last columns
+    ("short-rows", "tiles-nt-batch-gather", (64, 2, 128, 128), "float16", "CHWN", "NHWC", 2),
+    # source rows shorter than a tile: scattered tiles into a 64-byte aligned dst (convert's own)
+    ("short-rows", "tiles-nt-batch-scatter", (64, 3, 96, 96), "float32", "NHWC", "CHWN", None),
+    ("short-rows", "tiles-nt-batch-scatter", (128, 3, 128, 128), "uint8", "NHWC", "CHWN", None),
+    ("short-rows", "tiles-nt-batch-scatter", (32, 2, 192, 192), "float16", "NHWC", "CHWN", None),
+    ("staged", None, (64, 3, 96, 96), "float32", "NHWC", "CHWN", 16),        # misaligned dst: the scratch stage
 ]
 
 

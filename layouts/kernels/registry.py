@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .strategies import (batch_gather, grouped, memcpy, numpy_copy, rows, scalar_tiles, simd_tiles, small_c, staged,
+from .strategies import (grouped, memcpy, numpy_copy, rows, scalar_tiles, short_rows, simd_tiles, small_c, staged,
                          swizzle)
 from .strategy import Choice, Strategy, Task
 
@@ -34,7 +34,7 @@ __all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose"]
 
 
 #: every strategy, in the order they are offered a copy
-STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY, batch_gather.STRATEGY,
+STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY, short_rows.STRATEGY,
                                     staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY,
                                     swizzle.STRATEGY)
 

@@ -32,7 +32,7 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
 
 def _zip_masks(L):
     i32 = ir.IntType(32)
@@ -47,11 +47,13 @@ def _concat(builder, a, b, n):
     return builder.shuffle_vector(a, b, mask)
 
 
-def _make(nontemporal, kk=None, split=False, gather=False):
+def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
     def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, *more):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
             return None
         if gather and not (isinstance(soff, types.Array) and soff.dtype == types.uint64):
+            return None
+        if scatter and not (isinstance(doff, types.Array) and doff.dtype == types.uint64):
             return None
         if dst.dtype != src.dtype or not isinstance(dst.dtype, types.Integer):
             return None
@@ -102,13 +104,20 @@ def _make(nontemporal, kk=None, split=False, gather=False):
                     s //= 2
                 groups.append(v)
             md = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if nontemporal else None
+            if scatter:         # doff is the uint64 array of dst row offsets, dstride the first index, more[0] i
+                drary = context.make_array(signature.args[1])(context, builder, args[1])
             for c in range(L):
                 parts = [groups[g][c] for g in range(K)]
                 n = L
                 while len(parts) > 1:
                     parts = [_concat(builder, parts[q], parts[q + 1], n) for q in range(0, len(parts), 2)]
                     n *= 2
-                off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, c)))
+                if scatter:
+                    rp = builder.gep(drary.data, [builder.add(d_st, ir.Constant(i64, c))], inbounds=True,
+                                     source_etype=i64)
+                    off = builder.add(builder.load(rp, typ=i64), args[6])
+                else:
+                    off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, c)))
                 p = builder.gep(dary.data, [off], inbounds=True, source_etype=elt)
                 p = builder.bitcast(p, vout.as_pointer())
                 st = builder.store(parts[0], p, align=64 if nontemporal else ub)
@@ -118,7 +127,10 @@ def _make(nontemporal, kk=None, split=False, gather=False):
 
         return sig, codegen
 
-    if gather:
+    if scatter:
+        def impl(typingctx, dst, rows, first, src, soff, sstride, ioff):
+            return tile_impl(typingctx, dst, rows, first, src, soff, sstride, ioff)
+    elif gather:
         def impl(typingctx, dst, doff, dstride, src, rows, first, joff):
             return tile_impl(typingctx, dst, doff, dstride, src, rows, first, joff)
     elif split:
@@ -128,7 +140,7 @@ def _make(nontemporal, kk=None, split=False, gather=False):
         def impl(typingctx, dst, doff, dstride, src, soff, sstride):
             return tile_impl(typingctx, dst, doff, dstride, src, soff, sstride)
     impl.__name__ = ("tile_nt" if nontemporal else "tile") + (f"_k{kk}" if kk else "") + \
-        ("_split" if split else "") + ("_gather" if gather else "")
+        ("_split" if split else "") + ("_gather" if gather else "") + ("_scatter" if scatter else "")
     return intrinsic(impl)
 
 
@@ -146,6 +158,9 @@ tile_nt_split = _make(True, None, True)
 # offsets), for dst rows shorter than a tile whose rows follow each other across batch indices
 # (CHWN->NHWC with C=3: a tile takes the channels of several pixels). NT stores.
 tile_nt_gather = _make(True, None, False, True)
+# its mirror: dst row c at rows[first + c] + ioff, for src rows shorter than a tile that follow
+# each other across batch indices (NHWC->CHWN with C=3: a tile's columns span several pixels)
+tile_nt_scatter = _make(True, None, False, False, True)
 
 
 @intrinsic

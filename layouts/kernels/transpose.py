@@ -26,9 +26,9 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_split
+from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "narrow1_kernel", "narrow2_kernel",
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
@@ -287,8 +287,38 @@ def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
         batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
 
 
+@njit(cache=True, nogil=True)
+def batch_scatter_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """The mirror of :func:`batch_gather_nt_kernel`, for source rows shorter than a tile that
+    follow each other across batch indices (NHWC->CHWN with C=3): a group's source rows are one
+    long row (column ``m`` = batch index ``m // nj``, column ``m % nj``); each tile of ``TL`` such
+    columns stores its dst rows where they lie (``tile_nt_scatter``), all of i under one column
+    tile so that every dst row is written whole and the source rows stream side by side."""
+    a = args[0]
+    ax = batch[0]
+    rows = np.empty(a.TL, np.uint64)
+    for w in range(w0, w1):
+        b0 = w * a.PB
+        b1 = min(b0 + a.PB, a.nb)
+        m0 = b0 * a.nj
+        m1 = b1 * a.nj
+        mt = m0 + (m1 - m0) // a.TL * a.TL
+        for m in range(m0, mt, a.TL):
+            for r in range(a.TL):
+                k = (m + r) // a.nj
+                rows[r] = k * ax.d + (m + r - k * a.nj) * a.dJ
+            sr = (m // a.nj) * ax.s + (m - m // a.nj * a.nj)
+            for i in range(U0, a.ie, a.TI):
+                tile_nt_scatter(dst, rows, U0, src, sr + i * a.sI, a.sI, i)
+        for m in range(mt, m1):
+            k = m // a.nj
+            c = m - k * a.nj
+            for i in range(U0, a.ni):
+                dst[k * ax.d + c * a.dJ + i] = src[k * ax.s + c + i * a.sI]
+
+
 #: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
 KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
-           "tiles-nt-batch-gather": batch_gather_nt_kernel,
+           "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}
