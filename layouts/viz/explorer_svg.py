@@ -278,6 +278,8 @@ def explorer_svg(model, uid: str, titles: list | None = None) -> str:
              f"#{uid} .sl{{width:{cell:.2f}px;height:{cell:.2f}px;pointer-events:all;cursor:pointer}}"
              f"#{uid} .sl.pad{{fill:url(#{uid}-hatch);stroke:{_style.PAD_EDGE};stroke-width:0.4px}}"
              f"#{uid} .sl:hover{{stroke:#000;stroke-width:1px}}"
-             f"#{uid} .sl.hi{{stroke:{HIGHLIGHT};stroke-width:2.2px}}</style>")
+             f"#{uid} .sl.hi{{stroke:{HIGHLIGHT};stroke-width:2.2px}}"
+             f"#{uid} .ring{{width:{cell:.2f}px;height:{cell:.2f}px;fill:none;stroke:{HIGHLIGHT};stroke-width:2.2px;"
+             f"pointer-events:none}}</style>")
     return (f'{style}<svg xmlns="http://www.w3.org/2000/svg" width="{width_pt:.0f}pt" height="{y:.0f}pt" '
             f'viewBox="0 0 {width_pt:.1f} {y:.1f}">{hatch}' + "\n".join(body) + "</svg>")

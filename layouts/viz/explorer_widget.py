@@ -31,7 +31,7 @@ function render({ model, el }) {
   box.className = "layouts-explorer-picture";
   el.appendChild(info);
   el.appendChild(box);
-  let ringed = [];
+  let ringed = [], rings = [];
   const describe = (n) => {
     const d = model.get("data");
     const coords = [];
@@ -49,7 +49,15 @@ function render({ model, el }) {
   const ring = () => {
     for (const r of ringed) r.classList.remove("hi");
     ringed = Array.from(box.querySelectorAll("rect.sl.e" + model.get("number")));
-    for (const r of ringed) { r.classList.add("hi"); r.parentNode.appendChild(r); }  // on top of its neighbours
+    for (const r of rings) r.remove();
+    rings = ringed.map((r) => {  // a copy on top of the neighbours, so the whole ring shows
+      r.classList.add("hi");
+      const c = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+      c.setAttribute("class", "ring");
+      c.setAttribute("x", r.getAttribute("x"));
+      c.setAttribute("y", r.getAttribute("y"));
+      return r.parentNode.appendChild(c);
+    });
   };
   const draw = () => { box.id = model.get("uid"); box.innerHTML = model.get("value"); ring(); };
   box.addEventListener("mouseover", (ev) => {
