@@ -182,9 +182,15 @@ def test_the_browser_slots_sit_on_the_cells_the_picture_labels():
     ex = viz.explore(specs, N=1, C=3, H=2, W=2)
     svg = ex.picture.value
     cell = float(re.search(r"\.sl\{width:([\d.]+)px", svg).group(1))
-    chars = []
-    for xs, y, text in re.findall(r'<text class="f\d+" x="([\d. -]+)" y="([\d.]+)">([^<]*)</text>', svg):
-        chars += [(float(x), float(y), ch) for x, ch in zip(xs.split(), text)]
+    chars = []  # each label's centre: the runs' words are a cell apart (DejaVu Sans: digits 0.636 em, space 0.318 em)
+    for fs, group in re.findall(r'<g style="font-family:[^"]*font-size:([\d.]+)px;pointer-events:none">(.*?)</g>', svg, re.S):
+        fs = float(fs)
+        for x, y, spacing, text in re.findall(r'<text class="f\d+" x="([\d.]+)" y="([\d.]+)" '
+                                              r'style="word-spacing:([-\d.]+)px">([^<]*)</text>', group):
+            words = text.split("&#160;")
+            width = len(words[0]) * 0.636 * fs
+            assert len(words[0]) * 0.636 * fs + 0.318 * fs + float(spacing) == pytest.approx(cell, abs=0.02)
+            chars += [(float(x) + width / 2 + i * cell, float(y), w) for i, w in enumerate(words)]
     panels = re.findall(r'<g class="panel [a-z]+" data-spec="([^"]+)"[^>]*>(.*?)</g>', svg, flags=re.S)
     assert [p[0] for p in panels] == ["logical"] + specs
     for spec, body in panels:
