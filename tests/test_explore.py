@@ -182,25 +182,28 @@ def test_the_browser_slots_sit_on_the_cells_the_picture_labels():
     ex = viz.explore(specs, N=1, C=3, H=2, W=2)
     svg = ex.picture.value
     cell = float(re.search(r"\.sl\{width:([\d.]+)px", svg).group(1))
-    chars = []  # each label's centre: the runs' words are a cell apart (DejaVu Sans: digits 0.636 em, space 0.318 em)
-    for fs, group in re.findall(r'<g style="font-family:[^"]*font-size:([\d.]+)px;pointer-events:none">(.*?)</g>', svg, re.S):
-        fs = float(fs)
-        for x, y, spacing, text in re.findall(r'<text class="f\d+" x="([\d.]+)" y="([\d.]+)" '
-                                              r'style="word-spacing:([-\d.]+)px">([^<]*)</text>', group):
-            words = text.split("&#160;")
-            width = len(words[0]) * 0.636 * fs
-            assert len(words[0]) * 0.636 * fs + 0.318 * fs + float(spacing) == pytest.approx(cell, abs=0.02)
-            chars += [(float(x) + width / 2 + i * cell, float(y), w) for i, w in enumerate(words)]
-    panels = re.findall(r'<g class="panel [a-z]+" data-spec="([^"]+)"[^>]*>(.*?)</g>', svg, flags=re.S)
-    assert [p[0] for p in panels] == ["logical"] + specs
-    for spec, body in panels:
-        slots = re.findall(r'<rect class="sl (e(\d+)[^"]*|pad)" x="([\d.]+)" y="([\d.]+)"', body)
+    names = []
+    for block in svg.split('<g transform="translate(0,')[1:2 + len(specs)]:  # the panels, each in its own coordinates
+        chars = []  # each label's centre: the runs' words are a cell apart (DejaVu Sans: digits 0.636 em, space 0.318 em)
+        for fs, group in re.findall(r'<g style="font-family:[^"]*font-size:([\d.]+)px;pointer-events:none">(.*?)</g>',
+                                    block, re.S):
+            fs = float(fs)
+            for x, y, spacing, text in re.findall(r'<text class="f\d+" x="([\d.]+)" y="([\d.]+)" '
+                                                  r'style="word-spacing:([-\d.]+)px">([^<]*)</text>', group):
+                words = text.split("&#160;")
+                width = len(words[0]) * 0.636 * fs
+                assert width + 0.318 * fs + float(spacing) == pytest.approx(cell, abs=0.02)
+                chars += [(float(x) + width / 2 + i * cell, float(y), w) for i, w in enumerate(words)]
+        spec = re.search(r'<g class="panel [a-z]+" data-spec="([^"]+)"', block).group(1)
+        names.append(spec)
+        slots = re.findall(r'<rect class="sl (e(\d+)[^"]*|pad)" x="([\d.]+)" y="([\d.]+)"', block)
         expected = (np.arange(12) if spec == "logical" else ly.Layout(spec, N=1, C=3, H=2, W=2).physical_order())
         assert [int(n) if n else -1 for _, n, _, _ in slots] == expected.tolist()
         for _, n, x, y in slots:
             x, y = float(x), float(y)
             inside = "".join(ch for cx, cy, ch in sorted(chars) if x < cx < x + cell and y < cy < y + cell)
             assert inside == (f"{int(n):02d}" if n else ""), (spec, n, inside)
+    assert names == ["logical"] + specs
 
 
 def test_bad_arguments_are_layout_errors():

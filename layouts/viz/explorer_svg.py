@@ -19,6 +19,8 @@ come in order: logical number in the logical panel, offset in a strip.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from ..layout import canonical_order
@@ -46,17 +48,44 @@ def _hexes(rgba) -> list:
     return [names[i] for i in np.asarray(inverse).reshape(-1).tolist()]
 
 
+_FILL_NAMES: dict = {}
+
+
 class _Fills:
-    """One CSS class per fill colour ('f3'), so a cell names its colour in a few bytes."""
+    """CSS classes for fill colours ('f3'), so a cell names its colour in a few bytes; the names
+    are the same for the whole process, so a panel written once can be shown again."""
 
     def __init__(self):
-        self.names: dict = {}
+        self.used: set = set()
 
     def __call__(self, color: str) -> str:
-        return self.names.setdefault(color, f"f{len(self.names)}")
+        name = _FILL_NAMES.setdefault(color, f"f{len(_FILL_NAMES)}")
+        self.used.add(color)
+        return name
 
-    def css(self, uid: str) -> str:
-        return "".join(f"#{uid} .{n}{{fill:{c}}}" for c, n in self.names.items())
+    @staticmethod
+    def css(uid: str, colors) -> str:
+        return "".join(f"#{uid} .{_FILL_NAMES[c]}{{fill:{c}}}" for c in sorted(colors))
+
+
+#: Panels written lately, by what they show: a spec change redraws only the strips that changed.
+_PANELS: OrderedDict = OrderedDict()
+CACHED_PANELS = 32
+
+
+def _panel(key, draw) -> tuple:
+    """``draw(fills)`` -> (parts, height, width) at y = 0, remembered under ``key`` (None: not at all)."""
+    if key is not None and key in _PANELS:
+        _PANELS.move_to_end(key)
+        return _PANELS[key]
+    fills = _Fills()
+    part, h, w = draw(fills)
+    out = ("\n".join(part), h, w, frozenset(fills.used))
+    if key is not None:
+        _PANELS[key] = out
+        while len(_PANELS) > CACHED_PANELS:
+            _PANELS.popitem(last=False)
+    return out
 
 
 def _text(x, y, text, size, anchor="start", extra="") -> str:
@@ -270,31 +299,36 @@ def explorer_svg(model, uid: str, titles: list | None = None) -> str:
     extent = first.dims[axis] if axis else 1
     cell = choose_cell(model.layouts, "logical", None) * 72
     width = _style.FIGURE_WIDTH * 72
-    fills = _Fills()
-    body, y, right = [], 0.0, 0.0
+    body, used, y, right = [], set(), 0.0, 0.0
     order = "".join(canonical_order(first.axes))
-    logical = _model.logical_model(first, label="logical")
-    part, h, w = _logical(logical, title=f"logical tensor {order}: the chosen element is ringed in green", cell=cell,
-                          x0=0, y0=y, axis=axis, extent=extent, fills=fills, titles=titles, uid=uid, width=width)
-    body += part
-    y, right = y + h + PANEL_GAP, max(right, w)
+    dims = tuple(first.dims.items())
+    common = (cell, axis, extent, uid, width)
+
+    def add(key, draw):
+        nonlocal y, right
+        part, h, w, colors = _panel(None if titles is not None else key, draw)
+        body.append(f'<g transform="translate(0,{y:.1f})">{part}</g>')
+        used.update(colors)
+        y, right = y + h + PANEL_GAP, max(right, w)
+
+    add(("logical", order, dims) + common, lambda fills: _logical(
+        _model.logical_model(first, label="logical"), title=f"logical tensor {order}: the chosen element is ringed in green",
+        cell=cell, x0=0, y0=0, axis=axis, extent=extent, fills=fills, titles=titles, uid=uid, width=width))
     for i, L in enumerate(model.layouts):
         m = LETTERS[i % len(LETTERS)]
-        part, h, w = _strip(_model.strip_model(L, label="logical"), L, marker=m, title=f"({m}) {describe(L)}", cell=cell,
-                            x0=0, y0=y, axis=axis, extent=extent, fills=fills, titles=titles, uid=uid, width=width)
-        body += part
-        y, right = y + h + PANEL_GAP, max(right, w)
+        add(("strip", L.parsed.text, dims, m) + common, lambda fills, L=L, m=m: _strip(
+            _model.strip_model(L, label="logical"), L, marker=m, title=f"({m}) {describe(L)}", cell=cell,
+            x0=0, y0=0, axis=axis, extent=extent, fills=fills, titles=titles, uid=uid, width=width))
     if axis is not None:
-        part, h, w = _color_key(axis, extent, cell, 0, y, fills)
-        body += part
-        y, right = y + h, max(right, w)
+        add(("key", axis) + common, lambda fills: _color_key(axis, extent, cell, 0, 0, fills))
+    y -= PANEL_GAP
     width_pt = max(width, right)
     hatch = (f'<defs><pattern id="{uid}-hatch" patternUnits="userSpaceOnUse" width="4" height="4">'
              f'<rect width="4" height="4" fill="{_style.PAD_FACE}"/>'
              f'<path d="M-1 1L1 -1M0 4L4 0M3 5L5 3" style="stroke:{_style.PAD_EDGE};stroke-width:0.5px"/></pattern>'
              f'<marker id="{uid}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
              f'orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="#222"/></marker></defs>')
-    style = (f"<style>{fills.css(uid)}#{uid} svg text{{{FONT}}}"
+    style = (f"<style>{_Fills.css(uid, used)}#{uid} svg text{{{FONT}}}"
              f"#{uid} .sl{{width:{cell:.2f}px;height:{cell:.2f}px;pointer-events:all;cursor:pointer}}"
              f"#{uid} .sl.pad{{fill:url(#{uid}-hatch);stroke:{_style.PAD_EDGE};stroke-width:0.4px}}"
              f"#{uid} .sl:hover{{stroke:#000;stroke-width:1px}}"
