@@ -310,13 +310,14 @@ class Explorer:
 
     def redraw(self) -> None:
         """Draw the picture again (specs or sizes changed): the SVG with its slots, then the element."""
-        from .explorer_svg import explorer_svg
+        from .explorer_svg import explorer_parts, explorer_svg
         if self.scripted:
             from .explorer_widget import tensor_data
             with self.picture.hold_sync():
                 self.picture.data = tensor_data(self.model.specs, self.model.layouts)
                 self.picture.number = self.model.number
-                self.picture.value = explorer_svg(self.model, self.uid)
+                head, panels, tail = explorer_parts(self.model, self.uid)
+                self.picture.parts = [head, [list(p) for p in panels], tail]
         else:
             svg = explorer_svg(self.model, self.uid, titles=self.model.hover_texts())
             self.picture.value = f'<div id="{self.uid}" class="layouts-explorer-picture">{svg}</div>'

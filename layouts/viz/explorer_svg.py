@@ -287,11 +287,20 @@ def _color_key(axis, extent, cell, x0, y0, fills) -> tuple:
 
 
 def explorer_svg(model, uid: str, titles: list | None = None) -> str:
-    """The picture of an :class:`~layouts.viz.explorer.ExplorerModel` as SVG, in points.
+    """The picture of an :class:`~layouts.viz.explorer.ExplorerModel` as SVG, in points (its
+    ``<style>``, then the ``<svg>``): :func:`explorer_parts` joined.
 
     ``uid`` is the id of the element the SVG is shown in (its CSS is scoped to it); ``titles``,
     when given, holds the hover text of every logical number (a ``<title>`` in each slot, for a
     page without JavaScript); the padding slots then say "padding".
+    """
+    head, panels, tail = explorer_parts(model, uid, titles)
+    return head + "\n".join(f'<g transform="translate(0,{y:.1f})">{part}</g>' for y, part in panels) + tail
+
+
+def explorer_parts(model, uid: str, titles: list | None = None) -> tuple:
+    """(head, panels, tail) of :func:`explorer_svg`: each panel is ``(y, svg)``, drawn at its own
+    origin and shown ``y`` points down, so a browser can keep a panel it already shows.
     """
     from .compose import LETTERS, choose_cell, describe, resolve_color_by
     first = model.layouts[0]
@@ -307,7 +316,7 @@ def explorer_svg(model, uid: str, titles: list | None = None) -> str:
     def add(key, draw):
         nonlocal y, right
         part, h, w, colors = _panel(None if titles is not None else key, draw)
-        body.append(f'<g transform="translate(0,{y:.1f})">{part}</g>')
+        body.append((round(y, 1), part))
         used.update(colors)
         y, right = y + h + PANEL_GAP, max(right, w)
 
@@ -336,4 +345,4 @@ def explorer_svg(model, uid: str, titles: list | None = None) -> str:
              f"#{uid} .ring{{width:{cell:.2f}px;height:{cell:.2f}px;fill:none;stroke:{HIGHLIGHT};stroke-width:2.2px;"
              f"pointer-events:none}}</style>")
     return (f'{style}<svg xmlns="http://www.w3.org/2000/svg" width="{width_pt:.0f}pt" height="{y:.0f}pt" '
-            f'viewBox="0 0 {width_pt:.1f} {y:.1f}">{hatch}' + "\n".join(body) + "</svg>")
+            f'viewBox="0 0 {width_pt:.1f} {y:.1f}">{hatch}', body, "</svg>")

@@ -2,7 +2,8 @@
 hovers and clicks in the browser.
 
 The Python side sends the SVG of :func:`layouts.viz.explorer_svg.explorer_svg` once per spec or
-size change (``value``), with a small model of the tensor (``data``: the axis names and sizes, and
+size change, in parts (``parts``: its head, its panels, its tail; the module keeps the panels it
+already shows), with a small model of the tensor (``data``: the axis names and sizes, and
 every element's offset in each layout); a slider step only sends the chosen element (``number``),
 which the module rings by restyling the slots that hold it. Hovering or clicking a slot writes
 its element's coordinates and its offset in every layout under the picture without a round trip
@@ -59,7 +60,26 @@ function render({ model, el }) {
       return r.parentNode.appendChild(c);
     });
   };
-  const draw = () => { box.id = model.get("uid"); box.innerHTML = model.get("value"); ring(); };
+  let shown = new Map();  // panel text -> its <g>, kept while a redraw shows the same panel again
+  const draw = () => {
+    const [head, panels, tail] = model.get("parts");
+    box.id = model.get("uid");
+    box.innerHTML = head + tail;
+    const svg = box.querySelector("svg");
+    const next = new Map();
+    for (const [y, text] of panels) {
+      let g = shown.get(text);
+      if (g) { shown.delete(text); } else {
+        g = document.createElementNS("http://www.w3.org/2000/svg", "g");
+        g.innerHTML = text;
+      }
+      g.setAttribute("transform", "translate(0," + y + ")");
+      svg.appendChild(g);
+      next.set(text, g);
+    }
+    shown = next;
+    ring();  // also takes the old rings out of the panels kept
+  };
   box.addEventListener("mouseover", (ev) => {
     const n = numberOf(ev.target);
     if (n === null) return;
@@ -78,7 +98,7 @@ function render({ model, el }) {
     model.set("clicked", n);
     model.save_changes();
   });
-  model.on("change:value", draw);
+  model.on("change:parts", draw);
   model.on("change:number", ring);
   draw();
 }
@@ -109,10 +129,18 @@ def picture_class():
         class ExplorerPicture(anywidget.AnyWidget):
             _esm = ESM
             uid = T.Unicode("").tag(sync=True)
-            value = T.Unicode("").tag(sync=True)
+            parts = T.List().tag(sync=True)
             data = T.Dict().tag(sync=True)
             number = T.Int(0).tag(sync=True)
             clicked = T.Int(-1).tag(sync=True)
+
+            @property
+            def value(self) -> str:
+                """The SVG shown (the parts joined, as :func:`~layouts.viz.explorer_svg.explorer_svg` writes it)."""
+                if not self.parts:
+                    return ""
+                head, panels, tail = self.parts
+                return head + "\n".join(f'<g transform="translate(0,{y:.1f})">{p}</g>' for y, p in panels) + tail
         _CLASS = ExplorerPicture
     return _CLASS
 
