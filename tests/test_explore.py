@@ -206,6 +206,17 @@ def test_the_browser_slots_sit_on_the_cells_the_picture_labels():
     assert names == ["logical"] + specs
 
 
+def test_the_picture_writer_refuses_bad_arguments():
+    from layouts.viz.explorer_svg import explorer_svg
+    m = ExplorerModel(["NCHW"], dict(N=1, C=2, H=2, W=2))
+    with pytest.raises(ly.LayoutError, match="uid"):
+        explorer_svg(m, "1 bad id")
+    with pytest.raises(ly.LayoutTypeError, match="model"):
+        explorer_svg("NCHW", "x1")
+    with pytest.raises(ly.LayoutTypeError, match="titles"):
+        explorer_svg(m, "x1", titles=["only one"])
+
+
 def test_bad_arguments_are_layout_errors():
     with pytest.raises(ly.LayoutTypeError, match="specs"):
         ExplorerModel(42)

@@ -27,6 +27,10 @@ def _check_uid(uid) -> str:
     return uid
 
 
+#: The check of an HTML id, for the explorer's other writers.
+check_uid = _check_uid
+
+
 def highlight_css(uid: str, number: int, color: str = HIGHLIGHT) -> str:
     """The ``<style>`` that rings element ``number`` in every panel of the picture ``uid``."""
     uid = _check_uid(uid)

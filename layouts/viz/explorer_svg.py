@@ -25,7 +25,8 @@ import numpy as np
 
 from ..layout import canonical_order
 from . import _model, _style
-from ._overlay import HIGHLIGHT
+from ..errors import LayoutTypeError
+from ._overlay import HIGHLIGHT, check_uid
 
 FONT = "font-family:'DejaVu Sans','Bitstream Vera Sans',Verdana,sans-serif"
 NBSP = "&#160;"
@@ -302,6 +303,11 @@ def explorer_parts(model, uid: str, titles: list | None = None) -> tuple:
     """(head, panels, tail) of :func:`explorer_svg`: each panel is ``(y, svg)``, drawn at its own
     origin and shown ``y`` points down, so a browser can keep a panel it already shows.
     """
+    uid = check_uid(uid)
+    if not hasattr(model, "layouts") or not hasattr(model, "specs"):
+        raise LayoutTypeError(f"model must be a layouts.viz.ExplorerModel, got {type(model).__name__}")
+    if titles is not None and (not isinstance(titles, (list, tuple)) or len(titles) != model.layouts[0].count):
+        raise LayoutTypeError(f"titles must be a list of {model.layouts[0].count} hover texts (one per element) or None")
     from .compose import LETTERS, choose_cell, describe, resolve_color_by
     first = model.layouts[0]
     axis = resolve_color_by(first, "auto")
