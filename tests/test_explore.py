@@ -94,12 +94,52 @@ def test_sliders_move_the_boxed_element_in_every_panel():
     # the browser's picture is not drawn again: only the highlight style names the new element
     assert ex.picture.value == picture
     assert ".e341{" in ex.highlight.value
-    slots = re.findall(r'<rect class="sl e341" x="([\d.]+)" y="([\d.]+)"[^>]*><title>([^<]*)</title>', picture)
-    assert len(slots) == 4  # the logical panel and three strips
-    hover = slots[0][2]
-    assert "n=1, c=1, h=0, w=1" in hover
-    for spec in ("NCHW", "NHWC", "CHWN"):
-        assert f"{spec} offset {ly.Layout(spec, **ARTICLE).offset(n=1, c=1, h=0, w=1)}" in hover
+    assert len(re.findall(r'<rect class="sl e341 ', picture)) == 4  # the logical panel and three strips
+    if ex.scripted:
+        assert ex.picture.number == 341
+
+
+def test_what_a_hover_says_comes_from_the_layouts(monkeypatch):
+    """With anywidget, the browser describes an element from ``picture.data``; without it, each
+    slot carries its text as a <title>. Both give the coordinates and every layout's offset."""
+    pytest.importorskip("ipywidgets")
+    from layouts.viz import explorer_widget
+    specs = ("NCHW", "NHWC", "nChw8c")
+    layouts = [ly.Layout(s, **ARTICLE) for s in specs]
+    data = explorer_widget.tensor_data(specs, layouts)
+    coords = np.unravel_index(np.arange(640), [2, 16, 5, 4])  # row-major over n, c, h, w
+    assert data["names"] == ["n", "c", "h", "w"] and data["dims"] == [2, 16, 5, 4]
+    for L, offs in zip(layouts, data["offsets"]):
+        assert offs == [int(L.offset(n=n, c=c, h=h, w=w)) for n, c, h, w in zip(*(g.tolist() for g in coords))]
+    monkeypatch.setattr(explorer_widget, "has_anywidget", lambda: False)
+    ex = viz.explore(list(specs), **ARTICLE)
+    assert not ex.scripted
+    titles = re.findall(r'<rect class="sl e341 [^"]*" x="[\d.]+" y="[\d.]+"><title>([^<]*)</title>', ex.picture.value)
+    assert len(titles) == 4
+    assert "n=1, c=1, h=0, w=1" in titles[0]
+    for spec, L in zip(specs, layouts):
+        assert f"{spec} offset {L.offset(n=1, c=1, h=0, w=1)}" in titles[0]
+    ex.sliders["h"].value = 2
+    assert f".e{np.ravel_multi_index((0, 0, 2, 0), (2, 16, 5, 4))}{{" in ex.highlight.value
+
+
+def test_a_click_on_a_slot_moves_the_sliders_and_the_formulas():
+    pytest.importorskip("ipywidgets")
+    ex = viz.explore(["NCHW", "CHWN"], N=2, C=3, H=4, W=5)
+    if not ex.scripted:
+        pytest.skip("anywidget is missing: the picture answers no clicks")
+    L = ly.Layout("CHWN", N=2, C=3, H=4, W=5)
+    k = 57  # a slot of the CHWN strip: the element stored at offset 57
+    n = int(L.physical_order()[k])
+    coords = dict(zip("nchw", (int(v) for v in np.unravel_index(n, (2, 3, 4, 5)))))
+    assert L.offset(**coords) == k
+    ex.picture.clicked = n  # what the browser's click sends
+    assert ex.model.element == coords
+    assert {a: s.value for a, s in ex.sliders.items()} == coords
+    assert ex.picture.number == n and ex.picture.clicked == -1
+    assert re.sub("<[^>]+>", "", ex.formula_box.value).split("\n")[1].endswith(f"= {k}")
+    with pytest.raises(ly.LayoutError, match="not a logical number"):
+        ex.select(2 * 3 * 4 * 5)
 
 
 def test_dims_box_clamps_the_element_and_the_slider():
@@ -135,21 +175,46 @@ def test_explorer_refuses_tensors_too_big_to_redraw():
 
 
 def test_the_browser_slots_sit_on_the_cells_the_picture_labels():
-    """Each invisible slot of the browser's picture covers the cell whose label (as matplotlib's own
-    SVG of the same figure places it) is the element the slot is classed with."""
+    """Each slot of the browser's picture holds the label of the element it is classed with, and a
+    strip's slots come in offset order: slot k of a strip holds the element stored at offset k."""
     pytest.importorskip("ipywidgets")
-    ex = viz.explore(["NCHW", "NHWC"], N=1, C=3, H=2, W=2)
-    static = viz.to_svg(ex.last_figure)
-    where: dict = {}
-    for x, y, text in re.findall(r'<text\b[^>]*? x="([\d.]+)" y="([\d.]+)"[^>]*>(\d+)</text>', static):
-        where.setdefault(int(text), []).append((float(x), float(y)))
-    slots = re.findall(r'<rect class="sl e(\d+)" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)">',
-                       ex.picture.value)
-    assert len(slots) == 3 * 12  # the logical panel and two strips of 12 cells
-    for n, x, y, w, h in slots:
-        x, y, w, h = map(float, (x, y, w, h))
-        inside = [(tx, ty) for tx, ty in where[int(n)] if x < tx < x + w and y < ty < y + h]
-        assert len(inside) == 1, (n, x, y, where[int(n)])
+    specs = ["NCHW", "NHWC", "nChw2c"]
+    ex = viz.explore(specs, N=1, C=3, H=2, W=2)
+    svg = ex.picture.value
+    cell = float(re.search(r"\.sl\{width:([\d.]+)px", svg).group(1))
+    names = []
+    for block in svg.split('<g transform="translate(0,')[1:2 + len(specs)]:  # the panels, each in its own coordinates
+        chars = []  # each label's centre: the runs' words are a cell apart (DejaVu Sans: digits 0.636 em, space 0.318 em)
+        for fs, group in re.findall(r'<g style="font-family:[^"]*font-size:([\d.]+)px;pointer-events:none">(.*?)</g>',
+                                    block, re.S):
+            fs = float(fs)
+            for x, y, spacing, text in re.findall(r'<text class="f\d+" x="([\d.]+)" y="([\d.]+)" '
+                                                  r'style="word-spacing:([-\d.]+)px">([^<]*)</text>', group):
+                words = text.split("&#160;")
+                width = len(words[0]) * 0.636 * fs
+                assert width + 0.318 * fs + float(spacing) == pytest.approx(cell, abs=0.02)
+                chars += [(float(x) + width / 2 + i * cell, float(y), w) for i, w in enumerate(words)]
+        spec = re.search(r'<g class="panel [a-z]+" data-spec="([^"]+)"', block).group(1)
+        names.append(spec)
+        slots = re.findall(r'<rect class="sl (e(\d+)[^"]*|pad)" x="([\d.]+)" y="([\d.]+)"', block)
+        expected = (np.arange(12) if spec == "logical" else ly.Layout(spec, N=1, C=3, H=2, W=2).physical_order())
+        assert [int(n) if n else -1 for _, n, _, _ in slots] == expected.tolist()
+        for _, n, x, y in slots:
+            x, y = float(x), float(y)
+            inside = "".join(ch for cx, cy, ch in sorted(chars) if x < cx < x + cell and y < cy < y + cell)
+            assert inside == (f"{int(n):02d}" if n else ""), (spec, n, inside)
+    assert names == ["logical"] + specs
+
+
+def test_the_picture_writer_refuses_bad_arguments():
+    from layouts.viz.explorer_svg import explorer_svg
+    m = ExplorerModel(["NCHW"], dict(N=1, C=2, H=2, W=2))
+    with pytest.raises(ly.LayoutError, match="uid"):
+        explorer_svg(m, "1 bad id")
+    with pytest.raises(ly.LayoutTypeError, match="model"):
+        explorer_svg("NCHW", "x1")
+    with pytest.raises(ly.LayoutTypeError, match="titles"):
+        explorer_svg(m, "x1", titles=["only one"])
 
 
 def test_bad_arguments_are_layout_errors():

@@ -167,3 +167,92 @@ def test_a_slider_step_shows_the_new_offsets_and_rings_the_slot(tmp_path):
             assert f"{spec} offset {ly.Layout(spec, **ARTICLE).offset(n=1, c=1, h=0, w=1)}" in hover
         assert page.evaluate("() => getComputedStyle(document.querySelector("
                              "'.layouts-explorer-picture rect.sl:hover')).stroke") == "rgb(0, 0, 0)"
+
+
+def panel_slots(page) -> dict:
+    """Each panel's slots in document order: {'logical' or spec: [element number, -1 for padding]}."""
+    return page.evaluate("""() => {
+        const out = {};
+        for (const g of document.querySelectorAll('.layouts-explorer-picture g.panel')) {
+            out[g.dataset.spec] = Array.from(g.querySelectorAll('rect.sl')).map(r => {
+                const m = /(?:^| )e(\\d+)(?: |$)/.exec(r.getAttribute('class'));
+                return m ? Number(m[1]) : -1;
+            });
+        }
+        return out;
+    }""")
+
+
+def wait_for_panels(page, names, count):
+    page.wait_for_function("""([names, count]) => {
+        const gs = Array.from(document.querySelectorAll('.layouts-explorer-picture g.panel'));
+        return gs.map(g => g.dataset.spec).join(',') === names.join(',')
+            && gs[0].querySelectorAll('rect.sl').length === count;
+    }""", arg=[list(names), count], timeout=30_000)
+
+
+def slider_values(page) -> dict:
+    return page.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll('.layouts-explorer .widget-slider'))
+        .map(s => [s.querySelector('label').innerText.trim(), Number(s.querySelector('.widget-readout').innerText)]))""")
+
+
+def test_spec_and_size_changes_redraw_and_a_click_chooses_the_element(tmp_path):
+    _needs_browser()
+    pytest.importorskip("anywidget")  # clicks are answered by the anywidget picture
+    import numpy as np
+    import layouts as ly
+    nb = write_notebook(tmp_path / "explore.ipynb", ("NCHW", "NHWC"))
+    with voila(nb, tmp_path) as url, browser_page(tmp_path) as page:
+        open_explorer(page, url)
+        # a new spec: the strips are the new layouts' memories, slot k holding the element stored at offset k
+        specs = ["NCHW", "nChw8c", "CHWN"]
+        box = page.locator(".layouts-explorer .widget-text input[type=text]").first
+        box.fill(", ".join(specs))
+        box.press("Enter")
+        wait_for_panels(page, ["logical"] + specs, 640)
+        slots = panel_slots(page)
+        assert slots["logical"] == list(range(640))
+        for s in specs:
+            assert slots[s] == ly.Layout(s, **ARTICLE).physical_order().tolist()
+        # a new size: W=3
+        size = page.locator(".layouts-explorer .widget-inline-hbox.widget-text input[type=number]").nth(3)
+        size.fill("3")
+        size.press("Enter")
+        dims = dict(ARTICLE, W=3)
+        wait_for_panels(page, ["logical"] + specs, 2 * 16 * 5 * 3)
+        slots = panel_slots(page)
+        layouts = [ly.Layout(s, **dims) for s in specs]
+        for s, L in zip(specs, layouts):
+            assert slots[s] == L.physical_order().tolist()
+        # a click on the slot at offset k of the blocked strip chooses the element stored there
+        k = 123
+        n = int(layouts[1].physical_order()[k])
+        coords = dict(zip("nchw", (int(v) for v in np.unravel_index(n, (2, 16, 5, 3)))))
+        page.locator(".layouts-explorer-picture g.panel[data-spec='nChw8c'] rect.sl").nth(k).click()
+        info = page.locator(".layouts-explorer-info")
+        page.wait_for_function("() => document.querySelector('.layouts-explorer-info').innerText.startsWith('clicked')",
+                               timeout=10_000)
+        text = info.inner_text()
+        assert ", ".join(f"{a}={v}" for a, v in coords.items()) in text
+        for s, L in zip(specs, layouts):
+            assert f"{s} offset {int(L.offset(**coords))}" in text
+        assert f"nChw8c offset {k}" in text
+        # ... and moves the sliders there, so the formulas follow
+        page.wait_for_function("(t) => document.querySelector('.layouts-explorer pre').innerText.includes(t)",
+                               arg=f"= {k}   (", timeout=30_000)
+        lines = formula_lines(page)
+        assert [line.split(":")[0] for line in lines] == specs
+        for line, L in zip(lines, layouts):
+            assert line.split("   (")[0].endswith(f"= {int(L.offset(**coords))}")
+        assert slider_values(page) == coords
+        page.wait_for_function("(n) => Array.from(document.querySelectorAll('.layouts-explorer-picture rect.sl.e' + n))"
+                               ".every(r => getComputedStyle(r).stroke === 'rgb(0, 160, 0)')", arg=n, timeout=10_000)
+        assert ringed(page, n) == [GREEN] * 4
+        # hovering another slot describes that element
+        other = int(layouts[2].physical_order()[7])
+        page.locator(".layouts-explorer-picture g.panel[data-spec='CHWN'] rect.sl").nth(7).hover()
+        other_coords = dict(zip("nchw", (int(v) for v in np.unravel_index(other, (2, 16, 5, 3)))))
+        text = info.inner_text()
+        assert text.startswith(f"element {other} = (")
+        for s, L in zip(specs, layouts):
+            assert f"{s} offset {int(L.offset(**other_coords))}" in text

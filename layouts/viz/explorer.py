@@ -193,15 +193,18 @@ def _parse_specs(specs) -> list:
 class Explorer:
     """The widgets around an :class:`ExplorerModel`; shows itself in Jupyter (``.widget``).
 
-    The picture is drawn once per spec or size change, as SVG with an invisible slot over every
-    cell (:mod:`layouts.viz._overlay`); a slider step only restyles the slots of the chosen element
-    (a few bytes of CSS), rewrites the formula lines and moves the rings of :attr:`last_figure` in
-    place, so the browser shows it without anything being drawn again. Hovering a slot shows the
-    element's coordinates and its offset in every layout.
+    The picture is written straight to SVG from the models (:mod:`layouts.viz.explorer_svg`, no
+    matplotlib) once per spec or size change, one slot per cell; a slider step only restyles the
+    slots of the chosen element and rewrites the formula lines. With anywidget installed the
+    picture is an :mod:`~layouts.viz.explorer_widget` whose JavaScript answers hovers and clicks
+    in the browser: hovering or clicking a slot of any panel shows its element's coordinates and
+    its offset in every layout, and a click moves the sliders to that element. Without anywidget
+    it is an ``ipywidgets.HTML`` whose slots carry that text as a hover tooltip.
     """
 
     def __init__(self, model: ExplorerModel, dpi: int = 100):
         import ipywidgets as W
+        from .explorer_widget import has_anywidget, picture_class
         self.model = model
         self.dpi = dpi
         self.uid = f"layouts-explorer-{next(_IDS)}"
@@ -209,7 +212,12 @@ class Explorer:
                                 layout=W.Layout(width="420px"))
         self.dim_inputs: dict = {}
         self.sliders: dict = {}
-        self.picture = W.HTML()
+        self.scripted = has_anywidget()
+        if self.scripted:
+            self.picture = picture_class()(uid=self.uid)
+            self.picture.observe(self._on_click, names="clicked")
+        else:
+            self.picture = W.HTML()
         self.highlight = W.HTML()
         self.formula_box = W.HTML()
         self.message = W.HTML()
@@ -220,8 +228,8 @@ class Explorer:
         self.widget = W.VBox([self.spec_text, self.dims_box, self.sliders_box, self.message, self.formula_box,
                               self.highlight, self.picture])
         self.widget.add_class("layouts-explorer")
-        self.last_figure = None
-        self._panels: list = []
+        self._figure_key = None
+        self._figure = None
         self.redraw()
 
     # ---------------------------------------------------------------- callbacks
@@ -235,6 +243,24 @@ class Explorer:
     def _on_slider(self, change) -> None:
         axis = change["owner"].description
         self._apply(lambda: self.model.set_element(**{axis: change["new"]}), rebuild=False)
+
+    def _on_click(self, change) -> None:
+        """A slot was clicked in the browser: choose its element (the sliders follow)."""
+        n = change["new"]
+        if n is None or n < 0:
+            return
+        self.picture.clicked = -1  # so a second click on the same slot is a change again
+        self.select(int(n))
+
+    def select(self, number: int) -> None:
+        """Choose the element with logical number ``number`` (what a click on its slot does)."""
+        import numpy as np
+        from ._model import element_numbers
+        n = int(element_numbers(self.model.layouts[0], [number])[0])
+        order = canonical_order(self.model.layouts[0].axes)
+        coords = np.unravel_index(n, [self.model.dims[a] for a in order])
+        self._apply(lambda: self.model.set_element(**{a.lower(): int(c) for a, c in zip(order, coords)}), rebuild=False)
+        self._sync_sliders()
 
     def _apply(self, action, rebuild: bool = True) -> None:
         try:
@@ -269,56 +295,51 @@ class Explorer:
         for a, w in self.dim_inputs.items():
             with w.hold_trait_notifications():
                 w.value = self.model.dims[a]
-        for a, w in self.sliders.items():
-            w.unobserve(self._on_slider, names="value")
-            w.max = max(self.model.dims[a.upper()] - 1, 0)
-            w.value = self.model.element[a]
-            w.observe(self._on_slider, names="value")
+        self._sync_sliders()
         if self.spec_text.value != ", ".join(self.model.specs):
             self.spec_text.unobserve(self._on_specs, names="value")
             self.spec_text.value = ", ".join(self.model.specs)
             self.spec_text.observe(self._on_specs, names="value")
 
+    def _sync_sliders(self) -> None:
+        for a, w in self.sliders.items():
+            w.unobserve(self._on_slider, names="value")
+            w.max = max(self.model.dims[a.upper()] - 1, 0)
+            w.value = self.model.element[a]
+            w.observe(self._on_slider, names="value")
+
     def redraw(self) -> None:
         """Draw the picture again (specs or sizes changed): the SVG with its slots, then the element."""
-        from ._overlay import interactive_svg
-        fig, panels = self.model.picture()
-        hover = self.model.hover_texts()
-        layers = []
-        for p in panels:
-            numbers = p["number"].tolist()
-            classes = [f"e{n}" if n >= 0 else "pad" for n in numbers]
-            titles = [hover[n] if n >= 0 else "padding" for n in numbers]
-            layers.append((p["ax"], p["x"], p["y"], classes, titles))
-        self.last_figure, self._panels = fig, panels
-        # the browser's picture is drawn once: its titles must not name an element that will move
-        from .compose import LETTERS, describe
-        for i, p in enumerate(panels):
-            title = p["artists"].get("title") if p["artists"] else None
-            if title is not None:
-                title.set_text(f"logical tensor {''.join(canonical_order(self.model.layouts[0].axes))}: "
-                               f"the chosen element is ringed in green" if i == 0 else
-                               f"({LETTERS[(i - 1) % len(LETTERS)]}) {describe(self.model.layouts[i - 1])}")
-        self.picture.value = interactive_svg(fig, self.uid, layers)
+        from .explorer_svg import explorer_parts, explorer_svg
+        if self.scripted:
+            from .explorer_widget import tensor_data
+            with self.picture.hold_sync():
+                self.picture.data = tensor_data(self.model.specs, self.model.layouts)
+                self.picture.number = self.model.number
+                head, panels, tail = explorer_parts(self.model, self.uid)
+                self.picture.parts = [head, [list(p) for p in panels], tail]
+        else:
+            svg = explorer_svg(self.model, self.uid, titles=self.model.hover_texts())
+            self.picture.value = f'<div id="{self.uid}" class="layouts-explorer-picture">{svg}</div>'
         self.show_element()
 
     def show_element(self) -> None:
-        """Show the chosen element (a slider moved): restyle its slots, rewrite the formulas, move the rings."""
-        import numpy as np
-        from ._cells import move_ring
+        """Show the chosen element (a slider moved): restyle its slots, rewrite the formulas."""
         from ._overlay import highlight_css
         number = self.model.number
-        offsets = list(self.model.offsets().values())
-        for i, p in enumerate(self._panels):
-            ring = p["artists"].get("highlight") if p["artists"] else None
-            where = number if i == 0 else offsets[i - 1]
-            if ring is not None:
-                move_ring(ring, np.asarray(p["x"]), np.asarray(p["y"]), [where])
-            title = p["artists"].get("title") if p["artists"] else None
-            if title is not None:
-                title.set_text(self.model._logical_title() if i == 0 else self.model._strip_title(i - 1, where))
+        if self.scripted:
+            self.picture.number = number
         self.highlight.value = highlight_css(self.uid, number)
         self.formula_box.value = "<pre style='margin:0'>" + _html("\n".join(self.model.formulas())) + "</pre>"
+
+    @property
+    def last_figure(self):
+        """The matplotlib figure of the current state (:meth:`ExplorerModel.figure`, the chosen
+        element ringed), built when asked for: the browser's picture does not need it."""
+        key = (tuple(self.model.specs), tuple(self.model.dims.items()), tuple(self.model.element.items()))
+        if key != self._figure_key:
+            self._figure, self._figure_key = self.model.figure(), key
+        return self._figure
 
     @property
     def image(self):
