@@ -33,7 +33,7 @@ def _needs_browser():
     if not os.path.exists(CHROMIUM):
         (pytest.fail if os.environ.get("CI") else pytest.skip)(f"{CHROMIUM} is missing (apt-get install chromium)")
     if os.environ.get("CI"):
-        import playwright.sync_api, voila  # noqa: F401, E401 - CI's test extra has them
+        import anywidget, playwright.sync_api, voila  # noqa: F401, E401 - CI's test extra has them
     pytest.importorskip("playwright.sync_api")
     pytest.importorskip("voila")
     pytest.importorskip("ipywidgets")
