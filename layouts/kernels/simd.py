@@ -47,6 +47,13 @@ def _concat(builder, a, b, n):
     return builder.shuffle_vector(a, b, mask)
 
 
+def _listed(builder, ary, first, k: int, add):
+    """``ary[first + k] + add``: a row offset read from a uint64 offset array (gather, scatter)."""
+    i64 = ir.IntType(64)
+    p = builder.gep(ary.data, [builder.add(first, ir.Constant(i64, k))], inbounds=True, source_etype=i64)
+    return builder.add(builder.load(p, typ=i64), add)
+
+
 def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
     def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, *more):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
@@ -78,9 +85,7 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
                 rary = context.make_array(signature.args[4])(context, builder, args[4])
             for r in range(K * L):
                 if gather:
-                    rp = builder.gep(rary.data, [builder.add(s_st, ir.Constant(i64, r))], inbounds=True,
-                                     source_etype=i64)
-                    off = builder.add(builder.load(rp, typ=i64), args[6])
+                    off = _listed(builder, rary, s_st, r, args[6])
                 else:
                     off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
                 if split:       # rows r >= nsplit start over at soff2
@@ -113,9 +118,7 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
                     parts = [_concat(builder, parts[q], parts[q + 1], n) for q in range(0, len(parts), 2)]
                     n *= 2
                 if scatter:
-                    rp = builder.gep(drary.data, [builder.add(d_st, ir.Constant(i64, c))], inbounds=True,
-                                     source_etype=i64)
-                    off = builder.add(builder.load(rp, typ=i64), args[6])
+                    off = _listed(builder, drary, d_st, c, args[6])
                 else:
                     off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, c)))
                 p = builder.gep(dary.data, [off], inbounds=True, source_etype=elt)

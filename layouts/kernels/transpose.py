@@ -194,6 +194,23 @@ def narrow2_kernel(dst, src, args, batch, rects, w0, w1):
             run_rects(dst, src, a, rects, db, sb)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def batch_group_of(w, a):
+    """Batch indices ``[b0, b1)`` of work item ``w``: ``a.PB`` of the ``a.nb`` a group."""
+    b0 = w * a.PB
+    return b0, min(b0 + a.PB, a.nb)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def batch_row_of(w, a, ax):
+    """A group of batch rows (one batch axis ``ax`` of dst stride ``ni``) as one dst row: its
+    batch indices, dst and src offsets, length ``n`` and where its aligned tiles stop (``q1``)."""
+    b0, b1 = batch_group_of(w, a)
+    n = (b1 - b0) * a.ni
+    q1 = a.ia + (n - a.ia) // a.TI * a.TI if n > a.ia else U0
+    return b0, b1, b0 * ax.d, b0 * ax.s, n, q1
+
+
 @njit(cache=True, nogil=True)
 def batch_group_nt_kernel(dst, src, args, batch, rects, w0, w1):
     """Non-temporal tiles over groups of ``a.PB`` consecutive batch indices a work item (a
@@ -202,8 +219,7 @@ def batch_group_nt_kernel(dst, src, args, batch, rects, w0, w1):
     small transposes strided on both sides (NHWC<->CHWN) stream long runs."""
     a = args[0]
     for w in range(w0, w1):
-        b0 = w * a.PB
-        b1 = min(b0 + a.PB, a.nb)
+        b0, b1 = batch_group_of(w, a)
         for i in range(a.ia, a.ie, a.TI):
             for b in range(b0, b1):
                 db, sb = batch_offsets(b, batch)
@@ -239,12 +255,7 @@ def batch_rows_nt_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     ax = batch[0]
     for w in range(w0, w1):
-        b0 = w * a.PB
-        b1 = min(b0 + a.PB, a.nb)
-        db0 = b0 * ax.d
-        sb0 = b0 * ax.s
-        n = (b1 - b0) * a.ni
-        q1 = a.ia + (n - a.ia) // a.TI * a.TI if n > a.ia else U0
+        b0, b1, db0, sb0, n, q1 = batch_row_of(w, a, ax)
         # the m-th tile starting in each batch index, then the next m: each source row is read
         # on through the group (the order of batch_group_nt_kernel)
         for m in range(U0, (a.ni + a.TI - U1) // a.TI):
@@ -272,12 +283,7 @@ def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
     ax = batch[0]
     rows = np.empty(a.TI, np.uint64)
     for w in range(w0, w1):
-        b0 = w * a.PB
-        b1 = min(b0 + a.PB, a.nb)
-        db0 = b0 * ax.d
-        sb0 = b0 * ax.s
-        n = (b1 - b0) * a.ni
-        q1 = a.ia + (n - a.ia) // a.TI * a.TI if n > a.ia else U0
+        b0, b1, db0, sb0, n, q1 = batch_row_of(w, a, ax)
         for q in range(a.ia, q1, a.TI):
             for r in range(a.TI):
                 k = (q + r) // a.ni
@@ -298,8 +304,7 @@ def batch_scatter_nt_kernel(dst, src, args, batch, rects, w0, w1):
     ax = batch[0]
     rows = np.empty(a.TL, np.uint64)
     for w in range(w0, w1):
-        b0 = w * a.PB
-        b1 = min(b0 + a.PB, a.nb)
+        b0, b1 = batch_group_of(w, a)
         m0 = b0 * a.nj
         m1 = b1 * a.nj
         mt = m0 + (m1 - m0) // a.TL * a.TL

@@ -132,22 +132,27 @@ def first_winning(sizes: list[int], wins: dict[int, bool], second: str) -> tuple
     return chosen, (f"the {second} won already at the smallest size tried" if chosen == sizes[0] else "")
 
 
+def _copy_runs(out, v, profiles, threads) -> list[Callable[[], None]]:
+    """One call per profile: ``copy_into(out, v)`` under it, on its number of threads."""
+    from . import copy_into
+
+    def under(prof, nth):
+        def run():
+            with _profile.use_profile(prof):
+                copy_into(out, v, threads=nth)
+        return run
+    return [under(p, n) for p, n in zip(profiles, threads)]
+
+
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
                ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base) -> Measured:
-    from . import copy_into
     rows = []
     wins = {s: True for s in sizes}
     for direction, dtype, *C in cases:
         for size in sizes:
             out, v = _case(direction, dtype, size, *C)
             profs = [base.replace(**w) for w in ways]
-            runs = []
-            for prof, nth in zip(profs, threads):
-                def run(prof=prof, nth=nth):
-                    with _profile.use_profile(prof):
-                        copy_into(out, v, threads=nth)
-                runs.append(run)
-            t0, t1 = medians(runs, out.nbytes, rounds)
+            t0, t1 = medians(_copy_runs(out, v, profs, threads), out.nbytes, rounds)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             wins[size] = wins[size] and t1 <= t0
     chosen, note = first_winning(sizes, wins, second)
@@ -200,7 +205,6 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
 def _stage(base, quick: bool, rounds: int) -> Measured:
     """``stage_bytes``: the scratch of the ``staged`` strategy (C=3 NHWC<->CHWN), the size among a
     few with the least total time over float32 and uint8 copies both ways."""
-    from . import copy_into
     M = 1 << 20
     sizes = [2 * M, 4 * M, 16 * M] if quick else [2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
     images = 16 if quick else 64            # the benchmark's 64x3x224x224
@@ -209,13 +213,8 @@ def _stage(base, quick: bool, rounds: int) -> Measured:
     for direction in ("NHWC->CHWN", "CHWN->NHWC"):
         for dtype in ("float32", "uint8"):
             out, v = _case(direction, dtype, images * 3 * 224 * 224 * np.dtype(dtype).itemsize, 3, 224)
-            runs = []
-            for size in sizes:
-                def run(prof=base.replace(stage_bytes=size)):
-                    with _profile.use_profile(prof):
-                        copy_into(out, v, threads=1)
-                runs.append(run)
-            ts = medians(runs, out.nbytes, rounds)
+            profs = [base.replace(stage_bytes=size) for size in sizes]
+            ts = medians(_copy_runs(out, v, profs, [1] * len(sizes)), out.nbytes, rounds)
             totals = [a + b for a, b in zip(totals, ts)]
             rows.append((f"{direction} {dtype} C=3", out.nbytes, ts[sizes.index(4 * M)], min(ts)))
     best = sizes[totals.index(min(totals))]
@@ -227,20 +226,13 @@ def _whole_j(base, quick: bool, rounds: int) -> Measured:
     """``block_j_long_bytes``: NHWC->NCHW float32 copies with source rows (C channels) of growing
     length, in cache blocks of all of j against one tile column of it; the field is the longest
     row on which all of j still wins at it and every shorter row (half the first that loses)."""
-    from . import copy_into
     rows_bytes = [64, 128, 256, 512] if quick else [64, 128, 256, 512, 1024]
     nbytes = (8 << 20) if quick else (32 << 20)
     ways = (base.replace(block_j_long_bytes=1 << 30), base.replace(block_j_long_bytes=0))
     rows, wins = [], {}
     for rb in rows_bytes:
         out, v = _case("NHWC->NCHW", "float32", nbytes, rb // 4, 56)
-        runs = []
-        for prof in ways:
-            def run(prof=prof):
-                with _profile.use_profile(prof):
-                    copy_into(out, v, threads=1)
-            runs.append(run)
-        t_whole, t_column = medians(runs, out.nbytes, rounds)
+        t_whole, t_column = medians(_copy_runs(out, v, ways, (1, 1)), out.nbytes, rounds)
         rows.append((f"NHWC->NCHW float32 C={rb // 4}", rb, t_whole, t_column))
         wins[rb] = t_column < t_whole
     first_loss, note = first_winning(rows_bytes, wins, "one tile column")
