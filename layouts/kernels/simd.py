@@ -4,9 +4,10 @@ numba runs LLVM without the SLP vectoriser, so a straight-line micro-tile stays
 scalar.  Here the tile is written directly in LLVM IR through llvmlite's builder:
 
 * load ``K*L`` source rows of ``L`` units each (row stride ``sstride`` units),
-* transpose each ``L x L`` group with ``log2(L)`` zip stages (``shufflevector``),
-* concatenate the ``K`` groups' columns into one vector of ``K*L`` units
-  (64 bytes for every unit size) and store it at ``doff + c*dstride``.
+* put the ``K`` groups of ``L`` rows side by side, one group per 128-bit lane,
+* transpose all ``K`` groups at once with ``log2(L)`` lane-wise zip stages
+  (``shufflevector``), which leaves column ``c`` of every group in one vector of
+  ``K*L`` units (64 bytes for every unit size), stored at ``doff + c*dstride``.
 
 ``tile_nt`` marks the stores ``!nontemporal`` and 64-byte aligned: the caller must
 guarantee that every store address is 64-byte aligned.  ``tile`` uses plain
@@ -34,17 +35,24 @@ from .geometry import TILE_SHAPE
 
 __all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
 
-def _zip_masks(L):
+def _zip_masks(L, K):
+    """Interleave masks of the low and high halves of two vectors of K lanes of L units, lane by
+    lane (x86's punpckl / punpckh on 128-bit lanes)."""
     i32 = ir.IntType(32)
-    lo = [x for m in range(L // 2) for x in (m, m + L)]
-    hi = [x for m in range(L // 2, L) for x in (m, m + L)]
-    return ir.Constant(ir.VectorType(i32, L), lo), ir.Constant(ir.VectorType(i32, L), hi)
+    n = K * L
+    lo = [x for g in range(K) for m in range(L // 2) for x in (g * L + m, n + g * L + m)]
+    hi = [x for g in range(K) for m in range(L // 2, L) for x in (g * L + m, n + g * L + m)]
+    return ir.Constant(ir.VectorType(i32, n), lo), ir.Constant(ir.VectorType(i32, n), hi)
 
 
-def _concat(builder, a, b, n):
+def _stacked(builder, parts, n):
+    """One vector of the vectors ``parts`` (``n`` units each) side by side, first part lowest."""
     i32 = ir.IntType(32)
-    mask = ir.Constant(ir.VectorType(i32, 2 * n), list(range(2 * n)))
-    return builder.shuffle_vector(a, b, mask)
+    while len(parts) > 1:
+        mask = ir.Constant(ir.VectorType(i32, 2 * n), list(range(2 * n)))
+        parts = [builder.shuffle_vector(parts[q], parts[q + 1], mask) for q in range(0, len(parts), 2)]
+        n *= 2
+    return parts[0]
 
 
 def _listed(builder, ary, first, k: int, add):
@@ -78,7 +86,6 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
             vin = ir.VectorType(elt, L)
             vout = ir.VectorType(elt, K * L)
             i64 = ir.IntType(64)
-            lo, hi = _zip_masks(L)
             ub = bits // 8
             rows = []
             if gather:          # soff is the uint64 array of row offsets, sstride the first index, more[0] j
@@ -95,35 +102,31 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
                 p = builder.gep(sary.data, [off], inbounds=True, source_etype=elt)
                 p = builder.bitcast(p, vin.as_pointer())
                 rows.append(builder.load(p, align=ub, typ=vin))
-            groups = []
-            for g in range(K):
-                v = rows[g * L:(g + 1) * L]
-                h = L // 2
-                s = L
-                while s > 1:
-                    new = [None] * L
-                    for m in range(h):
-                        new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
-                        new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
-                    v = new
-                    s //= 2
-                groups.append(v)
+            # the K groups side by side, one per 128-bit lane: v[m] holds row g*L + m in lane g,
+            # so each zip stage is one lane-wise interleave (punpck) over all K groups at once and
+            # the last stage leaves column c's whole 64-byte line in v[c], with no concatenation
+            v = [_stacked(builder, [rows[g * L + m] for g in range(K)], L) for m in range(L)]
+            lo, hi = _zip_masks(L, K)
+            h = L // 2
+            s = L
+            while s > 1:
+                new = [None] * L
+                for m in range(h):
+                    new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
+                    new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
+                v = new
+                s //= 2
             md = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if nontemporal else None
             if scatter:         # doff is the uint64 array of dst row offsets, dstride the first index, more[0] i
                 drary = context.make_array(signature.args[1])(context, builder, args[1])
             for c in range(L):
-                parts = [groups[g][c] for g in range(K)]
-                n = L
-                while len(parts) > 1:
-                    parts = [_concat(builder, parts[q], parts[q + 1], n) for q in range(0, len(parts), 2)]
-                    n *= 2
                 if scatter:
                     off = _listed(builder, drary, d_st, c, args[6])
                 else:
                     off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, c)))
                 p = builder.gep(dary.data, [off], inbounds=True, source_etype=elt)
                 p = builder.bitcast(p, vout.as_pointer())
-                st = builder.store(parts[0], p, align=64 if nontemporal else ub)
+                st = builder.store(v[c], p, align=64 if nontemporal else ub)
                 if nontemporal:
                     st.set_metadata("nontemporal", md)
             return context.get_dummy_value()
