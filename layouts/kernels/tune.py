@@ -6,7 +6,9 @@ same conversions at growing sizes (interleaved rounds, medians): the threshold i
 measured size from which the second way wins at that size and every larger one (so that, for
 ``thread_min_bytes``, two threads are never slower than one above it). Sizes are powers of two
 and the conversions are the ones the defaults were set on (NCHW<->NHWC, NCHW->CHWN, C=3 cases for
-the small-channel strategies, :data:`THREAD_CASES`).
+the small-channel strategies, :data:`THREAD_CASES`). ``nt_min_bytes`` is timed with outputs that
+are not in cache when the copy starts, as a conversion inside a pipeline finds its output: plain
+stores then first read every line they write, and a hot loop into one output would hide that.
 
 ============================  ======================================  ==========================
 field                         first way                               second way
@@ -132,27 +134,36 @@ def first_winning(sizes: list[int], wins: dict[int, bool], second: str) -> tuple
     return chosen, (f"the {second} won already at the smallest size tried" if chosen == sizes[0] else "")
 
 
-def _copy_runs(out, v, profiles, threads) -> list[Callable[[], None]]:
-    """One call per profile: ``copy_into(out, v)`` under it, on its number of threads."""
+def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], None]]:
+    """One call per profile: ``copy_into(out, v)`` under it, on its number of threads; with
+    ``spares``, each call writes the next of ``out`` and that many more outputs in turn, so that
+    the output a call writes is not in cache, as in a pipeline that consumed it elsewhere."""
     from . import copy_into
+    outs = [out] + [np.empty_like(out) for _ in range(spares)]
 
     def under(prof, nth):
+        turn = [0]
+
         def run():
+            turn[0] = (turn[0] + 1) % len(outs)
             with _profile.use_profile(prof):
-                copy_into(out, v, threads=nth)
+                copy_into(outs[turn[0]], v, threads=nth)
         return run
     return [under(p, n) for p, n in zip(profiles, threads)]
 
 
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
-               ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base) -> Measured:
+               ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base, cold: bool = False) -> Measured:
+    """Where the second way starts to win; ``cold``: the outputs written are not in cache (they
+    rotate through outputs that together fill the L2 cache four times over)."""
     rows = []
     wins = {s: True for s in sizes}
     for direction, dtype, *C in cases:
         for size in sizes:
             out, v = _case(direction, dtype, size, *C)
             profs = [base.replace(**w) for w in ways]
-            t0, t1 = medians(_copy_runs(out, v, profs, threads), out.nbytes, rounds)
+            spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1) if cold else 0
+            t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             wins[size] = wins[size] and t1 <= t0
     chosen, note = first_winning(sizes, wins, second)
@@ -183,10 +194,10 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
             entries.append(f"{name}={m.chosen}")
         base = base.replace(thread_min_bytes_by_strategy=tuple(entries))
     if base.nt_stores:
-        sizes = [2 * M, 8 * M] if quick else [2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
+        sizes = [512 * K, 2 * M, 8 * M] if quick else [256 * K, 512 * K, M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
         found.append(_crossover("nt_min_bytes", "plain stores", "non-temporal stores",
                                 [("NCHW->NHWC", "float32", 64), ("NCHW->CHWN", "float32", 64)], sizes,
-                                ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base))
+                                ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base, cold=True))
         base = base.replace(nt_min_bytes=found[-1].chosen)
     sizes = [2 * M, 8 * M] if quick else [4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
     # 56x56 planes: rows not 4 KiB apart (those group from group_aliased_min_bytes)
