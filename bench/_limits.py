@@ -1,5 +1,8 @@
 """The machine's copy limit: a one-thread copy with vector loads and non-temporal stores.
 
+    python bench/_limits.py               # GB/s of each store width against np.copyto
+    python bench/_limits.py --two-cores   # how much two threads gain on a copy out of cache
+
 ``np.copyto`` reads the destination before writing it (read-for-ownership), so it moves
 three streams for two; a copy whose stores bypass the cache (``!nontemporal``) moves only
 the two it must, and is what the memory system allows one core to do.  The benchmark
@@ -110,9 +113,51 @@ def bound(src, width=64):
     return (lambda: k(s, dst, 0)), dst
 
 
+def two_core_scaling(nbytes=100 << 20, rounds=11):
+    """How much faster two threads copy than one, out of cache: the ceiling of any two-thread
+    conversion on this machine. Medians of interleaved rounds of {name: (1-thread s, 2-thread s)}
+    for the NT copy and np.copyto, the 2-thread runs copying one half each on their own thread
+    (both kernels release the GIL)."""
+    import statistics
+    import threading
+    import time
+    a = (np.arange(nbytes // 8, dtype=np.uint64) * 0x9E3779B97F4A7C15).view(np.uint8)
+    b = aligned_empty(nbytes)
+    nt_copy(a, b)
+    k = _kernels[64]
+    half = nbytes // 2 // 64 * 64
+    parts = ((a[:half], b[:half]), (a[half:], b[half:]))
+    ways = {"nt": lambda s, d: k(s, d, 0), "np.copyto": lambda s, d: np.copyto(d, s)}
+
+    def two(way):
+        ts = [threading.Thread(target=way, args=p) for p in parts]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    runs = {}
+    for name, way in ways.items():
+        runs[(name, 1)] = lambda way=way: way(a, b)
+        runs[(name, 2)] = lambda way=way: two(way)
+    times = {key: [] for key in runs}
+    for _ in range(rounds):
+        for key, run in runs.items():
+            t = time.perf_counter()
+            run()
+            times[key].append(time.perf_counter() - t)
+    med = {key: statistics.median(v) for key, v in times.items()}
+    return {name: (med[(name, 1)], med[(name, 2)]) for name in ways}
+
+
 if __name__ == "__main__":       # which store width is fastest here (out of cache)?
     import statistics
+    import sys
     import time
+    if "--two-cores" in sys.argv:
+        for name, (t1, t2) in two_core_scaling().items():
+            print(f"{name:10s} 1 thread {2 * (100 << 20) / t1 / 1e9:5.1f} GB/s, 2 threads "
+                  f"{2 * (100 << 20) / t2 / 1e9:5.1f} GB/s: x{t1 / t2:.2f}")
+        sys.exit()
     for nbytes in (3 << 20, 100 << 20):
         a = (np.arange(nbytes // 8, dtype=np.uint64) * 0x9E3779B97F4A7C15).view(np.uint8)
         b = np.empty_like(a)
