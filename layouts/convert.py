@@ -151,8 +151,10 @@ def _small_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> np.ndarra
         return None
     if not out.flags.writeable or np.may_share_memory(out, x):
         return None                                   # the full path words the refusal
-    for step in steps:
-        sv, dv = step.views(x, out)
+    views = [step.views(x, out) for step in steps]
+    if not all(_kernels().copied_by_numpy(dv, sv) for sv, dv in views):
+        return None
+    for sv, dv in views:
         np.copyto(dv, sv, casting="no")
     return out
 

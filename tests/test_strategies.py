@@ -329,12 +329,12 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     out = tmp_path / "profile.json"
     r = _cli("tune", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    for field in ("small_bytes", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes", "inplace_cost_scratch", "inplace_chunk_cost_4k",
-                  "inplace_alias_penalty_4k", "blob_thread_min_bytes"):
+    for field in ("small_bytes", "small_short_rows", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes",
+                  "inplace_cost_scratch", "inplace_chunk_cost_4k", "inplace_alias_penalty_4k", "blob_thread_min_bytes"):
         assert field in r.stdout
     loaded = prof.load(out)
     doc = json.loads(out.read_text())
-    for field in ("small_bytes", "inplace_cost_scratch", "inplace_cost_ckg", "inplace_chunk_cost_short",
+    for field in ("small_bytes", "small_short_rows", "inplace_cost_scratch", "inplace_cost_ckg", "inplace_chunk_cost_short",
                   "inplace_alias_penalty_2k", "blob_thread_min_bytes", "blob_chunk_bytes"):
         if field in doc["measured"]:            # the blob's thread rule is measured on 2+ cores only
             assert doc["measured"][field]["chosen"] == getattr(loaded, field), field
@@ -463,3 +463,32 @@ def test_explain_conversion_and_overlap_refusals():
 def test_cli_refusals_before_any_work(args):
     r = _cli(*args)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "error:" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_small_copies_of_many_short_rows_are_planned_not_handed_to_numpy(dtype, monkeypatch):
+    """Below small_bytes a copy is one np.copyto, except where numpy's inner loop would run over
+    dst's last axis of 2-4 elements small_short_rows times or more (one RGB image NCHW->NHWC)."""
+    rows = AMD.small_short_rows
+    side = int(rows ** 0.5)
+    assert side * side == rows and 3 * side * side * np.dtype(dtype).itemsize < AMD.small_bytes
+    with kernels.use_profile(AMD):
+        x = np.random.default_rng(0).integers(0, 200, (1, 3, side, side)).astype(dtype)
+        fewer = x[:, :, : side // 2]                      # half the rows: numpy's turn
+        for image, planned in ((x, True), (fewer, False)):
+            out = np.empty((1,) + image.shape[2:] + (3,), dtype)
+            view = image.transpose(0, 2, 3, 1)
+            assert kernels.copied_by_numpy(out, view) is not planned
+            e = kernels.explain_copy(out, view, threads=1)
+            assert (e.strategy != "numpy") is planned, str(e)
+            calls = []
+            real = kernels.copy_into
+            monkeypatch.setattr(kernels, "copy_into", lambda d, s, **kw: (calls.append(d.shape), real(d, s, **kw))[1])
+            for _ in range(2):                            # the second call may take convert's short path
+                out[...] = 0
+                assert ly.convert(image, "NCHW", "NHWC", out=out) is out
+                assert np.array_equal(out, view)
+            monkeypatch.setattr(kernels, "copy_into", real)
+            assert (len(calls) == 2) is planned, calls
+        same = np.empty_like(x)                           # same layout: contiguous rows, numpy's copy
+        assert kernels.copied_by_numpy(same, x)

@@ -39,8 +39,9 @@ from .plan import make_fill_plan
 from .pool import run_items, thread_count
 from .profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
+from .strategies.numpy_copy import numpy_is_cheaper, short_rows
 
-__all__ = ["copy_into", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
+__all__ = ["copy_into", "copied_by_numpy", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
            "use_profile"]
 
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
@@ -98,11 +99,23 @@ def _numpy_first(dst, src, prof, overlap=True):
     ``"small"`` below ``small_bytes`` (the numpy strategy's rule, applied first because planning a
     tiny copy costs more than the copy) or, when ``overlap`` is checked, ``"overlap"`` for
     overlapping views (numpy buffers them). A word, not a sentence: this runs on every call."""
-    if dst.nbytes < prof.small_bytes:
+    if numpy_is_cheaper(dst.nbytes, short_rows(dst, src), prof):
         return "small"
     if overlap and np.may_share_memory(dst, src):
         return "overlap"
     return None
+
+
+def copied_by_numpy(dst, src) -> bool:
+    """Whether :func:`copy_into` hands this copy of two distinct arrays to one ``np.copyto``
+    without planning: it is small (``small_bytes``) and numpy would not loop over many short rows.
+
+    >>> import numpy as np
+    >>> x = np.zeros((1, 3, 64, 64), np.uint8)               # 12 KiB: small, but 4096 rows of 3
+    >>> copied_by_numpy(x.copy(), x), copied_by_numpy(np.empty((1, 64, 64, 3), np.uint8), x.transpose(0, 2, 3, 1))
+    (True, False)
+    """
+    return _numpy_first(dst, src, _profile.current(), overlap=False) == "small"
 
 
 def _choice(dst, src, stream, prof, nth=1):

@@ -74,6 +74,9 @@ class MachineProfile:
     disabled: tuple[str, ...] = ()
     #: *tuned*: copies smaller than this are one ``np.copyto``, whose call costs less than a kernel's
     small_bytes: int = 64 << 10
+    #: *tuned*: ... except when np.copyto would loop over at least this many rows of 2 to 4
+    #: elements (dst's last axis, strided in src: one RGB image NCHW->NHWC), each a loop of its own
+    small_short_rows: int = 4096
     #: *tuned*: copies smaller than this run on one thread: below, starting and splitting cost a
     #: second thread more than it gains on a memory-bound copy
     thread_min_bytes: int = 8 << 20

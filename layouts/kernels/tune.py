@@ -14,6 +14,8 @@ stores then first read every line they write, and a hot loop into one output wou
 field                         first way                               second way
 ============================  ======================================  ==========================
 small_bytes                   one ``np.copyto``                       the kernels
+small_short_rows              one ``np.copyto``                       the kernels, on rows of 3
+                              (C=3 uint8 NCHW->NHWC)                  bytes (counted in rows)
 thread_min_bytes_by_strategy  one thread                              every thread, per strategy
                                                                       (``thread_min_bytes`` stays
                                                                       the default of the others)
@@ -34,6 +36,7 @@ or ``--out``) and loaded only on the same CPU.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from dataclasses import dataclass
@@ -183,6 +186,8 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     found.append(_crossover("small_bytes", "np.copyto", "kernels", [("NCHW->NHWC", "float32", 64)], small,
                             ({"small_bytes": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base))
     base = base.replace(small_bytes=found[-1].chosen)
+    found.append(_short_rows(base, quick, rounds))
+    base = base.replace(small_short_rows=found[-1].chosen)
     if base.cpus > 1:
         sizes = [1 * M, 4 * M] if quick else [1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
         entries = []
@@ -211,6 +216,16 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     found.append(_stage(base, quick, rounds))
     base = base.replace(stage_bytes=found[-1].chosen)
     return base.replace(source="tuned", measure_min_bytes=measure), found
+
+
+def _short_rows(base, quick: bool, rounds: int) -> Measured:
+    """``small_short_rows``: np.copyto against the kernels on C=3 uint8 images NCHW->NHWC (rows of
+    3 bytes, so the crossover in bytes over 3 is the one in rows)."""
+    K = 1 << 10
+    sizes = [3 * K, 12 * K, 48 * K] if quick else [3 * K, 6 * K, 12 * K, 24 * K, 48 * K, 96 * K]
+    m = _crossover("small_short_rows", "np.copyto", "kernels", [("NCHW->NHWC", "uint8", 3)], sizes,
+                   ({"small_bytes": 1 << 62, "small_short_rows": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base)
+    return dataclasses.replace(m, chosen=m.chosen // 3, unit="rows")
 
 
 def _stage(base, quick: bool, rounds: int) -> Measured:

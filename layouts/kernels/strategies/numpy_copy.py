@@ -16,6 +16,32 @@ def _nothing(dst, src, d, s, nthreads):
     pass
 
 
+def short_rows(dst, src) -> int:
+    """The rows np.copyto's inner loop would run over one by one: dst's last axis when it is 2 to
+    4 elements long, contiguous in dst and strided in src (0 otherwise).
+
+    >>> import numpy as np
+    >>> x = np.zeros((1, 3, 8, 8), np.uint8)
+    >>> short_rows(np.empty((1, 8, 8, 3), np.uint8), x.transpose(0, 2, 3, 1)), short_rows(x, x)
+    (64, 0)
+    """
+    n = dst.shape[-1] if dst.ndim else 0
+    if not 2 <= n <= 4 or dst.strides[-1] != dst.itemsize or src.strides[-1] == src.itemsize:
+        return 0
+    return dst.size // n
+
+
+def plan_short_rows(p) -> int:
+    """:func:`short_rows` of a planned transpose (dst-contiguous axis i of 2 to 4 units)."""
+    return p.nj * p.nbatch if p.kind == "transpose" and 2 <= p.ni <= 4 else 0
+
+
+def numpy_is_cheaper(nbytes: int, rows: int, profile) -> bool:
+    """The numpy strategy's size rule: below ``small_bytes`` a kernel call costs more than the
+    copy, unless np.copyto would run a loop for each of at least ``small_short_rows`` short rows."""
+    return nbytes < profile.small_bytes and rows < profile.small_short_rows
+
+
 def copyto_choice(why: str) -> Choice:
     return Choice("numpy", why, {}, _copyto, flat=False)
 
@@ -28,10 +54,14 @@ def consider(task, profile):
         return copyto_choice("negative, zero or unaligned strides, or an object dtype: numpy's own loop")
     if p.kind == "scalar":
         return copyto_choice("one element")
-    if p.nbytes < profile.small_bytes:
+    rows = plan_short_rows(p)
+    if numpy_is_cheaper(p.nbytes, rows, profile):
         return copyto_choice(f"{p.nbytes} bytes < small_bytes ({profile.small_bytes}): one numpy call is cheaper")
+    if p.nbytes < profile.small_bytes:
+        return (f"{rows} rows of {p.ni} units >= small_short_rows ({profile.small_short_rows}): np.copyto would "
+                f"loop over each")
     return f"{p.nbytes} bytes >= small_bytes ({profile.small_bytes})"
 
 
 STRATEGY = Strategy("numpy", "negative/zero strides, objects, single elements, and copies below small_bytes",
-                    ("small_bytes",), consider)
+                    ("small_bytes", "small_short_rows"), consider)
