@@ -49,17 +49,22 @@ class Fills:
     """CSS classes for fill colours ('f3'), so an element names its colour in a few bytes; the
     names are the same for the whole process, so a part written once can be shown again."""
 
-    def __init__(self):
+    def __init__(self, names: dict | None = None):
         self.used: set = set()
+        self.names = _FILL_NAMES if names is None else names   # a dict of one's own: names of one picture
 
     def __call__(self, color: str) -> str:
-        name = _FILL_NAMES.setdefault(color, f"f{len(_FILL_NAMES)}")
+        name = self.names.setdefault(color, f"f{len(self.names)}")
         self.used.add(color)
         return name
 
+    def rules(self, uid: str) -> str:
+        """The CSS rules of the classes used, scoped to the element with id ``uid``."""
+        return "".join(f"#{uid} .{self.names[c]}{{fill:{c}}}" for c in sorted(self.used))
+
     @staticmethod
     def css(uid: str, colors) -> str:
-        """The rules of ``colors``' classes, scoped to the element with id ``uid``."""
+        """The rules of ``colors``' process-wide classes, scoped to the element with id ``uid``."""
         return "".join(f"#{uid} .{_FILL_NAMES[c]}{{fill:{c}}}" for c in sorted(colors))
 
 
