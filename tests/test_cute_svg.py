@@ -27,17 +27,23 @@ NS = {"s": "http://www.w3.org/2000/svg"}
 def _panels(svg: str) -> list:
     """Per panel: rows, cols, title, {(row, col): fill class} and {(row, col): label lines top to bottom}."""
     root = ET.fromstring(svg.encode("utf-8"))
-    css = dict(re.findall(r"\.(f\d+)\{fill:(#[0-9a-f]{6})\}", root.find("s:style", NS).text))
+    href = "{http://www.w3.org/1999/xlink}href"
+    defs = {r.get("id"): r for r in root.iterfind("s:defs/s:rect", NS)}
     out = []
     for g in root.iterfind(".//s:g[@class='panel']", NS):
-        rects = g.find("s:g[@class='cells']", NS).findall("s:rect", NS)
-        cell = float(rects[0].get("width"))
-        x0 = min(float(r.get("x")) for r in rects)
-        y0 = min(float(r.get("y")) for r in rects)
-        fills = {(round((float(r.get("y")) - y0) / cell), round((float(r.get("x")) - x0) / cell)): css[r.get("class")]
-                 for r in rects}
+        cells = []                                       # (x, y, fill, shape): rows are groups moved down
+        for row in g.find("s:g[@class='cells']", NS).findall("s:g", NS):
+            dy = float(re.fullmatch(r"translate\(0,([\d.]+)\)", row.get("transform")).group(1))
+            cells += [(float(u.get("x")), dy + float(u.get("y", 0)), u.get("fill"), defs[u.get(href).lstrip("#")])
+                      for u in row.findall("s:use", NS)]
+        (shape,) = {c[3] for c in cells}
+        cell = float(shape.get("width"))
+        assert float(shape.get("height")) == cell
+        x0, y0 = min(c[0] for c in cells), min(c[1] for c in cells)
+        fills = {(round((y - y0) / cell), round((x - x0) / cell)): f for x, y, f, _ in cells}
+        assert len(fills) == len(cells)
         lines = defaultdict(list)
-        for t in g.iterfind(".//s:text[@class]", NS):    # cell labels carry their colour's class
+        for t in g.iterfind(".//s:text[@fill]", NS):     # cell labels carry their colour
             x, y = float(t.get("x")), float(t.get("y"))
             row, col = math.floor((y - y0) / cell), math.floor((x - x0) / cell)
             # a run starts in the left half of its first cell: its text is centred there

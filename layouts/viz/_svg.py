@@ -49,22 +49,17 @@ class Fills:
     """CSS classes for fill colours ('f3'), so an element names its colour in a few bytes; the
     names are the same for the whole process, so a part written once can be shown again."""
 
-    def __init__(self, names: dict | None = None):
+    def __init__(self):
         self.used: set = set()
-        self.names = _FILL_NAMES if names is None else names   # a dict of one's own: names of one picture
 
     def __call__(self, color: str) -> str:
-        name = self.names.setdefault(color, f"f{len(self.names)}")
+        name = _FILL_NAMES.setdefault(color, f"f{len(_FILL_NAMES)}")
         self.used.add(color)
         return name
 
-    def rules(self, uid: str) -> str:
-        """The CSS rules of the classes used, scoped to the element with id ``uid``."""
-        return "".join(f"#{uid} .{self.names[c]}{{fill:{c}}}" for c in sorted(self.used))
-
     @staticmethod
     def css(uid: str, colors) -> str:
-        """The rules of ``colors``' process-wide classes, scoped to the element with id ``uid``."""
+        """The rules of ``colors``' classes, scoped to the element with id ``uid``."""
         return "".join(f"#{uid} .{_FILL_NAMES[c]}{{fill:{c}}}" for c in sorted(colors))
 
 
@@ -74,10 +69,13 @@ def text(x, y, text, size, anchor="start", extra="") -> str:
             f"{esc(text)}</text>")
 
 
-def cell_labels(x0, y0, cell, cx, cy, labels, faces, fills: Fills, fontsize: float | None = None) -> list:
+def cell_labels(x0, y0, cell, cx, cy, labels, faces, fills: Fills | None, fontsize: float | None = None,
+                lone_spacing: bool = True) -> list:
     """One-line cell labels centred in cells of ``cell`` points at cell coordinates ``cx``, ``cy``
     (the cells' top-left corner at ``x0 + cx * cell``, ``y0 + cy * cell``), in black or white,
-    whichever reads on ``faces``; empty labels are left out.
+    whichever reads on ``faces``; empty labels are left out. The colour is a class of ``fills``,
+    or with ``fills=None`` a ``fill`` attribute (no stylesheet needed). ``lone_spacing=False``
+    leaves the word spacing out of a run of one label, which has no space to size.
 
     ``fontsize`` defaults to :func:`layouts.viz._style.label_fontsize` of the cell, and no label
     is written below :data:`~layouts.viz._style.MIN_FONTSIZE`. A run of up to :data:`RUN`
@@ -111,9 +109,10 @@ def cell_labels(x0, y0, cell, cx, cy, labels, faces, fills: Fills, fontsize: flo
     for run in runs:
         n = len(labels[run[0]])
         width = n * adv
-        spacing = spacings.setdefault(n, f"{cell - width - SPACE_EM * fs:.2f}")
-        out.append(f'<text class="{fills(colors[run[0]])}" x="{x0 + (cx[run[0]] + 0.5) * cell - width / 2:.1f}" '
-                   f'y="{y0 + (cy[run[0]] + 0.5) * cell + 0.36 * fs:.1f}" style="word-spacing:{spacing}px">'
+        spacing = spacings.setdefault(n, f' style="word-spacing:{cell - width - SPACE_EM * fs:.2f}px"')
+        paint = f'class="{fills(colors[run[0]])}"' if fills is not None else f'fill="{colors[run[0]]}"'
+        out.append(f'<text {paint} x="{x0 + (cx[run[0]] + 0.5) * cell - width / 2:.1f}" '
+                   f'y="{y0 + (cy[run[0]] + 0.5) * cell + 0.36 * fs:.1f}"{spacing if lone_spacing or len(run) > 1 else ""}>'
                    f'{NBSP.join(esc(labels[i]) for i in run)}</text>')
     out.append("</g>")
     return out

@@ -6,21 +6,20 @@ row and column indices, titles and the bank key; the swizzle, thread-value and s
 as SVG text, in a fraction of the time matplotlib takes to build and save the figure. It is
 what a notebook shows for a :class:`layouts.cute.Layout` (``_repr_mimebundle_``).
 
-Each grid is a ``<g class="panel">`` holding a ``<g class="cells">`` of one ``<rect>`` per cell
-(row-major), then its labels (runs of labels a cell apart, as :mod:`layouts.viz._svg` writes
-them), tile boundaries, indices and title. Colours are CSS classes scoped to the ``<svg>``'s id,
-a hash of the picture, so the same layout gives the same bytes and pictures inlined in one page
-do not restyle each other.
+Each grid is a ``<g class="panel">`` holding a ``<g class="cells">`` of one cell per element
+(a ``<use>`` of the picture's one cell ``<rect>``, with its ``fill``; a row in a ``<g>``), then its labels
+(runs of labels a cell apart, as :mod:`layouts.viz._svg` writes them), tile boundaries, indices
+and title. Colours are ``fill`` attributes and there is no stylesheet, so pictures inlined in one
+page do not restyle each other, and the same layout gives the same bytes.
 
 >>> from layouts import cute
 >>> svg = cute_svg(cute.Layout((4, 8), (8, 1)))
->>> svg.startswith("<?xml"), svg.count("<rect class="), "(4,8):(8,1)" in svg
+>>> svg.startswith("<?xml"), svg.count("<use "), "(4,8):(8,1)" in svg
 (True, 32, True)
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
@@ -62,23 +61,24 @@ def cute_svg(layout: Any, swizzle: Any = None, *, color: str | None = None, tv_t
 
 
 def picture_svg(picture: CutePicture) -> str:
-    """SVG text of a :class:`~layouts.viz.cute.CutePicture`."""
+    """SVG text of a :class:`~layouts.viz.cute_model.CutePicture`."""
     width, height, cell = picture.width * 72, picture.height * 72, picture.cell_in * 72
-    fills = _svg.Fills(names={})      # names of this picture's own, so its bytes do not depend on the process
+    # the cell's id names its size: pictures inlined in one page share it only when it is the same
+    cell_id = f"cute{cell * 100:.0f}"
     body = [f'<rect width="{width:.1f}" height="{height:.1f}" fill="#fff"/>']
     for p in picture.panels:
-        body += _panel(p, width, height, cell, fills)
+        body += _panel(p, height, cell, cell_id)
     if picture.key:
         body.append(_svg.text(0.55 * 72, height - 0.08 * 72, picture.key, TEXT_PT, extra=";fill:#444444"))
     text = "\n".join(body)
-    uid = "cute-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
-    style = f"<style>{fills.rules(uid)}#{uid} text{{{_svg.FONT}}}</style>"
     return ('<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
-            f'<svg xmlns="http://www.w3.org/2000/svg" id="{uid}" width="{width:.1f}pt" height="{height:.1f}pt" '
-            f'viewBox="0 0 {width:.1f} {height:.1f}">\n{style}\n{text}\n</svg>\n')
+            '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+            f'width="{width:.1f}pt" height="{height:.1f}pt" viewBox="0 0 {width:.1f} {height:.1f}" '
+            f'style="{_svg.FONT}">\n<defs><rect id="{cell_id}" width="{cell:.2f}" height="{cell:.2f}"/></defs>\n'
+            f'{text}\n</svg>\n')
 
 
-def _panel(p, width: float, height: float, cell: float, fills) -> list:
+def _panel(p, height: float, cell: float, cell_id: str) -> list:
     x0 = p.left * 72
     y0 = height - (p.bottom * 72 + p.rows * cell)
     k = np.arange(p.rows * p.cols)
@@ -87,12 +87,17 @@ def _panel(p, width: float, height: float, cell: float, fills) -> list:
     colors = _svg.hex_colors(faces)
     out = [f'<g class="panel" data-rows="{p.rows}" data-cols="{p.cols}">',
            '<g class="cells" style="stroke:#fff;stroke-width:0.5px">']
-    xs, ys = (x0 + cols * cell).tolist(), (y0 + rows * cell).tolist()
-    for i in np.flatnonzero(faces[:, 3] > 0).tolist():
-        out.append(f'<rect class="{fills(colors[i])}" x="{xs[i]:.1f}" y="{ys[i]:.1f}" width="{cell:.2f}" height="{cell:.2f}"/>')
+    xs = (x0 + cols * cell).tolist()
+    drawn = faces[:, 3] > 0
+    for r in range(p.rows):            # a row of cells shares its y
+        out.append(f'<g transform="translate(0,{y0 + r * cell:.1f})">')
+        for i in np.flatnonzero(drawn[r * p.cols:(r + 1) * p.cols]).tolist():
+            i += r * p.cols
+            out.append(f'<use xlink:href="#{cell_id}" x="{xs[i]:.1f}" fill="{colors[i]}"/>')
+        out.append("</g>")
     out.append("</g>")
     if p.label_size is not None:
-        out += _labels(p, x0, y0, cell, rows, cols, faces, fills)
+        out += _labels(p, x0, y0, cell, rows, cols, faces)
     by_width: dict = {}
     for (ax, ay), (bx, by), lw in tile_lines(p):
         by_width.setdefault(lw, []).append(f"M{x0 + ax * cell:.1f} {y0 + ay * cell:.1f}L{x0 + bx * cell:.1f} {y0 + by * cell:.1f}")
@@ -100,20 +105,18 @@ def _panel(p, width: float, height: float, cell: float, fills) -> list:
         out.append(f'<path d="{"".join(d)}" style="fill:none;stroke:#202020;stroke-width:{lw:g}px"/>')
     size = TEXT_PT - 1
     down, across = index_labels(p, cell / 72)
-    out.append(f'<g class="index" style="font-size:{size:g}px;fill:#555555">')
-    for i, t in down:
-        out.append(f'<text x="{x0 - 0.3 * cell:.1f}" y="{y0 + (i + 0.5) * cell + 0.36 * size:.1f}" '
-                   f'style="text-anchor:end">{t}</text>')
-    for j, t in across:
-        out.append(f'<text x="{x0 + (j + 0.5) * cell:.1f}" y="{y0 - 0.3 * cell - DESCENT_EM * size:.1f}" '
-                   f'style="text-anchor:middle">{t}</text>')
+    out.append(f'<g class="index" style="font-size:{size:g}px;fill:#555555;text-anchor:end">')
+    out += [f'<text x="{x0 - 0.3 * cell:.1f}" y="{y0 + (i + 0.5) * cell + 0.36 * size:.1f}">{t}</text>' for i, t in down]
+    out.append(f'</g><g class="index" style="font-size:{size:g}px;fill:#555555;text-anchor:middle">')
+    out += [f'<text x="{x0 + (j + 0.5) * cell:.1f}" y="{y0 - 0.3 * cell - DESCENT_EM * size:.1f}">{t}</text>'
+            for j, t in across]
     out.append("</g>")
     out.append(_svg.text(x0, y0 - 18, p.title, TITLE_PT))
     out.append("</g>")
     return out
 
 
-def _labels(p, x0, y0, cell, rows, cols, faces, fills) -> list:
+def _labels(p, x0, y0, cell, rows, cols, faces) -> list:
     """The cell labels; a label of several lines (a thread and a value) as one run of cells per line."""
     fs = p.label_size
     lines = [t.split("\n") for t in p.labels]
@@ -122,5 +125,6 @@ def _labels(p, x0, y0, cell, rows, cols, faces, fills) -> list:
     for n in range(count):
         shift = (n - (count - 1) / 2) * LINE_EM * fs / cell       # this line's centre, in cells from the cell's
         texts = [ls[n] if n < len(ls) else "" for ls in lines]
-        out += _svg.cell_labels(x0, y0, cell, cols, rows + shift, texts, faces, fills, fontsize=fs)
+        out += _svg.cell_labels(x0, y0, cell, cols, rows + shift, texts, faces, None, fontsize=fs,
+                                  lone_spacing=False)
     return out
