@@ -99,7 +99,10 @@ def outline_texts(fig) -> int:
     """Let every plain ``Text`` and ``Annotation`` of ``fig`` draw as outlines on Agg canvases
     (nothing else about them changes); returns how many were switched."""
     switched = 0
-    for t in fig.findobj(lambda a: type(a) in _OUTLINED):
-        t.__class__ = _OUTLINED[type(t)]
-        switched += 1
+    # the figure's and its Axes' own children (titles included): not findobj, which would make
+    # every hidden axis build its ticks
+    for t in [*fig.texts, *(a for ax in fig.axes for a in ax.get_children())]:
+        if type(t) in _OUTLINED:
+            t.__class__ = _OUTLINED[type(t)]
+            switched += 1
     return switched
