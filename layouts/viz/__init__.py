@@ -27,6 +27,7 @@ from .ascii import ascii
 from .compose import compare, draw_article_figure, draw_layout, draw_logical
 from .conversion import draw_conversion
 from .cute import draw_cute
+from .cute_svg import cute_svg
 from .explorer import Explorer, ExplorerModel, explore
 from .gallery import write_gallery
 from .tour import save_tour_figures
@@ -37,5 +38,5 @@ MAX_CELLS = 50_000
 __all__ = [
     "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
     "save_tour_figures", "to_png", "to_svg", "save", "default_wrap", "LayoutFigure", "MAX_CELLS",
-    "explore", "Explorer", "ExplorerModel", "write_gallery", "draw_cute",
+    "explore", "Explorer", "ExplorerModel", "write_gallery", "draw_cute", "cute_svg",
 ]

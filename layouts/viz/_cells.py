@@ -122,10 +122,11 @@ def _line_height(prop, size: float, linespacing: float) -> float:
     return linespacing * 1.17 * size
 
 
-def _label(prop, size: float, linespacing: float, text: str, ha: str = "center"):
+def _label(prop, size: float, linespacing: float, text: str, ha: str = "center", va: str = "center"):
     """The outline of ``text`` in points, y up, centred on (0, 0) vertically and, by ``ha``, horizontally
-    (``"right"``: its ink ends at 0, ``"left"``: starts at 0); and each line's (text, pen x, baseline)."""
-    key = (prop.get_family()[0], prop.get_style(), prop.get_weight(), size, linespacing, text, ha)
+    (``"right"``: its ink ends at 0, ``"left"``: starts at 0); and each line's (text, pen x, baseline).
+    ``va="baseline"``: one line as a Text draws it, the pen starting at 0 on the baseline y = 0."""
+    key = (prop.get_family()[0], prop.get_style(), prop.get_weight(), size, linespacing, text, ha, va)
     hit = _LABELS.get(key)
     if hit is not None:
         return hit
@@ -148,8 +149,11 @@ def _label(prop, size: float, linespacing: float, text: str, ha: str = "center")
             v = np.concatenate(lv)
             x0, x1 = v[:, 0].min(), v[:, 0].max()
             y0, y1 = v[:, 1].min(), v[:, 1].max()
-            dx = {"center": -(x0 + x1) / 2, "right": -x1, "left": -x0}[ha]
-            shift = np.array([dx, box_mid - (y0 + y1) / 2])
+            if va == "baseline":
+                shift = np.zeros(2)
+            else:
+                dx = {"center": -(x0 + x1) / 2, "right": -x1, "left": -x0}[ha]
+                shift = np.array([dx, box_mid - (y0 + y1) / 2])
             verts.append(v + shift)
             codes.append(np.concatenate(lc))
             starts = np.cumsum([0.0] + advances[:-1])   # where each character's pen starts, for SVG text

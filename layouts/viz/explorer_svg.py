@@ -24,49 +24,15 @@ from collections import OrderedDict
 import numpy as np
 
 from ..layout import canonical_order
-from . import _model, _style
+from . import _model, _style, _svg
 from ..errors import LayoutTypeError
 from ._overlay import HIGHLIGHT, check_uid
 
-FONT = "font-family:'DejaVu Sans','Bitstream Vera Sans',Verdana,sans-serif"
-NBSP = "&#160;"
-#: At most this many cell labels share one ``<text>``.
-RUN = 8
 #: Points between the panels stacked in the picture.
 PANEL_GAP = 6.0
 
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def _hexes(rgba) -> list:
-    rgba = np.asarray(rgba, dtype=float).reshape(-1, 4)
-    if not len(rgba):
-        return []
-    uniq, inverse = np.unique(np.round(rgba[:, :3] * 255).astype(np.int64), axis=0, return_inverse=True)
-    names = [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in uniq.tolist()]
-    return [names[i] for i in np.asarray(inverse).reshape(-1).tolist()]
-
-
-_FILL_NAMES: dict = {}
-
-
-class _Fills:
-    """CSS classes for fill colours ('f3'), so a cell names its colour in a few bytes; the names
-    are the same for the whole process, so a panel written once can be shown again."""
-
-    def __init__(self):
-        self.used: set = set()
-
-    def __call__(self, color: str) -> str:
-        name = _FILL_NAMES.setdefault(color, f"f{len(_FILL_NAMES)}")
-        self.used.add(color)
-        return name
-
-    @staticmethod
-    def css(uid: str, colors) -> str:
-        return "".join(f"#{uid} .{_FILL_NAMES[c]}{{fill:{c}}}" for c in sorted(colors))
+FONT, NBSP, RUN = _svg.FONT, _svg.NBSP, _svg.RUN
+_esc, _hexes, _Fills, _text = _svg.esc, _svg.hex_colors, _svg.Fills, _svg.text
 
 
 #: Panels written lately, by what they show: a spec change redraws only the strips that changed.
@@ -89,11 +55,6 @@ def _panel(key, draw) -> tuple:
     return out
 
 
-def _text(x, y, text, size, anchor="start", extra="") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" style="font-size:{size:g}px;text-anchor:{anchor}{extra}">'
-            f"{_esc(text)}</text>")
-
-
 def _lines(x, y, lines, size, spacing=1.35, color="#333333") -> list:
     return [_text(x, y + (i + 0.8) * size * spacing, t, size, extra=f";fill:{color}") for i, t in enumerate(lines)]
 
@@ -112,44 +73,7 @@ def _cells(x0, y0, cell, cx, cy, numbers, faces, fills: _Fills, titles, edge_lw)
     return out
 
 
-def _labels(x0, y0, cell, cx, cy, labels, faces, fills: _Fills) -> list:
-    """Cell labels centred in their cells (one-line labels, as the explorer's logical numbers are).
-
-    A run of up to :data:`RUN` neighbouring cells of one row, whose labels have the same length
-    and colour, is one ``<text>`` whose words are its labels, a cell apart by ``word-spacing``
-    (DejaVu Sans metrics: digits 0.636 em, space 0.318 em): a browser lays that out several times
-    faster than a text placed character by character or one that ``textLength`` stretches; short
-    runs keep a font with other metrics from drifting far.
-    """
-    fs = _style.label_fontsize(cell, labels)
-    if fs < _style.MIN_FONTSIZE:
-        return []
-    colors = _hexes(_style.text_colors(np.asarray(faces)))
-    adv = 0.636 * fs
-    cx, cy = np.asarray(cx, dtype=float), np.asarray(cy, dtype=float)
-    runs, run = [], []
-    for i in np.lexsort((cx, cy)).tolist():
-        if run:
-            j = run[-1]
-            if (len(run) == RUN or cy[i] != cy[j] or cx[i] != cx[j] + 1 or len(labels[i]) != len(labels[j])
-                    or colors[i] != colors[j]):
-                runs.append(run)
-                run = []
-        if labels[i]:
-            run.append(i)
-    if run:
-        runs.append(run)
-    out = [f'<g style="{FONT};font-size:{fs:.2f}px;pointer-events:none">']
-    spacings: dict = {}
-    for run in runs:
-        n = len(labels[run[0]])
-        width = n * adv
-        spacing = spacings.setdefault(n, f"{cell - width - 0.318 * fs:.2f}")
-        out.append(f'<text class="{fills(colors[run[0]])}" x="{x0 + (cx[run[0]] + 0.5) * cell - width / 2:.1f}" '
-                   f'y="{y0 + (cy[run[0]] + 0.5) * cell + 0.36 * fs:.1f}" style="word-spacing:{spacing}px">'
-                   f'{NBSP.join(_esc(labels[i]) for i in run)}</text>')
-    out.append("</g>")
-    return out
+_labels = _svg.cell_labels
 
 
 def _strip(model, layout, *, marker, title, cell, x0, y0, axis, extent, fills, titles, uid, width) -> tuple:
