@@ -33,7 +33,7 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
 
 def _zip_masks(L, K):
     """Interleave masks of the low and high halves of two vectors of K lanes of L units, lane by
@@ -167,6 +167,8 @@ tile_nt_gather = _make(True, None, False, True)
 # its mirror: dst row c at rows[first + c] + ioff, for src rows shorter than a tile that follow
 # each other across batch indices (NHWC->CHWN with C=3: a tile's columns span several pixels)
 tile_nt_scatter = _make(True, None, False, False, True)
+# the same with plain unaligned stores, for a dst whose rows are not 64-byte aligned
+tile_scatter = _make(False, None, False, False, True)
 
 
 @intrinsic

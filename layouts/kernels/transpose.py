@@ -26,7 +26,7 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split
+from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split, tile_scatter
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
@@ -293,13 +293,14 @@ def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
         batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
 
 
-@njit(cache=True, nogil=True)
-def batch_scatter_nt_kernel(dst, src, args, batch, rects, w0, w1):
+@njit(cache=True, nogil=True, inline="always")
+def batch_scatter_items(dst, src, args, batch, w0, w1, nt):
     """The mirror of :func:`batch_gather_nt_kernel`, for source rows shorter than a tile that
     follow each other across batch indices (NHWC->CHWN with C=3): a group's source rows are one
     long row (column ``m`` = batch index ``m // nj``, column ``m % nj``); each tile of ``TL`` such
-    columns stores its dst rows where they lie (``tile_nt_scatter``), all of i under one column
-    tile so that every dst row is written whole and the source rows stream side by side."""
+    columns stores its dst rows where they lie (``tile_nt_scatter``, or ``tile_scatter`` with plain
+    stores for a dst off the 64-byte grid), all of i under one column tile so that every dst row is
+    written whole and the source rows stream side by side."""
     a = args[0]
     ax = batch[0]
     rows = np.empty(a.TL, np.uint64)
@@ -314,7 +315,10 @@ def batch_scatter_nt_kernel(dst, src, args, batch, rects, w0, w1):
                 rows[r] = k * ax.d + (m + r - k * a.nj) * a.dJ
             sr = (m // a.nj) * ax.s + (m - m // a.nj * a.nj)
             for i in range(U0, a.ie, a.TI):
-                tile_nt_scatter(dst, rows, U0, src, sr + i * a.sI, a.sI, i)
+                if nt:
+                    tile_nt_scatter(dst, rows, U0, src, sr + i * a.sI, a.sI, i)
+                else:
+                    tile_scatter(dst, rows, U0, src, sr + i * a.sI, a.sI, i)
         for m in range(mt, m1):
             k = m // a.nj
             c = m - k * a.nj
@@ -322,8 +326,21 @@ def batch_scatter_nt_kernel(dst, src, args, batch, rects, w0, w1):
                 dst[k * ax.d + c * a.dJ + i] = src[k * ax.s + c + i * a.sI]
 
 
+@njit(cache=True, nogil=True)
+def batch_scatter_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """:func:`batch_scatter_items` with non-temporal stores (64-byte aligned dst rows)."""
+    batch_scatter_items(dst, src, args, batch, w0, w1, True)
+
+
+@njit(cache=True, nogil=True)
+def batch_scatter_kernel(dst, src, args, batch, rects, w0, w1):
+    """:func:`batch_scatter_items` with plain stores (dst rows anywhere)."""
+    batch_scatter_items(dst, src, args, batch, w0, w1, False)
+
+
 #: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
 KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
+           "tiles-batch-scatter": batch_scatter_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}

@@ -2,8 +2,9 @@
 <-> CHWN with C=3): the rows of a group of batch indices are one long row, covered by aligned
 non-temporal tiles that gather their source rows (dst rows of C units: CHWN->NHWC,
 :func:`..simd.tile_nt_gather`) or scatter their dst rows (source rows of C units: NHWC->CHWN,
-:func:`..simd.tile_nt_scatter`) over the pixels each tile spans. One pass through memory, where a
-scratch stage (``staged``) makes two through the cache."""
+:func:`..simd.tile_nt_scatter`; plain stores, :func:`..simd.tile_scatter`, into a dst off the
+64-byte grid, such as numpy's own arrays) over the pixels each tile spans. One pass through
+memory, where a scratch stage (``staged``) makes two through the cache."""
 
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from ..strategy import Choice, Strategy
 
 
 def _variant(p, unit: int, TI: int, TL: int, dst_addr: int) -> str:
-    """``"gather"``, ``"scatter"`` or why neither fits."""
+    """``"gather"``, ``"scatter"``, ``"scatter-plain"`` or why none fits."""
     nb, dB, sB = p.batch[0]
     if dB == p.ni and p.ni < TI:
         if p.nj < TL or (p.dJ * unit) % 64 or dst_addr % unit or nb * p.ni < TI:
             return "short dst rows, but fewer columns than a tile or dst rows not 64-byte multiples apart"
         return "gather"
     if sB == p.nj and p.nj < TL:
-        if p.ni % TI or (p.ni * unit) % 64 or (p.dJ * unit) % 64 or (dB * unit) % 64 or dst_addr % 64:
-            return "short source rows, but dst rows not whole 64-byte aligned tiles"
+        if p.ni % TI:
+            return "short source rows, but dst rows not whole tiles"
+        if (p.ni * unit) % 64 or (p.dJ * unit) % 64 or (dB * unit) % 64 or dst_addr % 64:
+            return "scatter-plain"      # off the 64-byte grid: plain stores, still one pass
         return "scatter"
     return f"no side has rows shorter than a tile ({TI} x {TL}) following each other across the batch axis"
 
@@ -41,7 +44,7 @@ def consider(task, profile):
     L, K = TILE_SHAPE[8 * unit]
     TI, TL = K * L, L
     variant = _variant(p, unit, TI, TL, task.dst_addr)
-    if variant not in ("gather", "scatter"):
+    if variant not in ("gather", "scatter", "scatter-plain"):
         return variant
     nb = p.batch[0][0]
     per = p.ni * p.nj * unit
@@ -58,16 +61,19 @@ def consider(task, profile):
     nwork = -(-nb // group)
     batch = batch_axes(p.batch)
     rects = records(RECTS, ())
-    kernel = f"tiles-nt-batch-{variant}"
+    kernel = "tiles-batch-scatter" if variant == "scatter-plain" else f"tiles-nt-batch-{variant}"
 
     def run(dst, src, d, s, nth):
         from ..transpose import KERNELS
         run_items(KERNELS[kernel], (d, s, args, batch, rects), (), nwork, nth)
 
-    params = {"variant": kernel, "tile": f"{TI}x{TL}", "batch_group": group, "peel": peel, "stream": True}
+    plain = variant == "scatter-plain"
+    params = {"variant": kernel, "tile": f"{TI}x{TL}", "batch_group": group, "peel": peel, "stream": not plain}
     side, n = ("dst", p.ni) if variant == "gather" else ("source", p.nj)
-    return Choice("short-rows", f"{side} rows of {n} units follow each other across {nb} batch indices: aligned "
-                  f"tiles that {variant} over them, {group} indices a work item", params, run, work_items=nwork)
+    how = ("tiles with plain stores (dst rows off the 64-byte grid) that scatter" if plain
+           else f"aligned tiles that {variant}")
+    return Choice("short-rows", f"{side} rows of {n} units follow each other across {nb} batch indices: {how} over "
+                  f"them, {group} indices a work item", params, run, work_items=nwork)
 
 
 STRATEGY = Strategy("short-rows", "rows shorter than a tile on either side that follow each other across the batch "
