@@ -142,26 +142,30 @@ _small: dict = {}
 
 def _small_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> np.ndarray | None:
     """A small copy into ``out`` of a conversion already checked once: each step one
-    ``np.copyto`` (what the copy engine does below ``small_bytes``), without the front end's
-    per-call work; None when the full path must run."""
+    ``np.copyto`` (what the copy engine does below ``small_bytes``, unless numpy would loop over
+    many short rows), without the front end's per-call work; None when the full path must run."""
     if type(src) is not str or type(dst) is not str:
         return None
-    steps = _small.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
-    if steps is None or x.nbytes >= _kernels().current().small_bytes:
+    known = _small.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
+    if known is None:
+        return None
+    steps, rows = known
+    prof = _kernels().current()
+    if x.nbytes >= prof.small_bytes or rows >= prof.small_short_rows:
         return None
     if not out.flags.writeable or np.may_share_memory(out, x):
         return None                                   # the full path words the refusal
-    views = [step.views(x, out) for step in steps]
-    if not all(_kernels().copied_by_numpy(dv, sv) for sv, dv in views):
-        return None
-    for sv, dv in views:
+    for step in steps:
+        sv, dv = step.views(x, out)
         np.copyto(dv, sv, casting="no")
     return out
 
 
 def _remember_small(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
     """After a full conversion into ``out``: keep its steps for :func:`_small_into` when they are
-    plain region copies into ``out``'s own shape with no padding and no padding warning."""
+    plain region copies into ``out``'s own shape with no padding and no padding warning, with the
+    most short rows numpy would loop over in one of them (the copy engine's rule, kept per shape:
+    a later ``x`` of other strides can only make the short path slower, never wrong)."""
     if type(src) is not str or type(dst) is not str or x.dtype.hasobject:
         return
     try:
@@ -172,7 +176,8 @@ def _remember_small(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
         return
     if len(_small) > 256:
         _small.clear()
-    _small[(src, dst, x.shape, x.dtype, out.shape, out.dtype)] = tuple(steps)
+    rows = max([_kernels().short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)], default=0)
+    _small[(src, dst, x.shape, x.dtype, out.shape, out.dtype)] = (tuple(steps), rows)
 
 
 def _shape_of(x: Any) -> Any:

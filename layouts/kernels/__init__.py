@@ -41,7 +41,7 @@ from .profile import MachineProfile, current, reference, set_profile, use_profil
 from .records import ROWS, batch_axes, record
 from .strategies.numpy_copy import numpy_is_cheaper, short_rows
 
-__all__ = ["copy_into", "copied_by_numpy", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
+__all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
            "use_profile"]
 
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
