@@ -47,9 +47,10 @@ __all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_c
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
 
 
-def _flat(arr, ext, unit):
-    """A writable 1-D ``unit`` view of the ``ext`` bytes starting at ``arr``'s first byte."""
-    buf = (ctypes.c_char * ext).from_address(arr.ctypes.data)
+def _flat(arr, ext, unit, addr=None):
+    """A writable 1-D ``unit`` view of the ``ext`` bytes starting at ``arr``'s first byte (at
+    ``addr`` when the caller has it: reading ``arr.ctypes`` builds an object each time)."""
+    buf = (ctypes.c_char * ext).from_address(arr.ctypes.data if addr is None else addr)
     return np.frombuffer(buf, dtype=unit)
 
 
@@ -118,11 +119,12 @@ def copied_by_numpy(dst, src) -> bool:
     return _numpy_first(dst, src, _profile.current(), overlap=False) == "small"
 
 
-def _choice(dst, src, stream, prof, nth=1):
+def _choice(dst, src, stream, prof, nth=1, addrs=None):
     """The choice for this copy under ``prof`` on ``nth`` threads: the registry's rules, or what
-    :mod:`.wisdom` measured (cached per profile)."""
-    key = (dst.shape, dst.strides, src.strides, dst.dtype, dst.ctypes.data % 64, src.ctypes.data % 64, stream,
-           id(prof), nth)
+    :mod:`.wisdom` measured (cached per profile); ``addrs``: the two first-byte addresses, when
+    the caller has them."""
+    da, sa = addrs or (dst.ctypes.data, src.ctypes.data)
+    key = (dst.shape, dst.strides, src.strides, dst.dtype, da % 64, sa % 64, stream, id(prof), nth)
     hit = _choices.get(key)
     if hit is not None and hit[1] is prof:
         return hit[0], prof
@@ -141,14 +143,15 @@ def _copy_views(dst, src, nth, stream=False, prof=None):
     """:func:`copy_into` after its checks (no check here: callers pass same-shape, same-dtype,
     writable, non-overlapping views), on ``nth`` threads under ``prof`` (None: the active
     profile); ``stream``: the output is part of a larger one (the strategies may bypass the cache)."""
-    c, prof = _choice(dst, src, stream, prof or _profile.current(), nth)
+    addrs = dst.ctypes.data, src.ctypes.data
+    c, prof = _choice(dst, src, stream, prof or _profile.current(), nth, addrs)
     if not c.flat:
         c.run(dst, src, None, None, nth)
         return
     p = c.plan
     if p.nbytes < prof.thread_min(c.strategy):
         nth = 1
-    c.run(dst, src, _flat(dst, p.dext, p.unit), _flat(src, p.sext, p.unit), nth)
+    c.run(dst, src, _flat(dst, p.dext, p.unit, addrs[0]), _flat(src, p.sext, p.unit, addrs[1]), nth)
 
 
 def explain_copy(dst, src, threads=None):
