@@ -9,7 +9,8 @@
 Per case (shape, dtype, direction) these methods run interleaved: one round calls each once,
 in a shuffled order, and each figure is the median over the rounds; the first call of each
 method (JIT compile, page faults) is made before the rounds and not timed, and each timed call
-follows a short sleep (``--gap``) so that the previous method's worker threads stop spinning:
+follows a short sleep (``--gap``) so that the previous method's worker threads stop spinning
+(after a torch call, :data:`TORCH_SETTLE_S` more: libgomp's workers spin far longer):
 
 - ``ours<k>``  ``layouts.convert(x, src, dst, out=out, threads=k)`` for each k of ``--threads``
   (the direct ``layouts.kernels.copy_into(out, view)`` when convert is missing or differs; the
@@ -70,6 +71,9 @@ QUICK_DIRS = ["NCHW-NHWC", "NHWC-NCHW", "NCHW-CHWN", "NHWC-CHWN", "NCHW-NCHW16c"
 # axis permutation from the NCHW-ordered logical tensor to each plain layout's memory order
 PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
 REFS = ("copyto", "nt")
+#: seconds to wait after a torch call, untimed: its OpenMP workers (libgomp) spin for milliseconds
+#: after a parallel region, on the core the next method's second thread needs
+TORCH_SETTLE_S = 0.03
 
 
 def label(shape):
@@ -206,6 +210,8 @@ def bench_case(shape, dtype, direction, o):
                 t0 = time.perf_counter()
                 run()
                 times[m].append(time.perf_counter() - t0)
+                if m.startswith("torch"):
+                    time.sleep(TORCH_SETTLE_S)
             if r >= 2 and time.perf_counter() > budget:
                 break
     finally:
