@@ -100,7 +100,8 @@ def _numpy_first(dst, src, prof, overlap=True):
     ``"small"`` below ``small_bytes`` (the numpy strategy's rule, applied first because planning a
     tiny copy costs more than the copy) or, when ``overlap`` is checked, ``"overlap"`` for
     overlapping views (numpy buffers them). A word, not a sentence: this runs on every call."""
-    if numpy_is_cheaper(dst.nbytes, short_rows(dst, src), prof):
+    # the rule is numpy_is_cheaper's; rows are counted only for a copy it could call small
+    if dst.nbytes < prof.small_bytes and numpy_is_cheaper(dst.nbytes, short_rows(dst, src), prof):
         return "small"
     if overlap and np.may_share_memory(dst, src):
         return "overlap"
