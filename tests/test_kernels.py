@@ -285,6 +285,32 @@ def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
                 assert not buf[:start].any() and not buf[start + nb:].any()
 
 
+@pytest.mark.parametrize("dtype", ["u1", "u2", "f4", "f8"])
+@pytest.mark.parametrize("C", [2, 3, 4])
+def test_small_c_interleaves_match_numpy_on_any_line_offset(path, dtype, C):
+    """NCHW <-> NHWC with C = 2..4 (small-c): with non-temporal stores (``simd-nt``) the output is
+    staged a block at a time and written in whole lines, its partial lines by plain stores. Planes
+    of 37x41 start anywhere in a line; dst at several offsets, one not a multiple of the unit
+    (another plan then, checked for its bytes alone); images spanning several chunks and staged blocks; 1 and 2 threads;
+    nothing written outside the output."""
+    dt = np.dtype(dtype)
+    tune(l1d_bytes=3 * 64 * C * dt.itemsize)                # 64-pixel blocks: many a plane
+    rng = np.random.default_rng(C)
+    x = random_array(rng, (3, C, 37, 41), dt)
+    for src in (x.transpose(0, 2, 3, 1), np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)):
+        nb = src.size * dt.itemsize
+        buf = np.zeros(nb + 128, np.uint8)
+        for start in (0, 16, 40, 3):
+            out = buf[start:start + nb].view(dt).reshape(src.shape)
+            buf[...] = 0
+            copy_into(out, src, threads=1 + start % 32 // 16)
+            assert out.tobytes() == np.ascontiguousarray(src).tobytes()
+            assert not buf[:start].any() and not buf[start + nb:].any()
+            if start % dt.itemsize == 0:      # else the copy moves bytes, by another plan
+                e = kernels.explain_copy(out, src)
+                assert e.strategy == "small-c" and e.params["stream"] == (path == "simd-nt"), str(e)
+
+
 @pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("dtype", ["u1", "u2"])
 @pytest.mark.parametrize("C,pitch_extra", [(64, 0), (68, 0), (64, 64), (128, 4), (80, 0)])

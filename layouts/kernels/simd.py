@@ -33,7 +33,7 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch", "zip4", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch", "nt_line", "zip4", "TILE_SHAPE"]
 
 def _zip_masks(L, K):
     """Interleave masks of the low and high halves of two vectors of K lanes of L units, lane by
@@ -190,6 +190,28 @@ def prefetch(typingctx, arr, off):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@intrinsic
+def nt_line(typingctx, dst, doff, src, soff):
+    """``dst[doff:]`` <- ``src[soff:]``, 64 bytes: an unaligned load and a non-temporal store,
+    which the caller must place on a 64-byte boundary (a whole cache line, written past the cache)."""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.dtype == src.dtype
+            and isinstance(dst.dtype, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        dary = context.make_array(signature.args[0])(context, builder, args[0])
+        sary = context.make_array(signature.args[2])(context, builder, args[2])
+        elt = ir.IntType(signature.args[0].dtype.bitwidth)
+        vt = ir.VectorType(ir.IntType(64), 8)
+        sp = builder.bitcast(builder.gep(sary.data, [args[3]], inbounds=True, source_etype=elt), vt.as_pointer())
+        dp = builder.bitcast(builder.gep(dary.data, [args[1]], inbounds=True, source_etype=elt), vt.as_pointer())
+        st = builder.store(builder.load(sp, align=1, typ=vt), dp, align=64)
+        st.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+        return context.get_dummy_value()
+
+    return types.void(dst, doff, src, soff), codegen
 
 
 @intrinsic

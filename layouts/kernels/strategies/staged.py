@@ -29,6 +29,7 @@ def consider(task, profile):
     us = p.unit.itemsize
     stream = task.stream or p.nbytes >= profile.nt_min_bytes
     P = max(16, min(npx, profile.stage_bytes // (N * C * us)))
+    cached = profile.replace(nt_stores=False)      # the scratch is read back at once: never stream it
 
     nchunks = -(-npx // P)
 
@@ -40,10 +41,10 @@ def consider(task, profile):
             q = min(P, npx - p0)
             t = unit_view(tmp, (N, C, q), (C * q, q, 1))
             if case == "A":
-                _copy_views(t, unit_view(s, (N, C, q), (p.sI, 1, C), p0 * C), 1, False, profile)
+                _copy_views(t, unit_view(s, (N, C, q), (p.sI, 1, C), p0 * C), 1, False, cached)
                 _copy_views(unit_view(d, (C, q, N), (p.dJ, N, 1), p0 * N), t.transpose(1, 2, 0), 1, stream, profile)
             else:
-                _copy_views(t, unit_view(s, (N, C, q), (1, p.sI, N), p0 * N), 1, False, profile)
+                _copy_views(t, unit_view(s, (N, C, q), (1, p.sI, N), p0 * N), 1, False, cached)
                 _copy_views(unit_view(d, (N, q, C), (p.dJ, C, 1), p0 * C), t.transpose(0, 2, 1), 1, stream, profile)
 
     def run(dst, src, d, s, nth):
