@@ -151,6 +151,21 @@ def test_rows_cached_reads_the_geometry_not_an_assumed_one():
     assert rows_cached(100, xeon) == 48 * 1024 // 64                        # not line-aligned: all of L1
 
 
+def test_short_source_rows_take_one_tile_column_where_a_block_of_them_stays_in_l1():
+    """NCHW16c -> NCHW in float32: blocks of 2 KiB of dst row (512 pixels) by source rows of 64
+    bytes hold 32 KiB of source lines. Within two thirds of the Xeon's 48 KiB L1 they stay cached
+    across the block's tile columns, so one column a block (4 dst rows written at a time, not 16);
+    beyond two thirds of the EPYC's 32 KiB the block takes all 16 columns, each line read once."""
+    def block(machine):
+        with kernels.use_profile(machine):
+            e, = explain_conversion((8, 4, 56, 56, 16), np.float32, "NCHW16c", "NCHW", threads=1)
+        assert e.strategy == "simd-tiles", str(e)
+        return e.params["block"]
+    assert block(reference("xeon-avx512")) == "512x4"
+    assert block(reference("epyc-avx512")) == "512x16"
+    assert block(reference("xeon-avx512").replace(l1d_bytes=(48 << 10) - 64)) == "512x16"   # just too small
+
+
 def _fake_cache(root, levels):
     """A sysfs cache folder: ``levels`` is [(level, type, size, ways or None, line or None)]."""
     for k, (level, kind, size, ways, line) in enumerate(levels):

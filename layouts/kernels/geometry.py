@@ -78,15 +78,20 @@ def rows_cached(row_bytes: int, profile) -> int:
 
 def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: int, profile) -> tuple[int, int]:
     """Cache blocks (Bi, Bj) in units, multiples of the tile: long dst rows go in blocks of
-    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short, and
-    ``block_j_aliased_bytes`` when the src rows are a multiple of 4 KiB apart); short
+    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short and the
+    block's rows would not stay in L1, ``block_j_aliased_bytes`` when the src rows are a
+    multiple of 4 KiB apart); short
     dst rows take all of i by ``block_j_short_bytes`` of j."""
     if ni * unit_bytes >= profile.long_row_bytes:
         Bi = max(TI, profile.block_i_long_bytes // unit_bytes // TI * TI)
         Bj = TL
         if src_row_bytes % 4096 == 0:       # every source row in the same cache sets: use up each line
             Bj = max(TL, min(nj // TL * TL, profile.block_j_aliased_bytes // unit_bytes // TL * TL))
-        if nj * unit_bytes <= profile.block_j_long_bytes:
+        # short source rows: all of j, each source line read once per tile row, unless the rows
+        # of one block stay in L1 from one tile column to the next (a third of it left for the
+        # rest): then one column at a time writes fewer dst rows at once (NCHW16c -> NCHW)
+        held = Bi * min(src_row_bytes, -(-nj * unit_bytes // 64) * 64)
+        if nj * unit_bytes <= profile.block_j_long_bytes and held * 3 > profile.l1d_bytes * 2:
             Bj = max(TL, nj // TL * TL)
     else:
         Bi = max(TI, -(-ni // TI) * TI)
