@@ -38,6 +38,11 @@ class Task:
     def of(cls, dst: np.ndarray, src: np.ndarray, stream: bool = False) -> "Task":
         return cls(make_plan(dst, src), dst.ctypes.data, src.ctypes.data, stream)
 
+    def streams(self, profile) -> bool:
+        """Whether the output is to be written past the cache: it is part of a streamed one, or
+        at least the profile's ``nt_min_bytes``."""
+        return self.stream or self.plan.nbytes >= profile.nt_min_bytes
+
 
 @dataclass(frozen=True)
 class Choice:

@@ -44,7 +44,7 @@ def consider(task, profile):
                 f"{profile.group_aliased_min_bytes} for source rows a multiple of 4 KiB apart)")
     if p.nj < profile.group_min_cols:
         return f"nj={p.nj} < group_min_cols ({profile.group_min_cols})"
-    stream = task.stream or p.nbytes >= profile.nt_min_bytes
+    stream = task.streams(profile)
     ng = p.ni // G
     Q = max(16, profile.group_scratch_bytes // 4 // ng // 16 * 16)
     Q = min(Q, -(-p.nj // 16) * 16)

@@ -38,7 +38,7 @@ def consider(task, profile):
         return "needs SIMD tiles and non-temporal stores (profile simd, nt_stores)"
     if p.kind != "transpose" or p.dI != 1 or p.sJ != 1 or len(p.batch) != 1:
         return "not a transpose with unit-stride rows and one batch axis"
-    if not (task.stream or p.nbytes >= profile.nt_min_bytes) or profile.batch_group_bytes <= 0:
+    if not task.streams(profile) or profile.batch_group_bytes <= 0:
         return f"{p.nbytes} bytes < nt_min_bytes ({profile.nt_min_bytes}): a cached copy"
     unit = p.unit.itemsize
     L, K = TILE_SHAPE[8 * unit]

@@ -83,7 +83,7 @@ def consider(task, profile):
         return "SIMD tiles are off (profile simd=False)"
     if p.kind != "transpose" or p.dI != 1 or p.sJ != 1:
         return "not a transpose with unit-stride rows on both sides"
-    stream = task.stream or p.nbytes >= profile.nt_min_bytes
+    stream = task.streams(profile)
     t = tiling(p.ni, p.nj, p.dJ, tuple(a[1] for a in p.batch), p.unit.itemsize, task.dst_addr, stream, profile,
                p.sI)
     if isinstance(t, str):

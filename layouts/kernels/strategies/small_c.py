@@ -35,8 +35,7 @@ def consider(task, profile):
         C, n, stride, kind = p.nj, p.ni, p.dJ, "deinterleave"
     else:
         return "no side has packed rows of 2-4 units"
-    stream = (profile.nt_stores and (task.stream or p.nbytes >= profile.nt_min_bytes)
-              and task.dst_addr % p.unit.itemsize == 0)
+    stream = profile.nt_stores and task.streams(profile) and task.dst_addr % p.unit.itemsize == 0
     block = stage_block(C, p.unit.itemsize, profile.l1d_bytes)
     args = record(SMALL, C=C, n=n, stride=stride, chunk=CHUNK, block=block)
     batch = batch_axes(p.batch)

@@ -27,7 +27,7 @@ def consider(task, profile):
     else:
         return "no 2-4 channels strided on both sides"
     us = p.unit.itemsize
-    stream = task.stream or p.nbytes >= profile.nt_min_bytes
+    stream = task.streams(profile)
     P = max(16, min(npx, profile.stage_bytes // (N * C * us)))
     cached = profile.replace(nt_stores=False)      # the scratch is read back at once: never stream it
 
