@@ -121,8 +121,10 @@ def deinterleave_kernel(dst, src, args, batch, w0, w1):
         _unpack(dst, db + k0, a.stride, src, sb + k0 * a.C, k1 - k0, a.C)
 
 
-@njit(cache=True, nogil=True)
-def interleave_nt_kernel(dst, src, args, batch, w0, w1):
+@njit(cache=True, nogil=True, inline="always")
+def _staged_nt(dst, src, args, batch, w0, w1, planar_dst):
+    """The ``_nt`` kernels: per block of ``a.block`` elements of the long axis, (de)interleave
+    into an L1 scratch, then stream it out (one run of dst rows of C, or C runs, one a plane)."""
     a = args[0]
     C = a.C
     blk = a.block
@@ -130,23 +132,22 @@ def interleave_nt_kernel(dst, src, args, batch, w0, w1):
     addr = np.uint64(dst.ctypes.data)
     for w in range(w0, w1):
         db, sb, k0, k1 = _chunk(w, a, batch)
-        for j0 in range(k0, k1, blk):
-            m = min(blk, k1 - j0)
-            _pack(stage, U0, src, sb + j0, a.stride, m, C)
-            _stream(dst, db + j0 * C, stage, U0, m * C, addr)
+        for k in range(k0, k1, blk):
+            m = min(blk, k1 - k)
+            if planar_dst:
+                _unpack(stage, U0, blk, src, sb + k * C, m, C)
+                for c in range(C):
+                    _stream(dst, db + c * a.stride + k, stage, c * blk, m, addr)
+            else:
+                _pack(stage, U0, src, sb + k, a.stride, m, C)
+                _stream(dst, db + k * C, stage, U0, m * C, addr)
+
+
+@njit(cache=True, nogil=True)
+def interleave_nt_kernel(dst, src, args, batch, w0, w1):
+    _staged_nt(dst, src, args, batch, w0, w1, False)
 
 
 @njit(cache=True, nogil=True)
 def deinterleave_nt_kernel(dst, src, args, batch, w0, w1):
-    a = args[0]
-    C = a.C
-    blk = a.block
-    stage = np.empty(blk * C, dst.dtype)
-    addr = np.uint64(dst.ctypes.data)
-    for w in range(w0, w1):
-        db, sb, k0, k1 = _chunk(w, a, batch)
-        for i0 in range(k0, k1, blk):
-            m = min(blk, k1 - i0)
-            _unpack(stage, U0, blk, src, sb + i0 * C, m, C)
-            for c in range(C):
-                _stream(dst, db + c * a.stride + i0, stage, c * blk, m, addr)
+    _staged_nt(dst, src, args, batch, w0, w1, True)
