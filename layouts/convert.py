@@ -129,7 +129,8 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             from .arrays import bump_version, is_torch_tensor
             if is_torch_tensor(out):
                 bump_version(out)
-        elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:
+        elif (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
+              and x.nbytes < _kernels().current().small_bytes):   # what _small_into would take
             _remember_small(x, src, dst, out)
         return out
     return back(result)
