@@ -86,7 +86,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     copy.add_argument("--inplace", action="store_true",
                       help="explain the in-place plan (convert_inplace: passes and their strategies) instead")
     copy.add_argument("--profile", default=None, metavar="KIND",
-                      help="plan as on a reference machine (epyc-avx512, xeon-avx512, epyc-avx2) instead of this one")
+                      help="plan as on a reference machine (epyc-avx512, xeon-avx512, epyc-avx2, epyc-zen5) instead of this one")
     tune = sub.add_parser(
         "tune", help="measure this machine's copy thresholds and costs and save a profile",
         description="Time the copy strategies against each other at growing sizes and save the thresholds "

@@ -120,7 +120,8 @@ def _between(src, dst):
 #: are 48 lines, which fall in 64 / gcd(48, 64) = 4 of the 64 sets; f16 (96 lines) in 2, f32 in 1
 CACHED_ROWS = {"epyc-avx512": {1: 4 * 8, 2: 2 * 8, 4: 1 * 8},       # 32 KiB 8-way: 64 sets
                "xeon-avx512": {1: 4 * 12, 2: 2 * 12, 4: 1 * 12},    # 48 KiB 12-way: 64 sets
-               "epyc-avx2": {1: 4 * 8, 2: 2 * 8, 4: 1 * 8}}
+               "epyc-avx2": {1: 4 * 8, 2: 2 * 8, 4: 1 * 8},
+               "epyc-zen5": {1: 4 * 12, 2: 2 * 12, 4: 1 * 12}}      # 48 KiB 12-way: 64 sets
 
 
 @pytest.mark.parametrize("kind", sorted(REFERENCES))
@@ -163,6 +164,7 @@ def test_short_source_rows_take_one_tile_column_where_a_block_of_them_stays_in_l
         return e.params["block"]
     assert block(reference("xeon-avx512")) == "512x4"
     assert block(reference("epyc-avx512")) == "512x16"
+    assert block(reference("epyc-zen5")) == "512x4"            # an EPYC with the Xeon's 48 KiB L1d
     assert block(reference("xeon-avx512").replace(l1d_bytes=(48 << 10) - 64)) == "512x16"   # just too small
 
 

@@ -12,6 +12,8 @@ kind               CPU (llvmlite name)   SIMD                         L1d       
 ``xeon-avx512``    Intel Xeon            AVX-512 (f, bw, vl, vbmi)    48 KiB       2 MiB
                    (emeraldrapids)                                    12-way
 ``epyc-avx2``      AMD EPYC (znver3)     AVX2                         32 KiB 8-way 512 KiB
+``epyc-zen5``      AMD EPYC (znver5)     AVX-512 (f, bw, vl, vbmi)    48 KiB       1 MiB
+                                                                      12-way
 =================  ====================  ===========================  ===========  ======
 
 This module is the table; :func:`layouts.kernels.profile.reference` builds the profile.
@@ -42,5 +44,9 @@ REFERENCES: dict[str, dict] = {
     "epyc-avx2": dict(cpu_name="znver3", cpu_features=("sse4.2", "avx", "avx2"), cpus=2,
                       l1d_bytes=32 << 10, l1d_ways=8, l1d_line_bytes=64,
                       l2_bytes=512 << 10, l2_ways=8, l2_line_bytes=64, l3_bytes=32 << 20),
+    # Zen 5: the Xeon's L1d geometry with the EPYC's L2, so the two caches' rules part ways here
+    "epyc-zen5": dict(cpu_name="znver5", cpu_features=_AVX512, cpus=2,
+                      l1d_bytes=48 << 10, l1d_ways=12, l1d_line_bytes=64,
+                      l2_bytes=1 << 20, l2_ways=16, l2_line_bytes=64, l3_bytes=32 << 20),
 }
 
