@@ -351,12 +351,13 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     r = _cli("tune", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
     for field in ("small_bytes", "small_short_rows", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes",
-                  "inplace_cost_scratch", "inplace_chunk_cost_4k", "inplace_alias_penalty_4k", "blob_thread_min_bytes"):
+                  "inplace_cost_scratch", "inplace_chunk_cost_4k", "inplace_alias_penalty_4k", "blob_thread_min_bytes",
+                  "narrow_when_aliased"):
         assert field in r.stdout
     loaded = prof.load(out)
     doc = json.loads(out.read_text())
     for field in ("small_bytes", "small_short_rows", "inplace_cost_scratch", "inplace_cost_ckg", "inplace_chunk_cost_short",
-                  "inplace_alias_penalty_2k", "blob_thread_min_bytes", "blob_chunk_bytes"):
+                  "inplace_alias_penalty_2k", "blob_thread_min_bytes", "blob_chunk_bytes", "narrow_when_aliased"):
         if field in doc["measured"]:            # the blob's thread rule is measured on 2+ cores only
             assert doc["measured"][field]["chosen"] == getattr(loaded, field), field
     assert "inplace_cost_square" in doc["measured"]

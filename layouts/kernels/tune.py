@@ -25,6 +25,10 @@ block_j_long_bytes            cache blocks of all of j                one tile c
                               (by source row length, long dst rows)
 stage_bytes                   a scratch of 4 MiB for ``staged``       the fastest of a few sizes
                               (C=3 NHWC<->CHWN)
+narrow_when_aliased           full tiles                              narrow tiles, where the
+                                                                      source rows share L1 sets
+                                                                      (in-cache copies; the
+                                                                      less total time wins)
 ============================  ======================================  ==========================
 
 Then it fills the wisdom (:mod:`.wisdom`) for the common conversions (:data:`WISDOM_CASES`: the
@@ -215,6 +219,8 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     base = base.replace(block_j_long_bytes=found[-1].chosen)
     found.append(_stage(base, quick, rounds))
     base = base.replace(stage_bytes=found[-1].chosen)
+    found.append(_narrow(base, quick, rounds))
+    base = base.replace(narrow_when_aliased=bool(found[-1].chosen))
     return base.replace(source="tuned", measure_min_bytes=measure), found
 
 
@@ -246,6 +252,29 @@ def _stage(base, quick: bool, rounds: int) -> Measured:
     best = sizes[totals.index(min(totals))]
     return Measured("stage_bytes", f"a scratch of {4 * M} bytes", "the fastest scratch", sizes, rows, best,
                     note="the least total time of the four copies")
+
+
+#: in-cache conversions whose source rows share L1 sets, where the narrow tiles apply: (direction,
+#: dtype, C, H = W, N), the benchmark's 256x3x32x32 and 4 KiB planes of 64 channels
+NARROW_CASES = [("NCHW->CHWN", "float32", 3, 32, 256), ("NCHW->CHWN", "float16", 3, 32, 256),
+                ("NCHW->CHWN", "uint8", 3, 32, 256), ("NCHW->NHWC", "float32", 64, 32, 8),
+                ("NCHW->NHWC", "uint8", 64, 32, 8)]
+
+
+def _narrow(base, quick: bool, rounds: int) -> Measured:
+    """``narrow_when_aliased``: full tiles against narrow ones on in-cache copies whose source rows
+    share L1 sets (:data:`NARROW_CASES`); on (1) when the narrow tiles take less time in total.
+    Which is faster depends on the core more than on the cache geometry the rule reads: on a
+    Zen 5 the full tiles won where the narrow ones had won on a Zen 4."""
+    ways = (base.replace(narrow_when_aliased=False), base.replace(narrow_when_aliased=True))
+    rows, totals = [], [0.0, 0.0]
+    for direction, dtype, C, side, n in NARROW_CASES[:3] if quick else NARROW_CASES:
+        out, v = _case(direction, dtype, n * C * side * side * np.dtype(dtype).itemsize, C, side)
+        t_full, t_narrow = medians(_copy_runs(out, v, ways, (1, 1)), out.nbytes, rounds)
+        rows.append((f"{direction} {dtype} C={C}", out.nbytes, t_full, t_narrow))
+        totals = [totals[0] + t_full, totals[1] + t_narrow]
+    return Measured("narrow_when_aliased", "full tiles", "narrow tiles", [], rows, int(totals[1] < totals[0]),
+                    note="the less total time over the cases", unit="(1: on)")
 
 
 def _whole_j(base, quick: bool, rounds: int) -> Measured:
