@@ -99,7 +99,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     """
     if (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
             and (threads is None or (type(threads) is int and threads >= 1))):    # small copies use no threads
-        done = _small_into(x, src, dst, out)
+        done = _known_into(x, src, dst, out, threads)
         if done is not None:
             return done
     if any(type(t).__module__.startswith("layouts.cute.") for t in (src, dst)):  # CuTe layouts: layouts.cute.realise
@@ -129,45 +129,51 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             from .arrays import bump_version, is_torch_tensor
             if is_torch_tensor(out):
                 bump_version(out)
-        elif (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
-              and x.nbytes < _kernels().current().small_bytes):   # what _small_into would take
-            _remember_small(x, src, dst, out)
+        elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:
+            _remember(x, src, dst, out)
         return out
     return back(result)
 
 
 #: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``
 #: that one full call has checked: no padding to fill, no padding warning possible
-_small: dict = {}
+_known: dict = {}
 
 
-def _small_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> np.ndarray | None:
-    """A small copy into ``out`` of a conversion already checked once: each step one
-    ``np.copyto`` (what the copy engine does below ``small_bytes``, unless numpy would loop over
-    many short rows), without the front end's per-call work; None when the full path must run."""
+def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int | None) -> np.ndarray | None:
+    """A conversion into ``out`` already checked once, without the front end's per-call work:
+    each step one ``np.copyto`` when it is small (what the copy engine does below
+    ``small_bytes``, unless numpy would loop over many short rows), else the copy engine's
+    ``copy_into``, which plans on the strides it is given; None when the full path must run."""
     if type(src) is not str or type(dst) is not str:
         return None
-    known = _small.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
+    known = _known.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
     if known is None:
         return None
     steps, rows = known
-    prof = _kernels().current()
-    if x.nbytes >= prof.small_bytes or rows >= prof.small_short_rows:
-        return None
     if not out.flags.writeable or np.may_share_memory(out, x):
         return None                                   # the full path words the refusal
+    kernels = _kernels()
+    prof = kernels.current()
+    if x.nbytes < prof.small_bytes and rows < prof.small_short_rows:
+        for step in steps:
+            sv, dv = step.views(x, out)
+            np.copyto(dv, sv, casting="no")
+        return out
     for step in steps:
-        sv, dv = step.views(x, out)
-        np.copyto(dv, sv, casting="no")
+        step.run(x, out, kernels.copy_into, threads)
     return out
 
 
-def _remember_small(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
-    """After a full conversion into ``out``: keep its steps for :func:`_small_into` when they are
+def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
+    """After a full conversion into ``out``: keep its steps for :func:`_known_into` when they are
     plain region copies into ``out``'s own shape with no padding and no padding warning, with the
     most short rows numpy would loop over in one of them (the copy engine's rule, kept per shape:
     a later ``x`` of other strides can only make the short path slower, never wrong)."""
     if type(src) is not str or type(dst) is not str or x.dtype.hasobject:
+        return
+    key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
+    if key in _known:
         return
     try:
         request, steps, pads = _prepare_cached(src, dst, x.shape, x.dtype, ())
@@ -175,10 +181,10 @@ def _remember_small(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
         return
     if pads or request.suspects or out.shape != request.dst.shape or not all(hasattr(s, "views") for s in steps):
         return
-    if len(_small) > 256:
-        _small.clear()
+    if len(_known) > 256:
+        _known.clear()
     rows = max([_kernels().short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)], default=0)
-    _small[(src, dst, x.shape, x.dtype, out.shape, out.dtype)] = (tuple(steps), rows)
+    _known[key] = (tuple(steps), rows)
 
 
 def _shape_of(x: Any) -> Any:

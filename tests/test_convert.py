@@ -275,21 +275,25 @@ def test_ascend_destination_keeps_the_source_block():
     assert np.array_equal(ly.convert(x, "NC1HWC0", "NC1HWC0"), x)
 
 
+@pytest.mark.parametrize("shape", [(2, 16, 3, 5), (4, 32, 24, 20)], ids=["small", "kernels"])
 @pytest.mark.parametrize("src,dst", [("NCHW", "NHWC"), ("NHWC", "CHWN"), ("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"),
                                      ("CHWN", "NHWC")])
-def test_repeated_small_conversions_into_out_match_numpy_and_keep_refusing(src, dst):
-    """The second and later calls of one small conversion into ``out`` take a short path (the
-    first one checked it): the same bytes as numpy's, and the same refusals."""
+def test_repeated_conversions_into_out_match_numpy_and_keep_refusing(src, dst, shape):
+    """The second and later calls of one conversion into ``out`` take a short path (the first one
+    checked it): np.copyto below small_bytes, the copy engine above (240 KiB here). The same bytes
+    as numpy's, also from a source of other strides, and the same refusals."""
     from layouts import kernels
     rng = np.random.default_rng(7)
-    dims = dict(N=2, C=16, H=3, W=5)
-    logical = rng.integers(0, 250, (2, 16, 3, 5)).astype(np.float32)
+    dims = dict(zip("NCHW", shape))
+    logical = rng.integers(0, 250, shape).astype(np.float32)
     x = ly.convert(logical, "NCHW", src)
     want = ly.convert(logical, "NCHW", dst)
     out = np.full(ly.Layout(dst, **dims).shape, -1, np.float32)
-    for threads in (None, None, 1, 2):
+    strided = np.zeros(x.shape + (2,), np.float32)[..., 1]                 # x's shape, other strides
+    strided[...] = x
+    for threads, xi in ((None, x), (None, x), (1, strided), (2, x), (2, strided)):
         out[...] = -1
-        assert ly.convert(x, src, dst, out=out, threads=threads) is out and np.array_equal(out, want)
+        assert ly.convert(xi, src, dst, out=out, threads=threads) is out and np.array_equal(out, want)
     for bad in (0, -1, 1.5):
         with pytest.raises(LayoutError, match="threads"):
             ly.convert(x, src, dst, out=out, threads=bad)
