@@ -98,7 +98,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
     if (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
-            and (threads is None or (type(threads) is int and threads >= 1))):    # small copies use no threads
+            and (threads is None or (type(threads) is int and threads >= 1))):    # a valid count: no check left
         done = _known_into(x, src, dst, out, threads)
         if done is not None:
             return done
