@@ -36,7 +36,8 @@ from ..errors import LayoutError, LayoutTypeError
 
 from . import profile as _profile
 from .plan import make_fill_plan
-from .pool import run_items, thread_count
+from .pointers import address
+from .pool import recorded, run_items, thread_count
 from .profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
 from .strategies.numpy_copy import numpy_is_cheaper, short_rows
@@ -45,6 +46,7 @@ __all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_c
            "use_profile"]
 
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
+_repeats: dict = {}      # (shape, strides, dtype, addresses, stream, threads) -> (profile, kernel calls)
 
 
 def _flat(arr, ext, unit, addr=None):
@@ -92,7 +94,7 @@ def copy_into(dst, src, threads=None):
     if _numpy_first(dst, src, _profile.current()):
         np.copyto(dst, src, casting="no")
         return
-    _copy_views(dst, src, nth)
+    _copy_views(dst, src, nth, remember=True)
 
 
 def _numpy_first(dst, src, prof, overlap=True):
@@ -124,7 +126,7 @@ def _choice(dst, src, stream, prof, nth=1, addrs=None):
     """The choice for this copy under ``prof`` on ``nth`` threads: the registry's rules, or what
     :mod:`.wisdom` measured (cached per profile); ``addrs``: the two first-byte addresses, when
     the caller has them."""
-    da, sa = addrs or (dst.ctypes.data, src.ctypes.data)
+    da, sa = addrs or (address(dst), address(src))
     key = (dst.shape, dst.strides, src.strides, dst.dtype, da % 64, sa % 64, stream, id(prof), nth)
     hit = _choices.get(key)
     if hit is not None and hit[1] is prof:
@@ -140,19 +142,39 @@ def _choice(dst, src, stream, prof, nth=1, addrs=None):
     return c, prof
 
 
-def _copy_views(dst, src, nth, stream=False, prof=None):
+def _copy_views(dst, src, nth, stream=False, prof=None, remember=False):
     """:func:`copy_into` after its checks (no check here: callers pass same-shape, same-dtype,
     writable, non-overlapping views), on ``nth`` threads under ``prof`` (None: the active
-    profile); ``stream``: the output is part of a larger one (the strategies may bypass the cache)."""
-    addrs = dst.ctypes.data, src.ctypes.data
-    c, prof = _choice(dst, src, stream, prof or _profile.current(), nth, addrs)
+    profile); ``stream``: the output is part of a larger one (the strategies may bypass the cache).
+
+    ``remember``: keep the kernel calls of a one-thread copy and, for the same two buffers, make
+    them again without planning (the planning costs more than a small kernel). The calls hold
+    flat views of these addresses, so they are keyed by what fixes the bytes a view covers:
+    address, shape, strides and dtype of both."""
+    addrs = address(dst), address(src)
+    prof = prof or _profile.current()
+    key = (dst.shape, dst.strides, src.strides, dst.dtype, addrs, stream, nth) if remember else None
+    hit = _repeats.get(key) if remember else None
+    if hit is not None and hit[0] is prof:
+        for fn, args in hit[1]:
+            fn(*args)
+        return
+    c, prof = _choice(dst, src, stream, prof, nth, addrs)
     if not c.flat:
         c.run(dst, src, None, None, nth)
         return
     p = c.plan
     if p.nbytes < prof.thread_min(c.strategy):
         nth = 1
-    c.run(dst, src, _flat(dst, p.dext, p.unit, addrs[0]), _flat(src, p.sext, p.unit, addrs[1]), nth)
+    d, s = _flat(dst, p.dext, p.unit, addrs[0]), _flat(src, p.sext, p.unit, addrs[1])
+    if not (remember and nth == 1 and c.repeatable):
+        c.run(dst, src, d, s, nth)
+        return
+    calls = recorded(lambda: c.run(dst, src, d, s, 1))
+    if calls is not None:
+        if len(_repeats) > 256:
+            _repeats.clear()
+        _repeats[key] = (prof, calls)
 
 
 def explain_copy(dst, src, threads=None):

@@ -75,9 +75,15 @@ def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, 
     t = max(1, min(int(nthreads), nwork))
     if t > 1:
         t = min(t, max_threads())
+    calls = getattr(_local, "calls", None)
     if t == 1:
-        fn(*make_args(0, nwork))
+        args = make_args(0, nwork)
+        if calls is not None:
+            calls.append((fn, args))
+        fn(*args)
         return
+    if calls is not None:
+        calls.append(None)                # split over threads: not a call to repeat
     bounds = [nwork * k // t for k in range(t + 1)]
     if getattr(_local, "worker", False):  # already on a pool thread: do every part here
         for k in range(t):
@@ -89,6 +95,24 @@ def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, 
     finally:
         for f in futures:
             f.result()
+
+
+def recorded(run: Callable[[], None]) -> tuple | None:
+    """Run ``run`` and return the calls it made through :func:`run_split`, ``(fn, args)`` pairs in
+    order, so that they can be made again; None when one of them was split over threads.
+
+    >>> calls = recorded(lambda: run_split(print, lambda w0, w1: (w0, w1), 3, 1))
+    0 3
+    >>> calls == ((print, (0, 3)),)
+    True
+    """
+    outer = getattr(_local, "calls", None)
+    _local.calls = calls = []
+    try:
+        run()
+    finally:
+        _local.calls = outer
+    return None if None in calls else tuple(calls)
 
 
 def run_items(kernel: Callable, head: tuple, tail: tuple, nwork: int, nthreads: int) -> None:

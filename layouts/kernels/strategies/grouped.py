@@ -66,7 +66,7 @@ def consider(task, profile):
 
     return Choice("grouped", f"{G} rows zipped into words, then word tiles ({t.why})",
                   {"G": G, "chunk_columns": Q, "stage_b": t.variant, "word_tile": f"{t.TI}x{t.TL}",
-                   "stream": stream}, run, work_items=nwork)
+                   "stream": stream}, run, work_items=nwork, repeatable=True)
 
 
 STRATEGY = Strategy("grouped", "large uint8/uint16 transposes with dst rows of whole words: zip rows into words, "

@@ -21,7 +21,7 @@ def consider(task, profile):
         run_items(rows_kernel, (d, s, args, batch), (), nwork, nth)
 
     return Choice("rows", f"a shared innermost axis: {nwork} rows of {p.n} units",
-                  {"n": p.n, "dI": p.dI, "sI": p.sI, "rows": nwork}, run, work_items=nwork)
+                  {"n": p.n, "dI": p.dI, "sI": p.sI, "rows": nwork}, run, work_items=nwork, repeatable=True)
 
 
 STRATEGY = Strategy("rows", "dst and src share the innermost axis: one loop per row", (), consider)

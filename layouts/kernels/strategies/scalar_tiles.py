@@ -24,7 +24,7 @@ def consider(task, profile):
 
     return Choice("scalar-tiles", "scalar cache blocks (any strides)",
                   {"block": f"{t.Bi}x{t.Bj}", "strides": dict(dI=p.dI, dJ=p.dJ, sI=p.sI, sJ=p.sJ)}, run,
-                  work_items=nwork)
+                  work_items=nwork, repeatable=True)
 
 
 STRATEGY = Strategy("scalar-tiles", "every transpose, any strides: scalar copies in cache blocks",

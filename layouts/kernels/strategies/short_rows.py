@@ -73,7 +73,8 @@ def consider(task, profile):
     how = ("tiles with plain stores (dst rows off the 64-byte grid) that scatter" if plain
            else f"aligned tiles that {variant}")
     return Choice("short-rows", f"{side} rows of {n} units follow each other across {nb} batch indices: {how} over "
-                  f"them, {group} indices a work item", params, run, work_items=nwork)
+                  f"them, {group} indices a work item", params, run, work_items=nwork,
+                  repeatable=True)
 
 
 STRATEGY = Strategy("short-rows", "rows shorter than a tile on either side that follow each other across the batch "

@@ -121,7 +121,7 @@ def consider(task, profile):
     elif variant == "tiles-nt-batch-rows":
         why = (f"a large output: non-temporal stores; the dst rows of {group} batch indices follow each other: "
                "aligned tiles over them" + (f" (peel {peel})" if peel else ""))
-    return Choice("simd-tiles", why, params, run, work_items=nwork)
+    return Choice("simd-tiles", why, params, run, work_items=nwork, repeatable=not by_numpy)
 
 
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",

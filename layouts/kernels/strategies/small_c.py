@@ -52,7 +52,7 @@ def consider(task, profile):
     params = {"kind": kind, "C": C, "n": n, "chunk": CHUNK, "stream": stream}
     if stream:
         params["staged_block"] = block
-    return Choice("small-c", f"{kind} of C={C} ({how})", params, run, work_items=nwork)
+    return Choice("small-c", f"{kind} of C={C} ({how})", params, run, work_items=nwork, repeatable=True)
 
 
 STRATEGY = Strategy("small-c", "2-4 units packed on one side (NCHW<->NHWC with C=3): a constant-C (de)interleave",

@@ -1,0 +1,96 @@
+"""copy_into's repeated calls: a one-thread copy into the same buffers makes the kernel calls it
+recorded the first time, so these tests check that a repeat is bitwise np.copyto, that it is
+only made for the very same bytes, and that the address it is keyed by is numpy's own."""
+
+import numpy as np
+import pytest
+
+from layouts import kernels
+from layouts.kernels import pool, profile
+from layouts.kernels.pointers import DIRECT, address
+
+# below small_bytes copy_into hands the copy to numpy; these tests are about the kernel path
+PINNED = profile.reference("epyc-avx2").replace(small_bytes=0, small_short_rows=0)
+
+
+def _views(rng, shape, perm, dtype):
+    x = rng.integers(0, 255, size=shape).astype(dtype)
+    return x.transpose(perm), np.empty(tuple(shape[p] for p in perm), dtype)
+
+
+@pytest.mark.parametrize("shape, perm, dtype", [
+    ((2, 3, 16, 16), (0, 2, 3, 1), np.float32),       # small-c interleave
+    ((2, 16, 16, 3), (0, 3, 1, 2), np.uint8),         # small-c deinterleave
+    ((3, 64, 24, 40), (0, 2, 3, 1), np.uint8),        # tiles with edges
+    ((4, 40, 70), (0, 2, 1), np.float16),             # tiles, odd sizes
+    ((5, 7, 90), (1, 0, 2), np.float64),              # rows
+])
+def test_repeats_match_numpy_and_are_recorded(shape, perm, dtype):
+    rng = np.random.default_rng(0)
+    with profile.use_profile(PINNED):
+        v, out = _views(rng, shape, perm, dtype)
+        kernels._repeats.clear()
+        for k in range(3):
+            v.base[...] = rng.integers(0, 255, size=v.base.shape).astype(dtype)   # new data, same bytes
+            out.fill(0)
+            kernels.copy_into(out, v, threads=1)
+            assert np.array_equal(out, v), k
+        assert any(key[4] == (address(out), address(v)) for key in kernels._repeats)
+
+
+def test_a_repeat_is_made_only_for_the_same_bytes():
+    rng = np.random.default_rng(1)
+    with profile.use_profile(PINNED):
+        base = rng.integers(0, 255, size=(2, 64, 32, 48)).astype(np.uint8)
+        out_big = np.zeros((2, 32, 48, 64 + 8), np.uint8)
+        kernels._repeats.clear()
+        for lo in (0, 8, 0):                      # same shape and strides, other addresses
+            out = out_big[..., lo:lo + 64]
+            kernels.copy_into(out, base.transpose(0, 2, 3, 1), threads=1)
+            assert np.array_equal(out, base.transpose(0, 2, 3, 1))
+            assert not out_big[..., 64 if lo == 0 else 0].any(), "a repeat wrote outside its out"
+            out_big[...] = 0
+        assert len([k for k in kernels._repeats if k[0] == (2, 32, 48, 64)]) == 2
+
+
+def test_a_new_profile_plans_again():
+    rng = np.random.default_rng(2)
+    v, out = _views(rng, (2, 64, 8, 40), (0, 2, 3, 1), np.float32)
+    key = (out.shape, out.strides, v.strides, out.dtype, (address(out), address(v)), False, 1)
+    other = PINNED.replace(disabled=("simd-tiles",))
+    with profile.use_profile(PINNED):
+        kernels.copy_into(out, v, threads=1)
+        assert kernels._repeats[key][0] is PINNED
+    with profile.use_profile(other):
+        out.fill(0)
+        kernels.copy_into(out, v, threads=1)
+        assert np.array_equal(out, v)
+        assert kernels._repeats[key][0] is other          # planned under the new profile
+        assert kernels.explain_copy(out, v, threads=1).strategy != "simd-tiles"
+
+
+def test_threaded_copies_are_not_recorded():
+    rng = np.random.default_rng(3)
+    prof = PINNED.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=())
+    with profile.use_profile(prof):
+        v, out = _views(rng, (8, 64, 32, 32), (0, 2, 3, 1), np.float32)
+        kernels._repeats.clear()
+        kernels.copy_into(out, v, threads=2)
+        assert np.array_equal(out, v)
+        if pool.max_threads() > 1:
+            assert not kernels._repeats
+
+
+def test_recorded_returns_none_for_a_split_run():
+    assert pool.recorded(lambda: pool.run_split(lambda a, b: None, lambda a, b: (a, b), 4, 1)) is not None
+    if pool.max_threads() > 1:
+        assert pool.recorded(lambda: pool.run_split(lambda a, b: None, lambda a, b: (a, b), 4, 2)) is None
+
+
+def test_address_is_numpys_data_pointer():
+    base = np.arange(2 * 5 * 7 * 3, dtype=np.float64).reshape(2, 5, 7, 3)
+    views = [base, base[1], base[:, 2:, ::-1], base[..., 1:2].transpose(3, 0, 2, 1), base.view(np.uint8)[..., 3:],
+             np.zeros(0, np.int8), np.zeros((), np.complex64), np.asfortranarray(base)[1:]]
+    for a in views:
+        assert address(a) == a.ctypes.data
+    assert DIRECT in (True, False)
