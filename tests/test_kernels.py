@@ -289,14 +289,19 @@ def test_small_c_both_sides_strided(path, monkeypatch, dtype, C, staged):
 @pytest.mark.parametrize("C", [2, 3, 4])
 def test_small_c_interleaves_match_numpy_on_any_line_offset(path, dtype, C):
     """NCHW <-> NHWC with C = 2..4 (small-c): with non-temporal stores (``simd-nt``) the output is
-    staged a block at a time and written in whole lines, its partial lines by plain stores. Planes
-    of 37x41 start anywhere in a line; dst at several offsets, one not a multiple of the unit
-    (another plan then, checked for its bytes alone); images spanning several chunks and staged blocks; 1 and 2 threads;
-    nothing written outside the output."""
+    written a line of each plane at a time, whole lines from the first that starts a cache line,
+    the partial ones by plain stores. Planes of 37x41 start anywhere in a line, planes of 32x32
+    all where the first does (so the planar side streams too), planes of 131x127 span two work
+    items (the second starts mid-line); dst at several offsets, one not a multiple of the unit
+    (another plan then, checked for its bytes alone); 1 and 2 threads; nothing written outside
+    the output."""
     dt = np.dtype(dtype)
-    tune(l1d_bytes=3 * 64 * C * dt.itemsize)                # 64-pixel blocks: many a plane
     rng = np.random.default_rng(C)
-    x = random_array(rng, (3, C, 37, 41), dt)
+    for shape in ((3, C, 37, 41), (2, C, 32, 32), (1, C, 131, 127)):
+        _interleaves_on_offsets(path, dt, random_array(rng, shape, dt))
+
+
+def _interleaves_on_offsets(path, dt, x):
     for src in (x.transpose(0, 2, 3, 1), np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)):
         nb = src.size * dt.itemsize
         buf = np.zeros(nb + 128, np.uint8)

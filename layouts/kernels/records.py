@@ -47,7 +47,7 @@ TILES = _fields("ni", "nj", "dI", "dJ", "sI", "sJ", "ia", "ie", "je", "js", "Bi"
 GROUPED_TILES = _fields(*TILES.names, "PB", "nb")
 #: (de)interleave of C (2..4) units: the long axis has n elements at ``stride`` on the far side,
 #: cut in chunks of ``chunk``; the non-temporal kernels stage ``block`` elements of it at a time
-SMALL = _fields("C", "n", "stride", "chunk", "block")
+SMALL = _fields("C", "n", "stride", "chunk")
 #: word-grouped transposes: stage A zips 4 / itemsize source rows per word row of a chunk of Q columns
 GROUP = _fields("ni", "nj", "dJ", "sI", "Q")
 #: one rectangle of a transpose's edges: i in [i0, i1), j in [j0, j1); ``narrow``: by narrow tiles

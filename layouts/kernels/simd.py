@@ -33,7 +33,8 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch", "nt_line", "zip4", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch",
+           "nt_line", "zip4", "pack_lines", "pack_lines_nt", "unpack_lines", "unpack_lines_nt", "TILE_SHAPE"]
 
 def _zip_masks(L, K):
     """Interleave masks of the low and high halves of two vectors of K lanes of L units, lane by
@@ -259,3 +260,58 @@ def zip4(typingctx, dst, doff, src, soff, sstride):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _lines(nontemporal: bool, planar_dst: bool):
+    """``C`` planes of one 64-byte line each <-> ``C`` lines of units interleaved by ``C``, through
+    one vector of all ``C*V`` units (``V`` units a line) and one shuffle a line stored or loaded."""
+    def impl(typingctx, dst, doff, dstride, src, soff, sstride, C):
+        if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.dtype == src.dtype
+                and isinstance(dst.dtype, types.Integer) and isinstance(C, types.IntegerLiteral)):
+            return None
+        c = C.literal_value
+        bits = dst.dtype.bitwidth
+        V = 512 // bits
+
+        def codegen(context, builder, signature, args):
+            dary = context.make_array(signature.args[0])(context, builder, args[0])
+            sary = context.make_array(signature.args[3])(context, builder, args[3])
+            elt, i32, i64 = ir.IntType(bits), ir.IntType(32), ir.IntType(64)
+            vline = ir.VectorType(elt, V)
+
+            def at(ary, off, k, stride):            # the k-th line: off + k*stride units
+                p = builder.gep(ary.data, [builder.add(off, builder.mul(stride, ir.Constant(i64, k)))],
+                                inbounds=True, source_etype=elt)
+                return builder.bitcast(p, vline.as_pointer())
+            one = ir.Constant(i64, V)
+            lines = [builder.load(at(sary, args[4], k, args[5] if planar_dst is False else one), align=bits // 8,
+                                  typ=vline) for k in range(c)]
+            parts = lines + [ir.Constant(vline, ir.Undefined)] * ((1 << (c - 1).bit_length()) - c)
+            whole = _stacked(builder, parts, V)
+            undef = ir.Constant(whole.type, ir.Undefined)
+            md = builder.module.add_metadata([ir.Constant(i32, 1)]) if nontemporal else None
+            for k in range(c):
+                # unit u of the interleaved run is unit u // c of plane u % c
+                mask = ([u // c + (u % c) * V for u in range(k * V, (k + 1) * V)] if not planar_dst
+                        else [k + c * m for m in range(V)])
+                v = builder.shuffle_vector(whole, undef, ir.Constant(ir.VectorType(i32, V), mask))
+                st = builder.store(v, at(dary, args[1], k, args[2] if planar_dst else one),
+                                   align=64 if nontemporal else bits // 8)
+                if nontemporal:
+                    st.set_metadata("nontemporal", md)
+            return context.get_dummy_value()
+
+        return types.void(dst, doff, dstride, src, soff, sstride, C), codegen
+
+    impl.__name__ = ("unpack" if planar_dst else "pack") + ("_lines_nt" if nontemporal else "_lines")
+    return intrinsic(impl)
+
+
+# C = 2-4 planes <-> pixels of C (NCHW <-> NHWC with C=3), a line of each plane per call:
+# ``pack_lines(dst, doff, _, src, soff, sstride, C)``: dst[doff + j*C + c] = src[soff + c*sstride + j];
+# ``unpack_lines(dst, doff, dstride, src, soff, _, C)``: dst[doff + c*dstride + i] = src[soff + i*C + c];
+# for j, i < V = 64 bytes of units. The _nt forms store with non-temporal 64-byte aligned stores.
+pack_lines = _lines(False, False)
+pack_lines_nt = _lines(True, False)
+unpack_lines = _lines(False, True)
+unpack_lines_nt = _lines(True, True)

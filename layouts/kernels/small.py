@@ -1,23 +1,25 @@
 """Small channel counts: (de)interleave loops with a constant count (numba).
 
 A transpose whose dst-contiguous axis has 2, 3 or 4 elements (NCHW->NHWC with C=3) or whose
-src-contiguous axis has 2, 3 or 4 elements (NHWC->NCHW with C=3) is a plain (de)interleave;
-with the count a compile-time constant LLVM's loop vectoriser turns it into vector shuffles,
+src-contiguous axis has 2, 3 or 4 elements (NHWC->NCHW with C=3) is a plain (de)interleave,
 where a tile transpose would waste almost all of each tile.
 
     interleave_kernel:    dst[db + j*C + c] = src[sb + c*stride + j]     (dst rows of C)
     deinterleave_kernel:  dst[db + c*stride + i] = src[sb + i*C + c]     (src rows of C)
 
-The ``_nt`` kernels are for outputs too large to stay cached: they (de)interleave ``block``
-elements of the long axis into a scratch that stays in L1 and copy it out in whole cache lines
-with non-temporal stores, so the output is written without being read first.
+The loops above are the edges: a 64-byte line of each plane at a time goes through one vector
+(:func:`.simd.pack_lines`, :func:`.simd.unpack_lines`), which LLVM's vectoriser would not make of
+a count of 3. The ``_nt`` kernels are for outputs too large to stay cached: they store those lines
+with non-temporal stores, from the first pixel whose line starts a cache line (plain stores
+before it and wherever the lines cannot be aligned), so the output is written without being read
+first.
 
 ``args``: a :data:`.records.SMALL` record; work item = (batch index, chunk of the long axis).
 
 >>> import numpy as np
 >>> from layouts.kernels.records import record, batch_axes, SMALL
 >>> s = np.arange(12, dtype=np.uint8); d = np.zeros(12, np.uint8)
->>> a = record(SMALL, C=3, n=4, stride=4, chunk=4096, block=64)
+>>> a = record(SMALL, C=3, n=4, stride=4, chunk=4096)
 >>> interleave_kernel(d, s, a, batch_axes([]), np.uint64(0), np.uint64(1))
 >>> d.tolist()          # planes of 4 (C=3) -> pixels of 3
 [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
@@ -26,7 +28,7 @@ with non-temporal stores, so the output is written without being read first.
 import numpy as np
 from numba import njit
 
-from .simd import nt_line
+from .simd import pack_lines, pack_lines_nt, unpack_lines, unpack_lines_nt
 from .transpose import batch_offsets
 
 __all__ = ["interleave_kernel", "deinterleave_kernel", "interleave_nt_kernel", "deinterleave_nt_kernel"]
@@ -89,65 +91,113 @@ def _unpack(dst, d0, st, src, s0, m, C):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _stream(dst, d0, src, s0, m, addr):
-    """dst[d0:d0+m] = src[s0:s0+m], the whole cache lines of dst with non-temporal stores and
-    the partial ones at either end with plain stores; ``addr``: dst's address."""
+def _pack_lines(dst, d0, src, s0, st, C, nt):
+    """V pixels (a line of each of the C planes) by one :func:`.simd.pack_lines`; C a constant
+    for the intrinsic."""
+    if nt:
+        if C == U3:
+            pack_lines_nt(dst, d0, U0, src, s0, st, 3)
+        elif C == U4:
+            pack_lines_nt(dst, d0, U0, src, s0, st, 4)
+        else:
+            pack_lines_nt(dst, d0, U0, src, s0, st, 2)
+    elif C == U3:
+        pack_lines(dst, d0, U0, src, s0, st, 3)
+    elif C == U4:
+        pack_lines(dst, d0, U0, src, s0, st, 4)
+    else:
+        pack_lines(dst, d0, U0, src, s0, st, 2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack_lines(dst, d0, st, src, s0, C, nt):
+    """V pixels into a line of each of the C planes by one :func:`.simd.unpack_lines`."""
+    if nt:
+        if C == U3:
+            unpack_lines_nt(dst, d0, st, src, s0, U0, 3)
+        elif C == U4:
+            unpack_lines_nt(dst, d0, st, src, s0, U0, 4)
+        else:
+            unpack_lines_nt(dst, d0, st, src, s0, U0, 2)
+    elif C == U3:
+        unpack_lines(dst, d0, st, src, s0, U0, 3)
+    elif C == U4:
+        unpack_lines(dst, d0, st, src, s0, U0, 4)
+    else:
+        unpack_lines(dst, d0, st, src, s0, U0, 2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _to_line(at, step, m):
+    """The fewest steps of ``step`` bytes (at most ``m``, and fewer than a line's worth) from byte
+    address ``at`` to a cache line's start; ``m + 1`` when there is none."""
+    for h in range(min(m, LINE) + U1):
+        if (at + h * step) % LINE == U0:
+            return np.uint64(h)
+    return m + U1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _interleave(dst, src, args, batch, w0, w1, nt, addr):
+    a = args[0]
+    C = a.C
+    st = a.stride
     isz = np.uint64(dst.itemsize)
-    lu = LINE // isz
-    head = min((LINE - (addr + d0 * isz) % LINE) % LINE // isz, m)
-    for k in range(head):
-        dst[d0 + k] = src[s0 + k]
-    k = head
-    while k + lu <= m:
-        nt_line(dst, d0 + k, src, s0 + k)
-        k += lu
-    for q in range(k, m):
-        dst[d0 + q] = src[s0 + q]
+    V = LINE // isz
+    for w in range(w0, w1):
+        db, sb, k0, k1 = _chunk(w, a, batch)
+        j = k0
+        lines_nt = False
+        if nt:
+            h = _to_line(addr + (db + j * C) * isz, C * isz, k1 - j)
+            lines_nt = h <= k1 - j
+            if lines_nt:
+                _pack(dst, db + j * C, src, sb + j, st, h, C)
+                j += h
+        while j + V <= k1:
+            _pack_lines(dst, db + j * C, src, sb + j, st, C, lines_nt)
+            j += V
+        _pack(dst, db + j * C, src, sb + j, st, k1 - j, C)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _deinterleave(dst, src, args, batch, w0, w1, nt, addr):
+    a = args[0]
+    C = a.C
+    st = a.stride
+    isz = np.uint64(dst.itemsize)
+    V = LINE // isz
+    for w in range(w0, w1):
+        db, sb, k0, k1 = _chunk(w, a, batch)
+        i = k0
+        lines_nt = False
+        if nt and st * isz % LINE == U0:         # every plane's line then starts where the first's does
+            h = _to_line(addr + (db + i) * isz, isz, k1 - i)
+            lines_nt = h <= k1 - i
+            if lines_nt:
+                _unpack(dst, db + i, st, src, sb + i * C, h, C)
+                i += h
+        while i + V <= k1:
+            _unpack_lines(dst, db + i, st, src, sb + i * C, C, lines_nt)
+            i += V
+        _unpack(dst, db + i, st, src, sb + i * C, k1 - i, C)
 
 
 @njit(cache=True, nogil=True)
 def interleave_kernel(dst, src, args, batch, w0, w1):
-    a = args[0]
-    for w in range(w0, w1):
-        db, sb, k0, k1 = _chunk(w, a, batch)
-        _pack(dst, db + k0 * a.C, src, sb + k0, a.stride, k1 - k0, a.C)
+    _interleave(dst, src, args, batch, w0, w1, False, U0)
 
 
 @njit(cache=True, nogil=True)
 def deinterleave_kernel(dst, src, args, batch, w0, w1):
-    a = args[0]
-    for w in range(w0, w1):
-        db, sb, k0, k1 = _chunk(w, a, batch)
-        _unpack(dst, db + k0, a.stride, src, sb + k0 * a.C, k1 - k0, a.C)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _staged_nt(dst, src, args, batch, w0, w1, planar_dst):
-    """The ``_nt`` kernels: per block of ``a.block`` elements of the long axis, (de)interleave
-    into an L1 scratch, then stream it out (one run of dst rows of C, or C runs, one a plane)."""
-    a = args[0]
-    C = a.C
-    blk = a.block
-    stage = np.empty(blk * C, dst.dtype)
-    addr = np.uint64(dst.ctypes.data)
-    for w in range(w0, w1):
-        db, sb, k0, k1 = _chunk(w, a, batch)
-        for k in range(k0, k1, blk):
-            m = min(blk, k1 - k)
-            if planar_dst:
-                _unpack(stage, U0, blk, src, sb + k * C, m, C)
-                for c in range(C):
-                    _stream(dst, db + c * a.stride + k, stage, c * blk, m, addr)
-            else:
-                _pack(stage, U0, src, sb + k, a.stride, m, C)
-                _stream(dst, db + k * C, stage, U0, m * C, addr)
+    _deinterleave(dst, src, args, batch, w0, w1, False, U0)
 
 
 @njit(cache=True, nogil=True)
 def interleave_nt_kernel(dst, src, args, batch, w0, w1):
-    _staged_nt(dst, src, args, batch, w0, w1, False)
+    _interleave(dst, src, args, batch, w0, w1, True, np.uint64(dst.ctypes.data))
 
 
 @njit(cache=True, nogil=True)
 def deinterleave_nt_kernel(dst, src, args, batch, w0, w1):
-    _staged_nt(dst, src, args, batch, w0, w1, True)
+    _deinterleave(dst, src, args, batch, w0, w1, True, np.uint64(dst.ctypes.data))

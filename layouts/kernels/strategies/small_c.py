@@ -1,7 +1,6 @@
 """Small channel counts (2, 3, 4) on the contiguous side of either array: a (de)interleave with
-the count a compile-time constant, which LLVM vectorises (:mod:`..small`); a tile transpose would
-waste most of each tile (NCHW->NHWC with C=3 ran at 0.96 of np.copyto this way).  Outputs at
-least ``nt_min_bytes`` (or part of a streamed one) are staged through L1 and written with
+a 64-byte line of each plane a vector (:mod:`..small`); a tile transpose would waste most of
+each tile.  Outputs of at least ``nt_min_bytes`` (or part of a streamed one) are written with
 non-temporal stores, as the tile strategies do."""
 
 from __future__ import annotations
@@ -12,17 +11,6 @@ from ..strategy import Choice, Strategy
 
 #: elements of the long axis per work item
 CHUNK = 1 << 14
-
-
-def stage_block(C: int, unit_bytes: int, l1d_bytes: int) -> int:
-    """Elements of the long axis the non-temporal kernels stage at a time: C of them fill a third
-    of L1d (the scratch, the source lines in flight and the rest stay cached), in multiples of 64
-    so that a block starting on a cache line ends on one, on either side.
-
-    >>> stage_block(3, 4, 48 << 10), stage_block(3, 1, 32 << 10)
-    (1344, 3584)
-    """
-    return max(64, l1d_bytes // 3 // (C * unit_bytes) // 64 * 64)
 
 
 def consider(task, profile):
@@ -36,8 +24,7 @@ def consider(task, profile):
     else:
         return "no side has packed rows of 2-4 units"
     stream = profile.nt_stores and task.streams(profile) and task.dst_addr % p.unit.itemsize == 0
-    block = stage_block(C, p.unit.itemsize, profile.l1d_bytes)
-    args = record(SMALL, C=C, n=n, stride=stride, chunk=CHUNK, block=block)
+    args = record(SMALL, C=C, n=n, stride=stride, chunk=CHUNK)
     batch = batch_axes(p.batch)
     nwork = p.nbatch * -(-n // CHUNK)
     kernel = f"{kind}_nt_kernel" if stream else f"{kind}_kernel"
@@ -48,10 +35,8 @@ def consider(task, profile):
 
     how = "dst rows of C" if kind == "interleave" else "src rows of C"
     if stream:
-        how += "; staged through L1, non-temporal stores"
+        how += "; non-temporal stores"
     params = {"kind": kind, "C": C, "n": n, "chunk": CHUNK, "stream": stream}
-    if stream:
-        params["staged_block"] = block
     return Choice("small-c", f"{kind} of C={C} ({how})", params, run, work_items=nwork, repeatable=True)
 
 
