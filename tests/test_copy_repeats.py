@@ -94,3 +94,53 @@ def test_address_is_numpys_data_pointer():
     for a in views:
         assert address(a) == a.ctypes.data
     assert DIRECT in (True, False)
+
+
+def test_a_recording_refuses_what_it_cannot_repeat():
+    rng = np.random.default_rng(4)
+    v, out = _views(rng, (1, 3, 4, 4), (0, 2, 3, 1), np.float32)        # below small_bytes: np.copyto
+    assert pool.recorded(lambda: kernels.copy_into(out, v, threads=1)) is None
+    assert np.array_equal(out, v)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=(8, 3, 8, 8)).astype(np.float32)   # contiguous: not a kernel strategy
+        out = np.empty_like(x)
+        assert kernels.explain_copy(out, x, threads=1).strategy in ("memcpy", "numpy")
+        assert pool.recorded(lambda: kernels.copy_into(out, x, threads=1)) is None
+        v, out = _views(rng, (2, 64, 8, 40), (0, 2, 3, 1), np.float32)
+        kernels._repeats.clear()
+        for _ in range(2):                                   # recorded, then made again from the record
+            calls = pool.recorded(lambda: kernels.copy_into(out, v, threads=1))
+            assert calls
+        v.base[...] += 1
+        for fn, args in calls:
+            fn(*args)
+        assert np.array_equal(out, v)
+
+
+@pytest.mark.parametrize("src, dst, shape", [("NCHW", "NHWC", (2, 3, 32, 32)), ("NHWC", "NCHW", (2, 32, 32, 3)),
+                                             ("NCHW", "NCHW16c", (2, 32, 9, 11)), ("NCHW16c", "NCHW", (2, 2, 9, 11, 16)),
+                                             ("NCHW", "CHWN", (4, 64, 8, 8))])
+def test_convert_into_out_again_matches_numpy(src, dst, shape):
+    """convert's known conversions make the kernel calls of the last call for the same buffers:
+    each repeat, with new data in x, is the numpy oracle's answer."""
+    import layouts
+    rng = np.random.default_rng(5)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=shape).astype(np.uint8)
+        out = layouts.convert(x, src, dst)
+        for _ in range(3):
+            x[...] = rng.integers(0, 255, size=shape)
+            assert layouts.convert(x, src, dst, out=out, threads=1) is out
+            assert np.array_equal(out, _numpy_oracle(x, src, dst)), (src, dst)
+
+
+def _numpy_oracle(x, src, dst):
+    if src == "NCHW16c":                                   # (n, c1, h, w, 16) -> NCHW
+        n, c1, h, w, _ = x.shape
+        nchw = x.transpose(0, 1, 4, 2, 3).reshape(n, c1 * 16, h, w)
+    else:
+        nchw = x.transpose([src.index(a) for a in "NCHW"])
+    if dst == "NCHW16c":
+        n, c, h, w = nchw.shape
+        return nchw.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2)
+    return nchw.transpose(["NCHW".index(a) for a in dst])

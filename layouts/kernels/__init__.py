@@ -37,7 +37,7 @@ from ..errors import LayoutError, LayoutTypeError
 from . import profile as _profile
 from .plan import make_fill_plan
 from .pointers import address
-from .pool import recorded, run_items, thread_count
+from .pool import made, recorded, run_items, thread_count
 from .profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
 from .strategies.numpy_copy import numpy_is_cheaper, short_rows
@@ -92,6 +92,7 @@ def copy_into(dst, src, threads=None):
     _check(dst, src)
     nth = thread_count(threads)
     if _numpy_first(dst, src, _profile.current()):
+        made(None)
         np.copyto(dst, src, casting="no")
         return
     _copy_views(dst, src, nth, remember=True)
@@ -156,10 +157,13 @@ def _copy_views(dst, src, nth, stream=False, prof=None, remember=False):
     key = (dst.shape, dst.strides, src.strides, dst.dtype, addrs, stream, nth) if remember else None
     hit = _repeats.get(key) if remember else None
     if hit is not None and hit[0] is prof:
+        made(hit[1])
         for fn, args in hit[1]:
             fn(*args)
         return
     c, prof = _choice(dst, src, stream, prof, nth, addrs)
+    if not c.repeatable:
+        made(None)
     if not c.flat:
         c.run(dst, src, None, None, nth)
         return

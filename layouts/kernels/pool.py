@@ -98,12 +98,16 @@ def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, 
 
 
 def recorded(run: Callable[[], None]) -> tuple | None:
-    """Run ``run`` and return the calls it made through :func:`run_split`, ``(fn, args)`` pairs in
-    order, so that they can be made again; None when one of them was split over threads.
+    """Run ``run`` and return the calls it made through :func:`run_split` (or told of with
+    :func:`made`), ``(fn, args)`` pairs in order, so that they can be made again; None when the
+    run cannot be repeated that way: a call was split over threads, or work was done another way
+    (``made(None)``). A recording inside another adds its calls to the outer one too.
 
     >>> calls = recorded(lambda: run_split(print, lambda w0, w1: (w0, w1), 3, 1))
     0 3
     >>> calls == ((print, (0, 3)),)
+    True
+    >>> recorded(lambda: made(None)) is None
     True
     """
     outer = getattr(_local, "calls", None)
@@ -112,7 +116,20 @@ def recorded(run: Callable[[], None]) -> tuple | None:
         run()
     finally:
         _local.calls = outer
+    if outer is not None:
+        outer.extend(calls)
     return None if None in calls else tuple(calls)
+
+
+def made(calls: tuple | None) -> None:
+    """Tell a :func:`recorded` run on this thread of kernel calls made without :func:`run_split`
+    (``(fn, args)`` pairs), or, with None, of work it cannot repeat."""
+    rec = getattr(_local, "calls", None)
+    if rec is not None:
+        if calls is None:
+            rec.append(None)
+        else:
+            rec.extend(calls)
 
 
 def run_items(kernel: Callable, head: tuple, tail: tuple, nwork: int, nthreads: int) -> None:
