@@ -132,6 +132,13 @@ def made(calls: tuple | None) -> None:
             rec.extend(calls)
 
 
+def replay(calls: tuple) -> None:
+    """Make the calls :func:`recorded` returned again (telling a recording around this of them)."""
+    made(calls)
+    for fn, args in calls:
+        fn(*args)
+
+
 def run_items(kernel: Callable, head: tuple, tail: tuple, nwork: int, nthreads: int) -> None:
     """``kernel(*head, w0, w1, *tail)`` over work items ``[0, nwork)`` cut in ``nthreads`` parts,
     with ``w0, w1`` as uint64 (the kernels' index type)."""
