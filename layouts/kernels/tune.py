@@ -9,6 +9,8 @@ and the conversions are the ones the defaults were set on (NCHW<->NHWC, NCHW->CH
 the small-channel strategies, :data:`THREAD_CASES`). ``nt_min_bytes`` is timed with outputs that
 are not in cache when the copy starts, as a conversion inside a pipeline finds its output: plain
 stores then first read every line they write, and a hot loop into one output would hide that.
+Its threshold is the one that makes the copies measured fastest in all (:func:`least_time`),
+since the thresholds of a first win at every larger size moved by whole octaves on one noisy size.
 
 ============================  ======================================  ==========================
 field                         first way                               second way
@@ -20,6 +22,8 @@ thread_min_bytes_by_strategy  one thread                              every thre
                                                                       (``thread_min_bytes`` stays
                                                                       the default of the others)
 nt_min_bytes                  plain stores                            non-temporal stores
+                                                                      (least total time; at least
+                                                                      half the L2 size)
 group_min_bytes               tiles of bytes / halves                 word-grouped tiles
 block_j_long_bytes            cache blocks of all of j                one tile column of j
                               (by source row length, long dst rows)
@@ -41,6 +45,7 @@ or ``--out``) and loaded only on the same CPU.
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 import time
 from dataclasses import dataclass
@@ -50,7 +55,8 @@ import numpy as np
 
 from . import profile as _profile
 
-__all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES", "seconds_per_call", "medians", "first_winning"]
+__all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES", "seconds_per_call", "medians", "first_winning", "least_time",
+           "at_least_half_l2"]
 
 
 @dataclass
@@ -141,6 +147,32 @@ def first_winning(sizes: list[int], wins: dict[int, bool], second: str) -> tuple
     return chosen, (f"the {second} won already at the smallest size tried" if chosen == sizes[0] else "")
 
 
+def least_time(sizes: list[int], rows: list[tuple], second: str) -> tuple[int, str]:
+    """The threshold (a size tried, or past the largest) that makes the measured copies the
+    fastest in all: the one whose summed log time ratio, second way over first, on the copies at
+    or above it is the least (a tie goes to the larger). Unlike :func:`first_winning`, one size
+    the second way lost by a little cannot push the threshold past every size it won by much.
+    ``rows``: ``(case, size tried, first way's seconds, second way's seconds)``.
+
+    >>> rows = [("a", 1, 2.0, 1.0), ("a", 2, 2.0, 1.1), ("a", 4, 2.0, 2.2), ("a", 8, 4.0, 2.0)]
+    >>> least_time([1, 2, 4, 8], rows, "second")[0]     # 4 was lost by 10%, 1, 2 and 8 won by 2x
+    1
+    >>> least_time([1, 2], [("a", 1, 1.0, 2.0), ("a", 2, 1.0, 1.5)], "second")
+    (4, 'the second did not win at the largest size tried: set past it')
+    """
+    gain = dict.fromkeys(sizes, 0.0)
+    for _case, size, t0, t1 in rows:
+        gain[size] += math.log(t1 / t0)
+    best, best_cost, cost = 2 * sizes[-1], 0.0, 0.0
+    for s in reversed(sizes):
+        cost += gain[s]
+        if cost < best_cost:
+            best, best_cost = s, cost
+    if best > sizes[-1]:
+        return best, f"the {second} did not win at the largest size tried: set past it"
+    return best, (f"the {second} won already at the smallest size tried" if best == sizes[0] else "")
+
+
 def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], None]]:
     """One call per profile: ``copy_into(out, v)`` under it, on its number of threads; with
     ``spares``, each call writes the next of ``out`` and that many more outputs in turn, so that
@@ -160,10 +192,13 @@ def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], 
 
 
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
-               ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base, cold: bool = False) -> Measured:
+               ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base, cold: bool = False,
+               rule: str = "first-winning") -> Measured:
     """Where the second way starts to win; ``cold``: the outputs written are not in cache (they
-    rotate through outputs that together fill the L2 cache four times over)."""
-    rows = []
+    rotate through outputs that together fill the L2 cache four times over). ``rule``:
+    ``"first-winning"`` (:func:`first_winning`: it wins at that size and every larger one) or
+    ``"least-time"`` (:func:`least_time`)."""
+    rows, tried = [], []
     wins = {s: True for s in sizes}
     for direction, dtype, *C in cases:
         for size in sizes:
@@ -172,8 +207,12 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
             spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1) if cold else 0
             t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
+            tried.append((rows[-1][0], size, t0, t1))
             wins[size] = wins[size] and t1 <= t0
-    chosen, note = first_winning(sizes, wins, second)
+    if rule == "least-time":
+        chosen, note = least_time(sizes, tried, second)
+    else:
+        chosen, note = first_winning(sizes, wins, second)
     return Measured(field, first, second, sizes, rows, chosen, note)
 
 
@@ -204,10 +243,13 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
         base = base.replace(thread_min_bytes_by_strategy=tuple(entries))
     if base.nt_stores:
         sizes = [512 * K, 2 * M, 8 * M] if quick else [256 * K, 512 * K, M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
-        found.append(_crossover("nt_min_bytes", "plain stores", "non-temporal stores",
-                                [("NCHW->NHWC", "float32", 64), ("NCHW->CHWN", "float32", 64)], sizes,
-                                ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base, cold=True))
-        base = base.replace(nt_min_bytes=found[-1].chosen)
+        m = _crossover("nt_min_bytes", "plain stores", "non-temporal stores",
+                       [("NCHW->NHWC", "float32", 64), ("NCHW->CHWN", "float32", 64), ("NHWC->NCHW", "uint8", 3)],
+                       sizes, ({"nt_min_bytes": 1 << 62}, {"nt_min_bytes": 0}), (1, 1), rounds, base, cold=True,
+                       rule="least-time")
+        m = at_least_half_l2(m, base.l2_bytes)
+        found.append(m)
+        base = base.replace(nt_min_bytes=m.chosen)
     sizes = [2 * M, 8 * M] if quick else [4 * M, 8 * M, 16 * M, 32 * M, 64 * M]
     # 56x56 planes: rows not 4 KiB apart (those group from group_aliased_min_bytes)
     found.append(_crossover("group_min_bytes", "byte tiles", "word-grouped tiles",
@@ -222,6 +264,22 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     found.append(_narrow(base, quick, rounds))
     base = base.replace(narrow_when_aliased=bool(found[-1].chosen))
     return base.replace(source="tuned", measure_min_bytes=measure), found
+
+
+def at_least_half_l2(m: Measured, l2_bytes: int) -> Measured:
+    """``nt_min_bytes`` as measured, raised to half the L2 size: the timings wrote cold outputs,
+    but a copy whose source and output fit the L2 cache together leaves its output there for the
+    next step, which a stream past the cache would slow.
+
+    >>> m = Measured("nt_min_bytes", "plain stores", "non-temporal stores", [1 << 18], [], 1 << 18)
+    >>> at_least_half_l2(m, 1 << 20).chosen >> 10, at_least_half_l2(m, 1 << 20).note
+    (512, 'raised to half the L2 size')
+    >>> at_least_half_l2(m, 1 << 19).chosen >> 10
+    256
+    """
+    if m.chosen >= l2_bytes // 2:
+        return m
+    return dataclasses.replace(m, chosen=l2_bytes // 2, note=f"{m.note}; raised to half the L2 size".lstrip("; "))
 
 
 def _short_rows(base, quick: bool, rounds: int) -> Measured:
