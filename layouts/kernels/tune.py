@@ -142,8 +142,13 @@ def first_winning(sizes: list[int], wins: dict[int, bool], second: str) -> tuple
         if not wins[s]:
             break
         chosen = s
-    if chosen is None:
-        return 2 * sizes[-1], f"the {second} did not win at the largest size tried: set past it"
+    return _noted(sizes, 2 * sizes[-1] if chosen is None else chosen, second)
+
+
+def _noted(sizes: list[int], chosen: int, second: str) -> tuple[int, str]:
+    """``chosen`` with the note of a threshold at either end of the sizes tried."""
+    if chosen > sizes[-1]:
+        return chosen, f"the {second} did not win at the largest size tried: set past it"
     return chosen, (f"the {second} won already at the smallest size tried" if chosen == sizes[0] else "")
 
 
@@ -168,9 +173,7 @@ def least_time(sizes: list[int], rows: list[tuple], second: str) -> tuple[int, s
         cost += gain[s]
         if cost < best_cost:
             best, best_cost = s, cost
-    if best > sizes[-1]:
-        return best, f"the {second} did not win at the largest size tried: set past it"
-    return best, (f"the {second} won already at the smallest size tried" if best == sizes[0] else "")
+    return _noted(sizes, best, second)
 
 
 def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], None]]:
@@ -199,7 +202,6 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
     ``"first-winning"`` (:func:`first_winning`: it wins at that size and every larger one) or
     ``"least-time"`` (:func:`least_time`)."""
     rows, tried = [], []
-    wins = {s: True for s in sizes}
     for direction, dtype, *C in cases:
         for size in sizes:
             out, v = _case(direction, dtype, size, *C)
@@ -208,10 +210,10 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
             t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             tried.append((rows[-1][0], size, t0, t1))
-            wins[size] = wins[size] and t1 <= t0
     if rule == "least-time":
         chosen, note = least_time(sizes, tried, second)
     else:
+        wins = {s: all(t1 <= t0 for _, at, t0, t1 in tried if at == s) for s in sizes}
         chosen, note = first_winning(sizes, wins, second)
     return Measured(field, first, second, sizes, rows, chosen, note)
 
