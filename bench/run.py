@@ -21,9 +21,15 @@ follows a short sleep (``--gap``) so that the previous method's worker threads s
 - peers (``bench/_peers.py``): numpy, torch 1 and 2 threads, cv2.transpose per 2-D block and as
   one call, cv2.transposeND; all into one preallocated output
 
-Ours and the peers write into the same output, 64-byte aligned (TVM requires it): kernels that
-stream whole cache lines run up to 1.6x faster into it than into numpy's 16-byte aligned arrays,
-so an output aligned for the peers alone would compare them on other buffers than ours.
+Ours and every peer write into outputs of their own, each 64-byte aligned (TVM requires it):
+kernels that stream whole cache lines run up to 1.6x faster into such an output than into numpy's
+16-byte aligned arrays, so an alignment for the peers alone would compare them on other buffers
+than ours. Each has its own because a method's time depends on the state in which the previous
+writer left the output's cache lines: where the last-level cache holds the whole output, stores
+into lines another method left dirty there run at another speed than into lines out of the cache
+(non-temporal stores slower, plain ones faster), so in shuffled rounds over one shared output each
+time depended on which method ran before it. With its own output each method is timed as a loop
+converting into one buffer finds it: in the state its own previous call left.
 
 Ratios are ``t(reference) / t(method)``, higher is better: "/copyto" and "/NT" for ours with the
 first thread count (1 when listed), peers on the ``np.copyto`` scale, "ours/best" = t(fastest peer)
@@ -162,14 +168,13 @@ def bench_case(shape, dtype, direction, o):
         return None
     rng = np.random.default_rng(0)
     a = case_arrays(shape, dtype, s, d, rng)
-    out = _aligned_like(a["out"])            # the one output of every method (see the module doc)
-    a.update(out=out, out_conv=out.reshape(a["out_conv"].shape))
     src, view = a["src"], a["view"]
     nothing = lambda: None
     methods, first, paths = {}, {}, {}
     for k in o.threads:
+        out = _aligned_like(a["out"])        # an output of its own for each method (see the module doc)
         t0 = time.perf_counter()
-        f, paths[k] = ours_fn(a, s, d, k, o.use_convert)
+        f, paths[k] = ours_fn(dict(a, out=out, out_conv=out.reshape(a["out_conv"].shape)), s, d, k, o.use_convert)
         first[f"ours{k}"] = time.perf_counter() - t0      # includes any compile and the check
         methods[f"ours{k}"] = (nothing, f)
     path = "/".join(dict.fromkeys(paths.values()))
@@ -182,14 +187,18 @@ def bench_case(shape, dtype, direction, o):
     nt_run()
     assert np.array_equal(nt_dst, src.reshape(-1).view(np.uint8)), "NT copy gave wrong bytes"
     methods["nt"] = (nothing, nt_run)
-    out2 = a["out"]
     peer_errors = {}
-    for name, (prep, run) in _peers.make_peers(o.peers, out2, view, a["src_nd"], a["perm"], (s, d), src).items():
+    made = {}
+    for peer in o.peers:
+        own = _aligned_like(a["out"])
+        made.update((name, (own, run)) for name, run in
+                    _peers.make_peers([peer], own, view, a["src_nd"], a["perm"], (s, d), src).items())
+    for name, (own, (prep, run)) in made.items():
         try:
             prep()
-            _poison(out2)
+            _poison(own)
             run()
-            ok = np.array_equal(out2, view)
+            ok = np.array_equal(own, view)
         except Exception as e:
             ok, why = False, f"{type(e).__name__}: {e}"
         else:
