@@ -110,6 +110,33 @@ def test_each_strategy_through_convert(strategy, variant, shape, dtype, src, dst
         assert np.array_equal(y, want)
 
 
+SHORT_ROWS = [c for c in CASES if c[0] == "short-rows"]
+
+
+@pytest.mark.parametrize("held", [5000, 16 << 10])
+@pytest.mark.parametrize("strategy,variant,shape,dtype,src,dst,offset", SHORT_ROWS,
+                         ids=[f"{c[1]}-{c[3]}-{c[4]}-{c[5]}-{c[6]}" for c in SHORT_ROWS])
+def test_short_rows_in_blocks_of_the_long_row(held, strategy, variant, shape, dtype, src, dst, offset):
+    """The short-row tiles walked in blocks of the long row (a tile row or column of a block at a
+    time, the last block of a group ragged): the block is what fits ``held`` bytes of L1 (a source
+    line per dst unit of the gather, a dst offset per source column of the scatter), and the bytes
+    are numpy's, on one thread and two."""
+    unit = np.dtype(dtype).itemsize
+    TI, TL = {1: (64, 16), 2: (32, 8), 4: (16, 4)}[unit]              # 64-byte tile rows
+    block = held // 64 // TI * TI if variant.endswith("gather") else held // 8 // TL * TL
+    x, xs = _data(shape, dtype, src)
+    want = x.transpose(PERM[dst])
+    with kernels.use_profile(AMD.replace(short_rows_block_bytes=held)):
+        out = _misaligned(want.shape, dtype, offset if offset is not None else 0)
+        e = kernels.explain_copy(out, xs.transpose(_between(src, dst)), threads=1)
+        assert (e.strategy, e.params["variant"]) == (strategy, variant), str(e)
+        assert e.params["block"] == (block if block > (TI if variant.endswith("gather") else TL) else "one tile")
+        for threads in (1, 2):
+            out[...] = 0
+            assert ly.convert(xs, src, dst, out=out, threads=threads) is out
+            assert np.array_equal(out, want)
+
+
 def _between(src, dst):
     """The transpose of a ``src`` array that reads it in ``dst`` order."""
     inv = np.argsort(PERM[src])

@@ -91,6 +91,30 @@ def test_recorded_wisdom_is_followed_and_only_on_its_machine(fresh_wisdom):
             assert c.strategy == "small-c" and decided.startswith("predicted")
 
 
+def test_short_rows_measure_their_blocks_and_follow_the_winner(fresh_wisdom):
+    """NHWC -> CHWN with C=3 (short-row scatter): the ways to measure include the long row in
+    blocks of a third of L1; a file that says the blocks won is followed, and the copy is numpy's."""
+    x, xs = _nhwc((64, 3, 96, 96))
+    want = x.transpose(1, 2, 3, 0)
+    prof = reference("xeon-avx512").replace(measure_min_bytes=1, nt_min_bytes=0)
+    out = np.empty(want.shape, np.float32)
+    task = Task.of(out, xs.transpose(3, 1, 2, 0))
+    first = choose(task, prof)[0]
+    assert (first.strategy, first.params["block"]) == ("short-rows", "one tile")
+    ways = wisdom._ways(task, prof, first)
+    _, blocked = ways["short-row blocks toggled"]
+    assert (blocked.strategy, blocked.params["block"]) == ("short-rows", (48 << 10) // 3 // 8)   # source columns
+    entry = {"chosen": "short-row blocks toggled", "changes": {"short_rows_block_bytes": 16 << 10},
+             "seconds": {"predicted": 2.0, "short-row blocks toggled": 1.0}}
+    fresh_wisdom.parent.mkdir(parents=True)
+    fresh_wisdom.write_text(json.dumps({"format": 1, "machines": {wisdom._key(prof): {wisdom.signature(task, 1): entry}}}))
+    c, _, decided = wisdom.decide(task, prof, 1)
+    assert c.params["block"] == 2048 and decided.startswith("measured: short-row blocks toggled was fastest")
+    with kernels.use_profile(prof):
+        assert ly.convert(xs, "NHWC", "CHWN", out=out, threads=1) is out
+    assert np.array_equal(out, want)
+
+
 @pytest.mark.parametrize("text", ["{", "[1, 2]", json.dumps({"format": 99, "machines": {}}), "[" * 100000])
 def test_a_broken_wisdom_file_is_ignored(fresh_wisdom, text):
     fresh_wisdom.parent.mkdir(parents=True)

@@ -115,6 +115,12 @@ class MachineProfile:
     batch_group_bytes: int = 1 << 20
     #: ... when at least this many fit in a group (larger transposes stream long rows already)
     batch_group_min: int = 8
+    #: rows shorter than a tile (``short-rows``, NHWC<->CHWN with C=3) may walk the group's long row
+    #: in blocks, the tile rows (scatter) or columns (gather) of a block one after another, so that
+    #: fewer rows stream at once: a block holds this many bytes in L1 (the gather's source lines,
+    #: the scatter's dst row offsets); 0: one tile a block, every row streaming side by side.
+    #: Which wins depends on the core, so the planner measures both (:mod:`.wisdom`)
+    short_rows_block_bytes: int = 0
     #: the scalar-tile strategy's (i, j) block in bytes of i and j
     plain_block_bytes: int = 256
     #: small channel counts on the strided side: pixels staged per chunk (cache-resident scratch)

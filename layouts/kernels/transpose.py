@@ -289,18 +289,23 @@ def batch_rows_nt_kernel(dst, src, args, batch, rects, w0, w1):
 def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
     """As :func:`batch_rows_nt_kernel` for dst rows shorter than a tile (CHWN->NHWC with C=3): each
     aligned tile over a group's one long dst row takes its rows from as many batch indices as it
-    covers, their offsets gathered (``tile_nt_gather``)."""
+    covers, their offsets gathered (``tile_nt_gather``). The long row goes in blocks of ``a.Bi``
+    units (a multiple of the tile), each walked tile column by tile column, so that ``TL`` dst rows
+    are written at a time while the block's source lines stay in L1; a block of one tile walks
+    each tile across all columns instead, writing every dst row at once."""
     a = args[0]
     ax = batch[0]
-    rows = np.empty(a.TI, np.uint64)
+    rows = np.empty(a.Bi, np.uint64)
     for w in range(w0, w1):
         b0, b1, db0, sb0, n, q1 = batch_row_of(w, a, ax)
-        for q in range(a.ia, q1, a.TI):
-            for r in range(a.TI):
-                k = (q + r) // a.ni
-                rows[r] = sb0 + k * ax.s + (q + r - k * a.ni) * a.sI
+        for qb in range(a.ia, q1, a.Bi):
+            qe = min(qb + a.Bi, q1)
+            for r in range(qe - qb):
+                k = (qb + r) // a.ni
+                rows[r] = sb0 + k * ax.s + (qb + r - k * a.ni) * a.sI
             for j in range(U0, a.je, a.TL):
-                tile_nt_gather(dst, db0 + q + j * a.dJ, a.dJ, src, rows, U0, j)
+                for q in range(qb, qe, a.TI):
+                    tile_nt_gather(dst, db0 + q + j * a.dJ, a.dJ, src, rows, q - qb, j)
         batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
 
 
@@ -310,26 +315,32 @@ def batch_scatter_items(dst, src, args, batch, w0, w1, nt):
     follow each other across batch indices (NHWC->CHWN with C=3): a group's source rows are one
     long row (column ``m`` = batch index ``m // nj``, column ``m % nj``); each tile of ``TL`` such
     columns stores its dst rows where they lie (``tile_nt_scatter``, or ``tile_scatter`` with plain
-    stores for a dst off the 64-byte grid), all of i under one column tile so that every dst row is
-    written whole and the source rows stream side by side."""
+    stores for a dst off the 64-byte grid). The long row goes in blocks of ``a.Bj`` columns (a
+    multiple of the tile), each walked tile row by tile row, so that only ``TI`` source rows stream
+    at a time; a block of one tile column walks all of i under it instead, every dst row written
+    whole while all the source rows stream side by side."""
     a = args[0]
     ax = batch[0]
-    rows = np.empty(a.TL, np.uint64)
+    rows = np.empty(a.Bj, np.uint64)           # dst row of each column of the block
+    cols = np.empty(a.Bj // a.TL, np.uint64)   # source offset of each tile column of the block
     for w in range(w0, w1):
         b0, b1 = batch_group_of(w, a)
         m0 = b0 * a.nj
         m1 = b1 * a.nj
         mt = m0 + (m1 - m0) // a.TL * a.TL
-        for m in range(m0, mt, a.TL):
-            for r in range(a.TL):
-                k = (m + r) // a.nj
-                rows[r] = k * ax.d + (m + r - k * a.nj) * a.dJ
-            sr = (m // a.nj) * ax.s + (m - m // a.nj * a.nj)
+        for mb in range(m0, mt, a.Bj):
+            me = min(mb + a.Bj, mt)
+            for r in range(me - mb):
+                k = (mb + r) // a.nj
+                rows[r] = k * ax.d + (mb + r - k * a.nj) * a.dJ
+                if r % a.TL == U0:
+                    cols[r // a.TL] = k * ax.s + (mb + r - k * a.nj)
             for i in range(U0, a.ie, a.TI):
-                if nt:
-                    tile_nt_scatter(dst, rows, U0, src, sr + i * a.sI, a.sI, i)
-                else:
-                    tile_scatter(dst, rows, U0, src, sr + i * a.sI, a.sI, i)
+                for t in range(U0, (me - mb) // a.TL):
+                    if nt:
+                        tile_nt_scatter(dst, rows, t * a.TL, src, cols[t] + i * a.sI, a.sI, i)
+                    else:
+                        tile_scatter(dst, rows, t * a.TL, src, cols[t] + i * a.sI, a.sI, i)
         for m in range(mt, m1):
             k = m // a.nj
             c = m - k * a.nj

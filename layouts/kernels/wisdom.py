@@ -5,7 +5,7 @@ The registry's rules (:mod:`.registry`, thresholds from :class:`~.profile.Machin
 a choice. For a copy of at least ``measure_min_bytes`` whose *signature* (unit, merged axes and
 strides, alignments, threads) has no wisdom yet, :func:`decide` also builds the alternatives that
 the rules would take under a small change of the profile (:data:`VARIANTS`: the next strategy in
-the registry, narrow tiles toggled), times each on a slice of the user's
+the registry, narrow tiles toggled, short rows in blocks or not), times each on a slice of the user's
 own arrays (a warm-up run, then the best of two, each on a part of the arrays no run touched before),
 and keeps the fastest unless the predicted choice is within :data:`MARGIN` of it. The slice is about
 1/64 of the copy and at least two L2 caches, so
@@ -20,7 +20,7 @@ A profile with ``measure_min_bytes = 0`` measures nothing: the reference machine
 >>> reference("epyc-avx512").measure_min_bytes
 0
 >>> sorted(VARIANTS)
-['narrow tiles toggled', 'next strategy']
+['narrow tiles toggled', 'next strategy', 'short-row blocks toggled']
 """
 
 from __future__ import annotations
@@ -51,14 +51,21 @@ def _narrow_toggled(profile, first: Choice):
     return profile.replace(narrow_when_aliased=not profile.narrow_when_aliased)
 
 
+def _blocks_toggled(profile, first: Choice):
+    """Short rows in blocks that hold a third of L1, or one tile at a time when they were in blocks."""
+    return profile.replace(short_rows_block_bytes=0 if profile.short_rows_block_bytes else profile.l1d_bytes // 3)
+
+
 #: name -> the profile under which the rules give an alternative to the predicted choice. Ways
 #: that differ in how they meet memory (non-temporal stores, batch groups) are not among them: a
 #: slice that runs again and again stays in the last-level cache, where streaming stores always
 #: lose, while the whole copy goes to memory (plain stores measured faster on a slice ran 3.6x
 #: slower on the whole NHWC->CHWN copy); ``nt_min_bytes`` is measured on whole copies by ``tune``
-VARIANTS = {"next strategy": _next_strategy, "narrow tiles toggled": _narrow_toggled}
+VARIANTS = {"next strategy": _next_strategy, "narrow tiles toggled": _narrow_toggled,
+            "short-row blocks toggled": _blocks_toggled}
 #: which profile fields each variant changes (what the wisdom file records)
-_CHANGES = {"next strategy": ("disabled",), "narrow tiles toggled": ("narrow_when_aliased",)}
+_CHANGES = {"next strategy": ("disabled",), "narrow tiles toggled": ("narrow_when_aliased",),
+            "short-row blocks toggled": ("short_rows_block_bytes",)}
 
 
 def signature(task: Task, nthreads: int) -> str:

@@ -56,8 +56,13 @@ def consider(task, profile):
         peel = 0
     group = max(step, profile.batch_group_bytes // per // step * step)
     je = p.nj // TL * TL
+    # the long row's block: the gather's dst units (Bi) each hold a source line in L1, the
+    # scatter's source columns (Bj) each a dst row offset
+    held = profile.short_rows_block_bytes
+    Bi = max(TI, held // profile.l1d_line_bytes // TI * TI) if variant == "gather" else TI
+    Bj = TL if variant == "gather" else max(TL, held // 8 // TL * TL)
     args = record(GROUPED_TILES, ni=p.ni, nj=p.nj, dI=1, dJ=p.dJ, sI=p.sI, sJ=1, ia=peel, ie=p.ni, je=je, js=0,
-                  Bi=TI, Bj=TL, Jc=je, TI=TI, TL=TL, nbi=1, njc=1, PB=group, nb=nb)
+                  Bi=Bi, Bj=Bj, Jc=je, TI=TI, TL=TL, nbi=1, njc=1, PB=group, nb=nb)
     nwork = -(-nb // group)
     batch = batch_axes(p.batch)
     rects = records(RECTS, ())
@@ -68,15 +73,19 @@ def consider(task, profile):
         run_items(KERNELS[kernel], (d, s, args, batch, rects), (), nwork, nth)
 
     plain = variant == "scatter-plain"
-    params = {"variant": kernel, "tile": f"{TI}x{TL}", "batch_group": group, "peel": peel, "stream": not plain}
+    blocked = Bi > TI or Bj > TL
+    params = {"variant": kernel, "tile": f"{TI}x{TL}", "block": max(Bi, Bj) if blocked else "one tile",
+              "batch_group": group, "peel": peel, "stream": not plain}
     side, n = ("dst", p.ni) if variant == "gather" else ("source", p.nj)
     how = ("tiles with plain stores (dst rows off the 64-byte grid) that scatter" if plain
            else f"aligned tiles that {variant}")
+    order = (f", in blocks of {max(Bi, Bj)} units of the long row, a tile {'column' if variant == 'gather' else 'row'} "
+             f"at a time" if blocked else "")
     return Choice("short-rows", f"{side} rows of {n} units follow each other across {nb} batch indices: {how} over "
-                  f"them, {group} indices a work item", params, run, work_items=nwork,
+                  f"them, {group} indices a work item{order}", params, run, work_items=nwork,
                   repeatable=True)
 
 
 STRATEGY = Strategy("short-rows", "rows shorter than a tile on either side that follow each other across the batch "
                     "axis (NHWC<->CHWN, C=3): gathered or scattered non-temporal tiles, one pass",
-                    ("simd", "nt_stores", "nt_min_bytes", "batch_group_bytes"), consider)
+                    ("simd", "nt_stores", "nt_min_bytes", "batch_group_bytes", "short_rows_block_bytes"), consider)
