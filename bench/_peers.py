@@ -1,8 +1,9 @@
 """What other libraries do for ``out[...] = view``: the peers the benchmark compares against.
 
 Every peer writes into the preallocated output it is given (the benchmark gives each its own)
-and runs on one thread unless its name says otherwise.  A peer is ``(prep, run)``: ``prep`` is called before
-the timed ``run`` (outside the timing: thread settings), so rounds can interleave peers.
+and runs on one thread unless its name says otherwise.  A peer is ``(prep, run)``: ``prep`` is
+called before the timed ``run`` (outside the timing: thread settings), so rounds can interleave
+peers.
 
 - ``numpy``   ``np.copyto(out, view)``
 - ``torch1``, ``torch2``   ``out.copy_(view)`` with 1 / 2 torch threads

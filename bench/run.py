@@ -19,7 +19,7 @@ follows a short sleep (``--gap``) so that the previous method's worker threads s
 - ``nt``       the same bytes copied with vector loads and non-temporal stores into a 64-byte
   aligned buffer (``bench/_limits.py``): the copy limit of one core out of cache
 - peers (``bench/_peers.py``): numpy, torch 1 and 2 threads, cv2.transpose per 2-D block and as
-  one call, cv2.transposeND; all into one preallocated output
+  one call, cv2.transposeND; each into a preallocated output of its own
 
 Ours and every peer write into outputs of their own, each 64-byte aligned (TVM requires it):
 kernels that stream whole cache lines run up to 1.6x faster into such an output than into numpy's

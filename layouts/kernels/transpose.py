@@ -330,11 +330,13 @@ def batch_scatter_items(dst, src, args, batch, w0, w1, nt):
         mt = m0 + (m1 - m0) // a.TL * a.TL
         for mb in range(m0, mt, a.Bj):
             me = min(mb + a.Bj, mt)
-            for r in range(me - mb):
-                k = (mb + r) // a.nj
-                rows[r] = k * ax.d + (mb + r - k * a.nj) * a.dJ
-                if r % a.TL == U0:
-                    cols[r // a.TL] = k * ax.s + (mb + r - k * a.nj)
+            for t in range(U0, (me - mb) // a.TL):
+                m = mb + t * a.TL
+                k = m // a.nj
+                cols[t] = k * ax.s + (m - k * a.nj)
+                for r in range(a.TL):
+                    k = (m + r) // a.nj
+                    rows[t * a.TL + r] = k * ax.d + (m + r - k * a.nj) * a.dJ
             for i in range(U0, a.ie, a.TI):
                 for t in range(U0, (me - mb) // a.TL):
                     if nt:

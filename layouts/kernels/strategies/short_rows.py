@@ -56,11 +56,13 @@ def consider(task, profile):
         peel = 0
     group = max(step, profile.batch_group_bytes // per // step * step)
     je = p.nj // TL * TL
-    # the long row's block: the gather's dst units (Bi) each hold a source line in L1, the
-    # scatter's source columns (Bj) each a dst row offset
     held = profile.short_rows_block_bytes
-    Bi = max(TI, held // profile.l1d_line_bytes // TI * TI) if variant == "gather" else TI
-    Bj = TL if variant == "gather" else max(TL, held // 8 // TL * TL)
+    if variant == "gather":     # a block's dst units each hold a source line in L1
+        Bi, Bj = max(TI, held // profile.l1d_line_bytes // TI * TI), TL
+        block, tile, walk = Bi, TI, "column"
+    else:                       # a block's source columns each hold a dst row offset
+        Bi, Bj = TI, max(TL, held // 8 // TL * TL)
+        block, tile, walk = Bj, TL, "row"
     args = record(GROUPED_TILES, ni=p.ni, nj=p.nj, dI=1, dJ=p.dJ, sI=p.sI, sJ=1, ia=peel, ie=p.ni, je=je, js=0,
                   Bi=Bi, Bj=Bj, Jc=je, TI=TI, TL=TL, nbi=1, njc=1, PB=group, nb=nb)
     nwork = -(-nb // group)
@@ -73,14 +75,12 @@ def consider(task, profile):
         run_items(KERNELS[kernel], (d, s, args, batch, rects), (), nwork, nth)
 
     plain = variant == "scatter-plain"
-    blocked = Bi > TI or Bj > TL
-    params = {"variant": kernel, "tile": f"{TI}x{TL}", "block": max(Bi, Bj) if blocked else "one tile",
+    params = {"variant": kernel, "tile": f"{TI}x{TL}", "block": block if block > tile else "one tile",
               "batch_group": group, "peel": peel, "stream": not plain}
     side, n = ("dst", p.ni) if variant == "gather" else ("source", p.nj)
     how = ("tiles with plain stores (dst rows off the 64-byte grid) that scatter" if plain
            else f"aligned tiles that {variant}")
-    order = (f", in blocks of {max(Bi, Bj)} units of the long row, a tile {'column' if variant == 'gather' else 'row'} "
-             f"at a time" if blocked else "")
+    order = f", in blocks of {block} units of the long row, a tile {walk} at a time" if block > tile else ""
     return Choice("short-rows", f"{side} rows of {n} units follow each other across {nb} batch indices: {how} over "
                   f"them, {group} indices a work item{order}", params, run, work_items=nwork,
                   repeatable=True)
