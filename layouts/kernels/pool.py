@@ -8,6 +8,13 @@ live threads stays bounded whatever callers pass, and callers on several threads
 a pool another caller has closed. A part submitted by a worker of the pool runs inline (a nested
 split never waits on the pool it runs in).
 
+Two things keep a second thread from making a copy slower than one. The workers are kept off
+the CPU the caller runs on (:func:`keep_workers_off_this_cpu`): a worker woken while the caller
+runs may otherwise be queued behind it on the caller's CPU and take turns with it instead of
+running beside it, which under KVM happens after every pause of a few milliseconds (the guest's
+scheduler sees the halted vCPU as busy). And the caller never waits for a worker that has not
+started: :func:`run_split` runs such a part itself.
+
 >>> parts = []
 >>> run_split(lambda a, b: parts.append((a, b)), lambda w0, w1: (w0, w1), 10, 2)
 >>> sorted(parts)[0][0], sorted(parts)[-1][1], sum(b - a for a, b in parts)   # [(0, 5), (5, 10)] on 2+ cores
@@ -27,6 +34,9 @@ from ..config import check_threads, get_threads
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _local = threading.local()
+#: the native thread ids of the pool's workers, and the CPUs they may run on (None: any)
+_worker_ids: list[int] = []
+_worker_cpus: tuple[int, frozenset | None] = (-1, None)
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,11 +77,60 @@ def pool(workers: int | None = None) -> ThreadPoolExecutor:
 
 def _mark_worker() -> None:
     _local.worker = True
+    with _lock:
+        _worker_ids.append(threading.get_native_id())
+        cpus = _worker_cpus[1]
+    if cpus:
+        _set_affinity(0, cpus)
+
+
+def _set_affinity(tid: int, cpus: frozenset) -> None:
+    try:
+        os.sched_setaffinity(tid, cpus)
+    except (AttributeError, OSError):    # not on Linux, or the thread has ended
+        pass
+
+
+@functools.lru_cache(maxsize=1)
+def _getcpu() -> Callable[[], int]:
+    """A function returning the CPU the calling thread runs on, or -1 where the C library has none."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).sched_getcpu
+    except (ImportError, OSError, AttributeError):
+        return lambda: -1
+
+
+def keep_workers_off_this_cpu() -> None:
+    """Let the pool's workers run on every CPU the calling thread may use but the one it runs on
+    now (nothing changes where that leaves none, or the platform cannot tell). The affinity is
+    set only when that CPU or the calling thread's CPUs differ from the last call's."""
+    global _worker_cpus
+    cpu = _getcpu()()
+    try:
+        allowed = frozenset(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return
+    if cpu not in allowed or len(allowed) < 2 or _worker_cpus == (cpu, allowed - {cpu}):
+        return
+    with _lock:
+        _worker_cpus = (cpu, allowed - {cpu})
+        for tid in _worker_ids:
+            _set_affinity(tid, _worker_cpus[1])
+
+
+def _wait(futures: list) -> None:
+    """Wait for the workers that started; the others never will (their parts are cancelled)."""
+    for f in futures:
+        if not f.cancel():                # running or done (True: it had not started, or was cancelled)
+            f.result()
 
 
 def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, nthreads: int) -> None:
     """Run ``fn(*make_args(w0, w1))`` over ``[0, nwork)`` cut in ``nthreads`` contiguous parts
-    (clamped to :func:`max_threads`); the calling thread takes the first part."""
+    (clamped to :func:`max_threads`); the calling thread takes the first part, then each part
+    whose worker has not started yet (a part runs once, on one thread, as a whole). When a part
+    raises, the parts not started are not run."""
     t = max(1, min(int(nthreads), nwork))
     if t > 1:
         t = min(t, max_threads())
@@ -85,16 +144,20 @@ def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, 
     if calls is not None:
         calls.append(None)                # split over threads: not a call to repeat
     bounds = [nwork * k // t for k in range(t + 1)]
+    parts = [make_args(bounds[k], bounds[k + 1]) for k in range(t)]
     if getattr(_local, "worker", False):  # already on a pool thread: do every part here
-        for k in range(t):
-            fn(*make_args(bounds[k], bounds[k + 1]))
+        for args in parts:
+            fn(*args)
         return
-    futures = [pool().submit(fn, *make_args(bounds[k], bounds[k + 1])) for k in range(1, t)]
+    keep_workers_off_this_cpu()
+    futures = [pool().submit(fn, *args) for args in parts[1:]]
     try:
-        fn(*make_args(bounds[0], bounds[1]))
+        fn(*parts[0])
+        for f, args in zip(futures, parts[1:]):
+            if f.cancel():                # its worker has not woken yet: cheaper to run it here
+                fn(*args)
     finally:
-        for f in futures:
-            f.result()
+        _wait(futures)
 
 
 def recorded(run: Callable[[], None]) -> tuple | None:
