@@ -54,3 +54,25 @@ def test_streaming_starts_at_half_the_l2_at_the_earliest(chosen, l2, expected):
     got = at_least_half_l2(m, l2)
     assert got.chosen == expected
     assert got.note == ("a note" if expected == chosen else "a note; raised to half the L2 size")
+
+
+def test_paused_timings_count_the_calls_not_the_sleeps():
+    """With a pause, each call follows a sleep that its time leaves out; a call lasts 5 ms here
+    and each sleep 20 ms, so a sleep counted in would show."""
+    import time
+
+    from layouts.kernels.tune import seconds_per_call
+    calls, gaps, last = [], [], [None]
+
+    def run():
+        now = time.perf_counter()
+        if last[0] is not None:
+            gaps.append(now - last[0])
+        time.sleep(0.005)
+        calls.append(now)
+        last[0] = time.perf_counter()
+
+    t = seconds_per_call(run, 1, pause=0.02)
+    assert len(calls) == 8                        # 2000 calls back to back; at most 8 with a pause
+    assert 0.005 <= t < 0.015
+    assert min(gaps) >= 0.02                      # the sleep came between the calls

@@ -11,6 +11,9 @@ are not in cache when the copy starts, as a conversion inside a pipeline finds i
 stores then first read every line they write, and a hot loop into one output would hide that.
 Its threshold is the one that makes the copies measured fastest in all (:func:`least_time`),
 since the thresholds of a first win at every larger size moved by whole octaves on one noisy size.
+The thread thresholds are timed on calls that each follow a short sleep (:data:`PAUSE_S`), as
+calls come in a pipeline that does other work between them: back to back, every call finds the
+second core just busy, and a core that has paused takes longer to wake and to warm up.
 
 ============================  ======================================  ==========================
 field                         first way                               second way
@@ -20,7 +23,8 @@ small_short_rows              one ``np.copyto``                       the kernel
                               (C=3 uint8 NCHW->NHWC)                  bytes (counted in rows)
 thread_min_bytes_by_strategy  one thread                              every thread, per strategy
                                                                       (``thread_min_bytes`` stays
-                                                                      the default of the others)
+                                                                      the default of the others;
+                                                                      each call after a pause)
 nt_min_bytes                  plain stores                            non-temporal stores
                                                                       (least total time; at least
                                                                       half the L2 size)
@@ -113,24 +117,38 @@ THREAD_CASES = {
 _FORCE = {"group_min_bytes": 0, "group_aliased_min_bytes": 0, "group_min_cols": 0}
 
 
-def seconds_per_call(run: Callable[[], None], nbytes: int) -> float:
-    """Seconds per call, from one sample of enough calls to last about 2 ms."""
+#: seconds of sleep before each call where thread counts are compared (:data:`PAUSED`)
+PAUSE_S = 0.001
+
+
+def seconds_per_call(run: Callable[[], None], nbytes: int, pause: float = 0.0) -> float:
+    """Seconds per call, from one sample of enough calls to last about 2 ms; with ``pause``, each
+    call timed alone after that many seconds of sleep (the mean of up to 8 such calls)."""
     reps = max(1, min(2000, (1 << 21) // max(nbytes, 1)))
+    if pause:
+        spent = 0.0
+        for _ in range(min(reps, 8)):
+            time.sleep(pause)
+            t0 = time.perf_counter()
+            run()
+            spent += time.perf_counter() - t0
+        return spent / min(reps, 8)
     t0 = time.perf_counter()
     for _ in range(reps):
         run()
     return (time.perf_counter() - t0) / reps
 
 
-def medians(runs: list[Callable[[], None]], nbytes: int, rounds: int) -> list[float]:
+def medians(runs: list[Callable[[], None]], nbytes: int, rounds: int, pause: float = 0.0) -> list[float]:
     """Median seconds per call of each of ``runs``, warmed once, sampled in ``rounds``
-    interleaved rounds (so a slow moment of the machine falls on every way alike)."""
+    interleaved rounds (so a slow moment of the machine falls on every way alike); ``pause``:
+    see :func:`seconds_per_call`."""
     for r in runs:
         r()
     ts: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
         for k, r in enumerate(runs):
-            ts[k].append(seconds_per_call(r, nbytes))
+            ts[k].append(seconds_per_call(r, nbytes, pause))
     return [statistics.median(t) for t in ts]
 
 
@@ -196,18 +214,18 @@ def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], 
 
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
                ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base, cold: bool = False,
-               rule: str = "first-winning") -> Measured:
+               rule: str = "first-winning", pause: float = 0.0) -> Measured:
     """Where the second way starts to win; ``cold``: the outputs written are not in cache (they
     rotate through outputs that together fill the L2 cache four times over). ``rule``:
     ``"first-winning"`` (:func:`first_winning`: it wins at that size and every larger one) or
-    ``"least-time"`` (:func:`least_time`)."""
+    ``"least-time"`` (:func:`least_time`). ``pause``: see :func:`seconds_per_call`."""
     rows, tried = [], []
     for direction, dtype, *C in cases:
         for size in sizes:
             out, v = _case(direction, dtype, size, *C)
             profs = [base.replace(**w) for w in ways]
             spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1) if cold else 0
-            t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds)
+            t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds, pause)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             tried.append((rows[-1][0], size, t0, t1))
     if rule == "least-time":
@@ -239,7 +257,8 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
         for name, cases in THREAD_CASES.items():
             m = _crossover(f"thread_min_bytes[{name}]", "one thread", f"{base.cpus} threads",
                            cases[:1] if quick else cases, sizes, (_FORCE, _FORCE),
-                           (1, base.cpus), rounds, base.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=()))
+                           (1, base.cpus), rounds, base.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=()),
+                           pause=PAUSE_S)
             found.append(m)
             entries.append(f"{name}={m.chosen}")
         base = base.replace(thread_min_bytes_by_strategy=tuple(entries))

@@ -42,7 +42,7 @@ def _runs(n: int, profiles, threads):
 def tune_blob(base, quick: bool = False, rounds: int = 5):
     """The profile ``base`` with ``blob_thread_min_bytes`` and ``blob_chunk_bytes`` measured, and
     the :class:`~layouts.kernels.tune.Measured` of each; on one core, the profile unchanged."""
-    from ...kernels.tune import Measured, first_winning, medians
+    from ...kernels.tune import PAUSE_S, Measured, first_winning, medians
     if base.cpus < 2:
         return base, []
     M = 1 << 20
@@ -52,7 +52,7 @@ def tune_blob(base, quick: bool = False, rounds: int = 5):
     rows, wins = [], {}
     for size in sizes:
         runs, nbytes = _runs(max(1, size // _PER_IMAGE), (one, every), (1, base.cpus))
-        t1, tn = medians(runs, nbytes, rounds)
+        t1, tn = medians(runs, nbytes, rounds, PAUSE_S)
         rows.append((f"{nbytes // _PER_IMAGE} x 224x224x3 u8", nbytes, t1, tn))
         wins[size] = tn <= t1
     chosen, note = first_winning(sizes, wins, f"{base.cpus} threads")
