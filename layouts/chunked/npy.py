@@ -300,7 +300,7 @@ class _Job:
     def _convert(self, progress: Any) -> None:
         """Read (or map), convert and write tile by tile, in the destination's order; with
         the profile's ``file_write_buffers`` = 2 a writer thread writes one tile while the next is converted."""
-        from concurrent.futures import ThreadPoolExecutor
+        from ..kernels.pool import helper_thread, keep_workers_off_this_cpu
 
         item = self.dtype.itemsize
         src_L, dst_L = self.src_layout, self.dst_layout
@@ -315,7 +315,7 @@ class _Job:
         src_buf = None  # allocated when a tile is read rather than mapped
         nbuf = write_buffers()
         dst_bufs = [np.empty(max(r_dst.elements, 1), self.dtype) for _ in range(nbuf)]
-        with reporter(progress, total, label) as step, ThreadPoolExecutor(1, "layouts-writer") as writer:
+        with reporter(progress, total, label) as step, helper_thread("layouts-writer") as writer:
             if dst_L.count == 0:
                 step(total)  # no element: the preallocated zeros are the whole output
                 return
@@ -345,6 +345,7 @@ class _Job:
                     write_region(self.tmp_fd, rd, db, base)
                     step(done)
                     continue
+                keep_workers_off_this_cpu()
                 pending = (writer.submit(write_region, self.tmp_fd, rd, db, base), done)
             if pending is not None:
                 pending[0].result()

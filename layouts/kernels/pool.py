@@ -23,6 +23,7 @@ started: :func:`run_split` runs such a part itself.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -82,6 +83,37 @@ def _mark_worker() -> None:
         cpus = _worker_cpus[1]
     if cpus:
         _set_affinity(0, cpus)
+
+
+@contextlib.contextmanager
+def helper_thread(name: str):
+    """A one-thread executor for work beside the calling thread (a file's writes), kept off the
+    caller's CPU as the pool's workers are (:func:`keep_workers_off_this_cpu` before each
+    submit), and shut down, waiting for its work, when the block ends.
+
+    >>> with helper_thread("example") as ex:
+    ...     keep_workers_off_this_cpu()
+    ...     ex.submit(sum, [1, 2]).result()
+    3
+    """
+    mine = []
+
+    def register() -> None:
+        with _lock:
+            _worker_ids.append(threading.get_native_id())
+            mine.append(_worker_ids[-1])
+            cpus = _worker_cpus[1]
+        if cpus:
+            _set_affinity(0, cpus)
+
+    ex = ThreadPoolExecutor(1, thread_name_prefix=name, initializer=register)
+    try:
+        yield ex
+    finally:
+        ex.shutdown(wait=True)
+        with _lock:                       # its id may be reused by a thread that is not ours
+            for tid in mine:
+                _worker_ids.remove(tid)
 
 
 def _set_affinity(tid: int, cpus: frozenset) -> None:

@@ -179,7 +179,9 @@ class MachineProfile:
     inplace_alias_penalty_2k: int = 300
     #: files (:mod:`layouts.chunked`): a dense source tile is read through a memory map, not preadv
     file_map_source: bool = True
-    #: destination tile buffers of convert_file: 2 writes one tile in a thread while the next converts
+    #: destination tile buffers of convert_file: 2 writes one tile in a thread while the next
+    #: converts (the default where there are 2 CPUs or more: with the writer kept off the
+    #: converting thread's CPU it won every round with fsync, to NHWC and to CHWN)
     file_write_buffers: int = 1
 
     source: str = field(default="defaults", compare=False)
@@ -315,10 +317,12 @@ def detect() -> MachineProfile:
 def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> MachineProfile:
     """The default tuning for a machine with these :data:`HARDWARE` fields (where measurements
     on the project's machines differ by CPU feature, the feature decides)."""
-    by_features = {}
+    by_machine = {}
     if "avx512bw" in hardware.get("cpu_features", ()):   # `tune` on an AVX-512 EPYC: NT stores win earlier
-        by_features = dict(nt_min_bytes=4 << 20)
-    return MachineProfile(**hardware, simd=not _env_plain(), nt_stores=x86, source=source, **by_features)
+        by_machine["nt_min_bytes"] = 4 << 20
+    if hardware.get("cpus", 1) >= 2:                      # a second CPU for convert_file's writes
+        by_machine["file_write_buffers"] = 2
+    return MachineProfile(**hardware, simd=not _env_plain(), nt_stores=x86, source=source, **by_machine)
 
 
 def reference(kind: str) -> MachineProfile:
