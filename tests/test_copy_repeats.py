@@ -144,3 +144,48 @@ def _numpy_oracle(x, src, dst):
         n, c, h, w = nchw.shape
         return nchw.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2)
     return nchw.transpose(["NCHW".index(a) for a in dst])
+
+
+def test_a_recording_calls_the_compiled_kernels_without_the_dispatcher():
+    """The calls a recording keeps are the compiled functions numba chose for those arguments
+    (no type matching on a repeat), and making them again is np.copyto's answer."""
+    rng = np.random.default_rng(6)
+    with profile.use_profile(PINNED):
+        v, out = _views(rng, (2, 64, 24, 40), (0, 2, 3, 1), np.uint8)
+        kernels._repeats.clear()
+        calls = pool.recorded(lambda: kernels.copy_into(out, v, threads=1))
+        assert calls
+        assert all(not hasattr(fn, "overloads") for fn, _ in calls)     # not a numba dispatcher
+        out.fill(0)
+        v.base[...] = rng.integers(0, 255, size=v.base.shape)
+        pool.replay(calls)
+        assert np.array_equal(out, v)
+
+
+def test_compiled_falls_back_to_the_dispatcher_it_cannot_match():
+    import numba
+
+    @numba.njit
+    def add_one(a):
+        a += 1
+
+    a = np.zeros(3, np.int64)
+    add_one(a)
+    assert pool._compiled(add_one, (a,)) is not add_one                    # the compiled int64 array version
+    assert pool._compiled(add_one, (np.zeros(3, np.float32),)) is add_one  # never compiled for float32
+    assert pool._compiled(print, (a,)) is print
+
+
+def test_convert_refuses_an_out_made_read_only_after_its_calls_were_recorded():
+    import layouts
+    from layouts import LayoutError
+    with profile.use_profile(PINNED):
+        x = np.arange(2 * 64 * 8 * 8, dtype=np.float32).reshape(2, 64, 8, 8)
+        out = np.zeros((2, 8, 8, 64), np.float32)
+        for _ in range(2):
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)       # the second call replays
+        out[...] = -1
+        out.flags.writeable = False
+        with pytest.raises(LayoutError, match="out"):
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)
+        assert (out == -1).all()
