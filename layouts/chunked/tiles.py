@@ -1,8 +1,8 @@
 """Tiles: boxes of a conversion sized so that both files are read and written in long runs
 within the memory budget (see :mod:`.npy` for how they are used).
 
->>> tile_cost(10**6, 10**6, 4)
-8000000
+>>> tile_cost(10**6, 10**6, 4) == (1 + write_buffers()) * 4 * 10**6    # a source tile, the destination's
+True
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ __all__ = ["tile_cost", "plan_tiles", "tiles", "write_buffers", "BUFFER_SHARE", 
 
 #: Share of ``memory`` the tile buffers may use (the rest: per-tile temporaries, slack).
 BUFFER_SHARE = 0.9
-#: The default destination buffers (the profile's ``file_write_buffers`` decides).
+#: The destination buffers of a profile on one CPU (the profile's ``file_write_buffers`` decides;
+#: on two or more it is 2).
 WRITE_BUFFERS = 1
 
 
@@ -37,8 +38,13 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
     ``max(M, N)`` elements more than this (see :mod:`layouts.inplace`); tiles are not re-sized for it.
 
-    >>> tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
+    >>> from layouts.kernels.profile import current, use_profile
+    >>> with use_profile(current().replace(file_write_buffers=1)):
+    ...     tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
     (80000000, 40400000, 69536)
+    >>> with use_profile(current().replace(file_write_buffers=2)):     # the default on 2 CPUs or more
+    ...     tile_cost(10**7, 10**7, 4)
+    120000000
     """
     if not inplace:
         return (src_elements + write_buffers() * dst_elements) * itemsize
