@@ -152,29 +152,31 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
     for these very buffers; None when the full path must run."""
     if type(src) is not str or type(dst) is not str:
         return None
-    kernels = _kernels()
     key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
-    # an int count as given (a count above the cores is its own entry); None: the setting's count
-    t = threads if type(threads) is int else kernels.thread_count(threads)
-    rkey = (key, kernels.address(x), kernels.address(out), x.strides, out.strides, t)
-    hit = _replays.get(rkey)
-    prof = kernels.current()
-    # first, as few steps as possible: after other work, each costs cache misses; these two
-    # buffers passed every check when the calls were recorded, and only these two can change
-    if hit is not None and hit[0] is prof and out.flags.writeable:
-        kernels.pool.replay(hit[1])
-        return out
     known = _known.get(key)
     if known is None:
         return None
     steps, rows = known
-    if not out.flags.writeable or np.may_share_memory(out, x):
-        return None                                   # the full path words the refusal
+    kernels = _kernels()
+    prof = kernels.current()
     if x.nbytes < prof.small_bytes and rows < prof.small_short_rows:
+        if not out.flags.writeable or np.may_share_memory(out, x):
+            return None                               # the full path words the refusal
         for step in steps:
             sv, dv = step.views(x, out)
             np.copyto(dv, sv, casting="no")
         return out
+    # an int count as given (a count above the cores is its own entry); None: the setting's count
+    t = threads if type(threads) is int else kernels.thread_count(threads)
+    rkey = (key, kernels.address(x), kernels.address(out), x.strides, out.strides, t)
+    hit = _replays.get(rkey)
+    # after other work each step here costs cache misses, so a replay checks only what can have
+    # changed since its calls were recorded for these very buffers: out's writeability, the profile
+    if hit is not None and hit[0] is prof and out.flags.writeable:
+        kernels.pool.replay(hit[1])
+        return out
+    if not out.flags.writeable or np.may_share_memory(out, x):
+        return None
     calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
     if calls is not None:
         if len(_replays) > 256:
