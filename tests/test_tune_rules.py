@@ -76,3 +76,27 @@ def test_paused_timings_count_the_calls_not_the_sleeps():
     assert len(calls) == 8                        # 2000 calls back to back; at most 8 with a pause
     assert 0.005 <= t < 0.015
     assert min(gaps) >= 0.02                      # the sleep came between the calls
+
+
+def test_paused_timings_produce_the_source_before_each_call():
+    """``produce`` runs before each paused call and outside its time."""
+    import time
+
+    from layouts.kernels.tune import seconds_per_call
+    log = []
+    t = seconds_per_call(lambda: log.append("call"), 1, pause=0.001,
+                         produce=lambda: (log.append("produce"), time.sleep(0.02)))
+    assert log == ["produce", "call"] * 8
+    assert t < 0.01
+
+
+def test_the_producer_rewrites_the_source_the_view_reads():
+    import numpy as np
+
+    from layouts.kernels.tune import _producer
+    xs = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    v = xs.transpose(0, 2, 1)
+    produce = _producer(v)
+    xs[...] = -1                       # the producer writes back the values it saw
+    produce()
+    assert np.array_equal(xs, np.arange(24, dtype=np.float32).reshape(2, 3, 4))

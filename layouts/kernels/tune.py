@@ -11,9 +11,11 @@ are not in cache when the copy starts, as a conversion inside a pipeline finds i
 stores then first read every line they write, and a hot loop into one output would hide that.
 Its threshold is the one that makes the copies measured fastest in all (:func:`least_time`),
 since the thresholds of a first win at every larger size moved by whole octaves on one noisy size.
-The thread thresholds are timed on calls that each follow a short sleep (:data:`PAUSE_S`), as
-calls come in a pipeline that does other work between them: back to back, every call finds the
-second core just busy, and a core that has paused takes longer to wake and to warm up.
+The thread thresholds are timed on calls made as in a pipeline: each after the calling thread
+has written the source (as the step that makes it would) and slept a little (:data:`PAUSE_S`), and more threads win a
+size only where they are a tenth faster or more (:data:`THREAD_MARGIN`).
+Back to back, every call finds the source in both cores' caches and the second core just busy;
+in a pipeline the second core must fetch its half from the first, and wakes from a pause.
 
 ============================  ======================================  ==========================
 field                         first way                               second way
@@ -117,17 +119,25 @@ THREAD_CASES = {
 _FORCE = {"group_min_bytes": 0, "group_aliased_min_bytes": 0, "group_min_cols": 0}
 
 
-#: seconds of sleep before each call where thread counts are compared (:data:`PAUSED`)
+#: seconds of sleep before each call where thread counts are compared
 PAUSE_S = 0.001
+#: how many times faster more threads must be to win a size: near the crossover the two differ
+#: by less than a pipeline's own noise, and there one thread leaves the other core free
+THREAD_MARGIN = 1.1
 
 
-def seconds_per_call(run: Callable[[], None], nbytes: int, pause: float = 0.0) -> float:
+def seconds_per_call(run: Callable[[], None], nbytes: int, pause: float = 0.0,
+                     produce: Callable[[], None] | None = None) -> float:
     """Seconds per call, from one sample of enough calls to last about 2 ms; with ``pause``, each
-    call timed alone after that many seconds of sleep (the mean of up to 8 such calls)."""
+    call timed alone after that many seconds of sleep (the mean of up to 8 such calls), and
+    after ``produce()`` (untimed: say, the calling thread writing the source, as the step that
+    makes it would)."""
     reps = max(1, min(2000, (1 << 21) // max(nbytes, 1)))
     if pause:
         spent = 0.0
         for _ in range(min(reps, 8)):
+            if produce is not None:
+                produce()
             time.sleep(pause)
             t0 = time.perf_counter()
             run()
@@ -139,16 +149,17 @@ def seconds_per_call(run: Callable[[], None], nbytes: int, pause: float = 0.0) -
     return (time.perf_counter() - t0) / reps
 
 
-def medians(runs: list[Callable[[], None]], nbytes: int, rounds: int, pause: float = 0.0) -> list[float]:
+def medians(runs: list[Callable[[], None]], nbytes: int, rounds: int, pause: float = 0.0,
+            produce: Callable[[], None] | None = None) -> list[float]:
     """Median seconds per call of each of ``runs``, warmed once, sampled in ``rounds``
-    interleaved rounds (so a slow moment of the machine falls on every way alike); ``pause``:
-    see :func:`seconds_per_call`."""
+    interleaved rounds (so a slow moment of the machine falls on every way alike); ``pause``,
+    ``produce``: see :func:`seconds_per_call`."""
     for r in runs:
         r()
     ts: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
         for k, r in enumerate(runs):
-            ts[k].append(seconds_per_call(r, nbytes, pause))
+            ts[k].append(seconds_per_call(r, nbytes, pause, produce))
     return [statistics.median(t) for t in ts]
 
 
@@ -212,26 +223,37 @@ def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], 
     return [under(p, n) for p, n in zip(profiles, threads)]
 
 
+def _producer(v: np.ndarray) -> Callable[[], None]:
+    """A call that rewrites the array ``v`` views on the calling thread: the source then sits in
+    this core's cache and nowhere else, as the step that made it leaves it (a second thread must
+    fetch its half from there, which a loop of copies alone, warming both cores, would hide)."""
+    base = v.base if isinstance(v.base, np.ndarray) else v
+    spare = base.copy()
+    return lambda: np.copyto(base, spare)
+
+
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
                ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base, cold: bool = False,
-               rule: str = "first-winning", pause: float = 0.0) -> Measured:
+               rule: str = "first-winning", pause: float = 0.0, margin: float = 1.0) -> Measured:
     """Where the second way starts to win; ``cold``: the outputs written are not in cache (they
     rotate through outputs that together fill the L2 cache four times over). ``rule``:
     ``"first-winning"`` (:func:`first_winning`: it wins at that size and every larger one) or
-    ``"least-time"`` (:func:`least_time`). ``pause``: see :func:`seconds_per_call`."""
+    ``"least-time"`` (:func:`least_time`). ``pause``: see :func:`seconds_per_call`. ``margin``:
+    with ``"first-winning"``, the second way wins where it is that many times faster."""
     rows, tried = [], []
     for direction, dtype, *C in cases:
         for size in sizes:
             out, v = _case(direction, dtype, size, *C)
             profs = [base.replace(**w) for w in ways]
             spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1) if cold else 0
-            t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds, pause)
+            t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds, pause,
+                             _producer(v) if pause else None)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             tried.append((rows[-1][0], size, t0, t1))
     if rule == "least-time":
         chosen, note = least_time(sizes, tried, second)
     else:
-        wins = {s: all(t1 <= t0 for _, at, t0, t1 in tried if at == s) for s in sizes}
+        wins = {s: all(t1 * margin <= t0 for _, at, t0, t1 in tried if at == s) for s in sizes}
         chosen, note = first_winning(sizes, wins, second)
     return Measured(field, first, second, sizes, rows, chosen, note)
 
@@ -258,7 +280,7 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
             m = _crossover(f"thread_min_bytes[{name}]", "one thread", f"{base.cpus} threads",
                            cases[:1] if quick else cases, sizes, (_FORCE, _FORCE),
                            (1, base.cpus), rounds, base.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=()),
-                           pause=PAUSE_S)
+                           pause=PAUSE_S, margin=THREAD_MARGIN)
             found.append(m)
             entries.append(f"{name}={m.chosen}")
         base = base.replace(thread_min_bytes_by_strategy=tuple(entries))
