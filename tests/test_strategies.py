@@ -54,8 +54,8 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("numpy", None, (1, 3, 4, 4), "float32", "NCHW", "NHWC", None),
     ("small-c", None, (16, 3, 64, 64), "float32", "NCHW", "NHWC", None),
     ("small-c", None, (16, 3, 64, 64), "uint8", "NHWC", "NCHW", None),
-    ("staged", None, (64, 3, 32, 32), "float32", "NHWC", "CHWN", None),
-    ("staged", None, (64, 3, 32, 32), "uint16", "CHWN", "NHWC", None),
+    ("staged", None, (24, 3, 30, 30), "float32", "NHWC", "CHWN", None),    # dst rows not whole tiles
+    ("staged", None, (32, 3, 30, 30), "uint16", "CHWN", "NHWC", None),     # dst rows not 64-byte multiples apart
     ("grouped", None, (128, 64, 56, 56), "uint8", "NCHW", "NHWC", None),
     ("grouped", None, (128, 64, 56, 56), "uint8", "NCHW", "CHWN", 16),
     ("simd-tiles", "tiles", (8, 64, 30, 30), "float32", "NCHW", "NHWC", None),
@@ -89,6 +89,12 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("short-rows", "tiles-batch-scatter", (128, 3, 128, 128), "uint8", "NHWC", "CHWN", 48),
     ("short-rows", "tiles-batch-scatter", (32, 2, 192, 192), "float16", "NHWC", "CHWN", 2),
     ("staged", None, (60, 3, 96, 96), "float32", "NHWC", "CHWN", 16),        # rows not whole tiles: the scratch stage
+    # a copy whose output stays in cache (below nt_min_bytes): the same tiles with plain stores
+    ("short-rows", "tiles-batch-gather", (64, 3, 32, 32), "float32", "CHWN", "NHWC", None),
+    ("short-rows", "tiles-batch-gather", (64, 3, 32, 32), "uint16", "CHWN", "NHWC", None),
+    ("short-rows", "tiles-batch-gather", (80, 3, 40, 40), "uint8", "CHWN", "NHWC", 8),      # last columns
+    ("short-rows", "tiles-batch-scatter", (64, 3, 32, 32), "float32", "NHWC", "CHWN", None),
+    ("short-rows", "tiles-batch-scatter", (256, 3, 32, 32), "uint8", "NHWC", "CHWN", None),
 ]
 
 

@@ -165,6 +165,8 @@ tile_nt_split = _make(True, None, True)
 # offsets), for dst rows shorter than a tile whose rows follow each other across batch indices
 # (CHWN->NHWC with C=3: a tile takes the channels of several pixels). NT stores.
 tile_nt_gather = _make(True, None, False, True)
+# the same with plain stores, for a copy small enough that its output should stay in cache
+tile_gather = _make(False, None, False, True)
 # its mirror: dst row c at rows[first + c] + ioff, for src rows shorter than a tile that follow
 # each other across batch indices (NHWC->CHWN with C=3: a tile's columns span several pixels)
 tile_nt_scatter = _make(True, None, False, False, True)

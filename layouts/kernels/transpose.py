@@ -26,9 +26,10 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import tile, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split, tile_scatter
+from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split,
+                   tile_scatter)
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
@@ -285,14 +286,15 @@ def batch_rows_nt_kernel(dst, src, args, batch, rects, w0, w1):
         batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
 
 
-@njit(cache=True, nogil=True)
-def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
+@njit(cache=True, nogil=True, inline="always")
+def batch_gather_items(dst, src, args, batch, w0, w1, nt):
     """As :func:`batch_rows_nt_kernel` for dst rows shorter than a tile (CHWN->NHWC with C=3): each
     aligned tile over a group's one long dst row takes its rows from as many batch indices as it
-    covers, their offsets gathered (``tile_nt_gather``). The long row goes in blocks of ``a.Bi``
-    units (a multiple of the tile), each walked tile column by tile column, so that ``TL`` dst rows
-    are written at a time while the block's source lines stay in L1; a block of one tile walks
-    each tile across all columns instead, writing every dst row at once."""
+    covers, their offsets gathered (``tile_nt_gather``, or ``tile_gather`` with plain stores). The
+    long row goes in blocks of ``a.Bi`` units (a multiple of the tile), each walked tile column by
+    tile column, so that ``TL`` dst rows are written at a time while the block's source lines stay
+    in L1; a block of one tile walks each tile across all columns instead, writing every dst row at
+    once."""
     a = args[0]
     ax = batch[0]
     rows = np.empty(a.Bi, np.uint64)
@@ -305,8 +307,23 @@ def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
                 rows[r] = sb0 + k * ax.s + (qb + r - k * a.ni) * a.sI
             for j in range(U0, a.je, a.TL):
                 for q in range(qb, qe, a.TI):
-                    tile_nt_gather(dst, db0 + q + j * a.dJ, a.dJ, src, rows, q - qb, j)
+                    if nt:
+                        tile_nt_gather(dst, db0 + q + j * a.dJ, a.dJ, src, rows, q - qb, j)
+                    else:
+                        tile_gather(dst, db0 + q + j * a.dJ, a.dJ, src, rows, q - qb, j)
         batch_rows_edges(dst, src, a, ax, db0, sb0, n, q1)
+
+
+@njit(cache=True, nogil=True)
+def batch_gather_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """:func:`batch_gather_items` with non-temporal stores (64-byte aligned dst rows)."""
+    batch_gather_items(dst, src, args, batch, w0, w1, True)
+
+
+@njit(cache=True, nogil=True)
+def batch_gather_kernel(dst, src, args, batch, rects, w0, w1):
+    """:func:`batch_gather_items` with plain stores (its output stays in cache)."""
+    batch_gather_items(dst, src, args, batch, w0, w1, False)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -366,5 +383,5 @@ def batch_scatter_kernel(dst, src, args, batch, rects, w0, w1):
 KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
-           "tiles-batch-scatter": batch_scatter_kernel,
+           "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}

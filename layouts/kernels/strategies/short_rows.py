@@ -2,9 +2,10 @@
 <-> CHWN with C=3): the rows of a group of batch indices are one long row, covered by aligned
 non-temporal tiles that gather their source rows (dst rows of C units: CHWN->NHWC,
 :func:`..simd.tile_nt_gather`) or scatter their dst rows (source rows of C units: NHWC->CHWN,
-:func:`..simd.tile_nt_scatter`; plain stores, :func:`..simd.tile_scatter`, into a dst off the
-64-byte grid, such as numpy's own arrays) over the pixels each tile spans. One pass through
-memory, where a scratch stage (``staged``) makes two through the cache."""
+:func:`..simd.tile_nt_scatter`) over the pixels each tile spans; with plain stores
+(:func:`..simd.tile_gather`, :func:`..simd.tile_scatter`) for a copy whose output stays in cache,
+and for a scatter into a dst off the 64-byte grid, such as numpy's own arrays. One pass, where a
+scratch stage (``staged``) makes two."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def consider(task, profile):
         return "needs SIMD tiles and non-temporal stores (profile simd, nt_stores)"
     if p.kind != "transpose" or p.dI != 1 or p.sJ != 1 or len(p.batch) != 1:
         return "not a transpose with unit-stride rows and one batch axis"
-    if not task.streams(profile) or profile.batch_group_bytes <= 0:
-        return f"{p.nbytes} bytes < nt_min_bytes ({profile.nt_min_bytes}): a cached copy"
+    if profile.batch_group_bytes <= 0:
+        return "batch_group_bytes is 0: no groups of batch indices"
     unit = p.unit.itemsize
     L, K = TILE_SHAPE[8 * unit]
     TI, TL = K * L, L
@@ -68,18 +69,20 @@ def consider(task, profile):
     nwork = -(-nb // group)
     batch = batch_axes(p.batch)
     rects = records(RECTS, ())
-    kernel = "tiles-batch-scatter" if variant == "scatter-plain" else f"tiles-nt-batch-{variant}"
+    streams = task.streams(profile)
+    plain = variant == "scatter-plain" or not streams
+    kernel = f"tiles-{'' if plain else 'nt-'}batch-{'gather' if variant == 'gather' else 'scatter'}"
 
     def run(dst, src, d, s, nth):
         from ..transpose import KERNELS
         run_items(KERNELS[kernel], (d, s, args, batch, rects), (), nwork, nth)
 
-    plain = variant == "scatter-plain"
     params = {"variant": kernel, "tile": f"{TI}x{TL}", "block": block if block > tile else "one tile",
               "batch_group": group, "peel": peel, "stream": not plain}
     side, n = ("dst", p.ni) if variant == "gather" else ("source", p.nj)
-    how = ("tiles with plain stores (dst rows off the 64-byte grid) that scatter" if plain
-           else f"aligned tiles that {variant}")
+    how = (f"aligned tiles that {variant}" if not plain else
+           f"tiles with plain stores (a cached copy) that {variant}" if not streams else
+           "tiles with plain stores (dst rows off the 64-byte grid) that scatter")
     order = f", in blocks of {block} units of the long row, a tile {walk} at a time" if block > tile else ""
     return Choice("short-rows", f"{side} rows of {n} units follow each other across {nb} batch indices: {how} over "
                   f"them, {group} indices a work item{order}", params, run, work_items=nwork,
@@ -87,5 +90,5 @@ def consider(task, profile):
 
 
 STRATEGY = Strategy("short-rows", "rows shorter than a tile on either side that follow each other across the batch "
-                    "axis (NHWC<->CHWN, C=3): gathered or scattered non-temporal tiles, one pass",
+                    "axis (NHWC<->CHWN, C=3): gathered or scattered tiles, one pass",
                     ("simd", "nt_stores", "nt_min_bytes", "batch_group_bytes", "short_rows_block_bytes"), consider)
