@@ -183,9 +183,9 @@ def test_convert_refuses_an_out_made_read_only_after_its_calls_were_recorded():
         x = np.arange(2 * 64 * 8 * 8, dtype=np.float32).reshape(2, 64, 8, 8)
         out = np.zeros((2, 8, 8, 64), np.float32)
         for _ in range(2):
-            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)       # the second call replays
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)       # the second records its kernel calls
         out[...] = -1
         out.flags.writeable = False
         with pytest.raises(LayoutError, match="out"):
-            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)    # these buffers' calls are recorded
         assert (out == -1).all()

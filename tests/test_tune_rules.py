@@ -93,10 +93,10 @@ def test_paused_timings_produce_the_source_before_each_call():
 def test_the_producer_rewrites_the_source_the_view_reads():
     import numpy as np
 
-    from layouts.kernels.tune import _producer
+    from layouts.kernels.tune import producer
     xs = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     v = xs.transpose(0, 2, 1)
-    produce = _producer(v)
+    produce = producer(v)
     xs[...] = -1                       # the producer writes back the values it saw
     produce()
     assert np.array_equal(xs, np.arange(24, dtype=np.float32).reshape(2, 3, 4))

@@ -9,10 +9,8 @@ a pool another caller has closed. A part submitted by a worker of the pool runs 
 split never waits on the pool it runs in).
 
 Two things keep a second thread from making a copy slower than one. The workers are kept off
-the CPU the caller runs on (:func:`keep_workers_off_this_cpu`): a worker woken while the caller
-runs may otherwise be queued behind it on the caller's CPU and take turns with it instead of
-running beside it, which under KVM happens after every pause of a few milliseconds (the guest's
-scheduler sees the halted vCPU as busy). And the caller never waits for a worker that has not
+the CPU the caller runs on (:mod:`.affinity`), where a woken worker may otherwise be queued
+behind the caller and take turns with it. And the caller never waits for a worker that has not
 started: :func:`run_split` runs such a part itself.
 
 >>> parts = []
@@ -27,17 +25,15 @@ import contextlib
 import functools
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Callable
 
 from ..config import check_threads, get_threads
+from .affinity import keep_workers_off_this_cpu, register_this_thread, unregister
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _local = threading.local()
-#: the native thread ids of the pool's workers, and the CPUs they may run on (None: any)
-_worker_ids: list[int] = []
-_worker_cpus: tuple[int, frozenset | None] = (-1, None)
 
 
 @functools.lru_cache(maxsize=1)
@@ -76,13 +72,21 @@ def pool(workers: int | None = None) -> ThreadPoolExecutor:
     return _pool
 
 
+def _new_pool_after_fork() -> None:
+    """A forked child has none of the parent's threads: its first split makes a pool of its own
+    (the parent's, copied, would queue parts that no thread ever runs)."""
+    global _pool, _lock
+    _lock = threading.Lock()
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_pool_after_fork)
+
+
 def _mark_worker() -> None:
     _local.worker = True
-    with _lock:
-        _worker_ids.append(threading.get_native_id())
-        cpus = _worker_cpus[1]
-    if cpus:
-        _set_affinity(0, cpus)
+    register_this_thread()
 
 
 @contextlib.contextmanager
@@ -97,72 +101,32 @@ def helper_thread(name: str):
     3
     """
     mine = []
-
-    def register() -> None:
-        with _lock:
-            _worker_ids.append(threading.get_native_id())
-            mine.append(_worker_ids[-1])
-            cpus = _worker_cpus[1]
-        if cpus:
-            _set_affinity(0, cpus)
-
-    ex = ThreadPoolExecutor(1, thread_name_prefix=name, initializer=register)
+    ex = ThreadPoolExecutor(1, thread_name_prefix=name, initializer=lambda: mine.append(register_this_thread()))
     try:
         yield ex
     finally:
-        ex.shutdown(wait=True)
-        with _lock:                       # its id may be reused by a thread that is not ours
+        try:
+            ex.shutdown(wait=True)
+        finally:                          # also when the wait is interrupted: an id kept past its thread could be reused
             for tid in mine:
-                _worker_ids.remove(tid)
-
-
-def _set_affinity(tid: int, cpus: frozenset) -> None:
-    try:
-        os.sched_setaffinity(tid, cpus)
-    except (AttributeError, OSError):    # not on Linux, or the thread has ended
-        pass
-
-
-@functools.lru_cache(maxsize=1)
-def _getcpu() -> Callable[[], int]:
-    """A function returning the CPU the calling thread runs on, or -1 where the C library has none."""
-    try:
-        import ctypes
-        return ctypes.CDLL(None, use_errno=True).sched_getcpu
-    except (ImportError, OSError, AttributeError):
-        return lambda: -1
-
-
-def keep_workers_off_this_cpu() -> None:
-    """Let the pool's workers run on every CPU the calling thread may use but the one it runs on
-    now (nothing changes where that leaves none, or the platform cannot tell). The affinity is
-    set only when that CPU or the calling thread's CPUs differ from the last call's."""
-    global _worker_cpus
-    cpu = _getcpu()()
-    try:
-        allowed = frozenset(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return
-    if cpu not in allowed or len(allowed) < 2 or _worker_cpus == (cpu, allowed - {cpu}):
-        return
-    with _lock:
-        _worker_cpus = (cpu, allowed - {cpu})
-        for tid in _worker_ids:
-            _set_affinity(tid, _worker_cpus[1])
+                unregister(tid)
 
 
 def _wait(futures: list) -> None:
-    """Wait for the workers that started; the others never will (their parts are cancelled)."""
-    for f in futures:
-        if not f.cancel():                # running or done (True: it had not started, or was cancelled)
-            f.result()
+    """Cancel the parts no worker has started, wait for every one that has, then raise the first
+    failure among them (so that no part still runs when the split returns or raises)."""
+    started = [f for f in futures if not f.cancel()]   # cancel(): True where it had not started
+    wait(started)
+    for f in started:
+        f.result()
 
 
 def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, nthreads: int) -> None:
     """Run ``fn(*make_args(w0, w1))`` over ``[0, nwork)`` cut in ``nthreads`` contiguous parts
     (clamped to :func:`max_threads`); the calling thread takes the first part, then each part
-    whose worker has not started yet (a part runs once, on one thread, as a whole). When a part
-    raises, the parts not started are not run."""
+    whose worker has not started yet (a part runs once, on one thread, as a whole). When the
+    caller's part raises, the parts not started are not run; when a part raises, the split raises
+    it once every part started has ended."""
     t = max(1, min(int(nthreads), nwork))
     if t > 1:
         t = min(t, max_threads())

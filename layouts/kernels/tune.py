@@ -62,7 +62,7 @@ import numpy as np
 from . import profile as _profile
 
 __all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES", "seconds_per_call", "medians", "first_winning", "least_time",
-           "at_least_half_l2"]
+           "at_least_half_l2", "producer", "PAUSE_S", "THREAD_MARGIN"]
 
 
 @dataclass
@@ -223,7 +223,7 @@ def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], 
     return [under(p, n) for p, n in zip(profiles, threads)]
 
 
-def _producer(v: np.ndarray) -> Callable[[], None]:
+def producer(v: np.ndarray) -> Callable[[], None]:
     """A call that rewrites the array ``v`` views on the calling thread: the source then sits in
     this core's cache and nowhere else, as the step that made it leaves it (a second thread must
     fetch its half from there, which a loop of copies alone, warming both cores, would hide)."""
@@ -247,7 +247,7 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
             profs = [base.replace(**w) for w in ways]
             spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1) if cold else 0
             t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds, pause,
-                             _producer(v) if pause else None)
+                             producer(v) if pause else None)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
             tried.append((rows[-1][0], size, t0, t1))
     if rule == "least-time":
