@@ -119,7 +119,8 @@ def test_a_recording_refuses_what_it_cannot_repeat():
 
 @pytest.mark.parametrize("src, dst, shape", [("NCHW", "NHWC", (2, 3, 32, 32)), ("NHWC", "NCHW", (2, 32, 32, 3)),
                                              ("NCHW", "NCHW16c", (2, 32, 9, 11)), ("NCHW16c", "NCHW", (2, 2, 9, 11, 16)),
-                                             ("NCHW", "CHWN", (4, 64, 8, 8))])
+                                             ("NCHW", "CHWN", (4, 64, 8, 8)), ("NHWC", "CHWN", (8, 16, 16, 3)),
+                                             ("CHWN", "NHWC", (3, 16, 16, 8))])
 def test_convert_into_out_again_matches_numpy(src, dst, shape):
     """convert's known conversions make the kernel calls of the last call for the same buffers:
     each repeat, with new data in x, is the numpy oracle's answer."""

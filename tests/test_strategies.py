@@ -89,6 +89,10 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("short-rows", "tiles-batch-scatter", (128, 3, 128, 128), "uint8", "NHWC", "CHWN", 48),
     ("short-rows", "tiles-batch-scatter", (32, 2, 192, 192), "float16", "NHWC", "CHWN", 2),
     ("staged", None, (60, 3, 96, 96), "float32", "NHWC", "CHWN", 16),        # rows not whole tiles: the scratch stage
+    # a small transpose repeated over batch indices (a batch of a few images): numpy's strided loop
+    ("scalar-tiles", None, (8, 3, 64, 64), "uint8", "NHWC", "CHWN", None),
+    ("scalar-tiles", None, (8, 3, 64, 64), "uint8", "CHWN", "NHWC", 3),
+    ("scalar-tiles", None, (6, 3, 40, 30), "float32", "NHWC", "CHWN", 4),
     # a copy whose output stays in cache (below nt_min_bytes): the same tiles with plain stores
     ("short-rows", "tiles-batch-gather", (64, 3, 32, 32), "float32", "CHWN", "NHWC", None),
     ("short-rows", "tiles-batch-gather", (64, 3, 32, 32), "uint16", "CHWN", "NHWC", None),
