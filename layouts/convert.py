@@ -160,8 +160,8 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
     kernels = _kernels()
     prof = kernels.current()
     if x.nbytes < prof.small_bytes and rows < prof.small_short_rows:
-        if not out.flags.writeable or np.may_share_memory(out, x):
-            return None                               # the full path words the refusal
+        if _refused(x, out):
+            return None
         for step in steps:
             sv, dv = step.views(x, out)
             np.copyto(dv, sv, casting="no")
@@ -175,7 +175,7 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
     if hit is not None and hit[0] is prof and out.flags.writeable:
         kernels.pool.replay(hit[1])
         return out
-    if not out.flags.writeable or np.may_share_memory(out, x):
+    if _refused(x, out):
         return None
     calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
     if calls is not None:
@@ -183,6 +183,11 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
             _replays.clear()
         _replays[rkey] = (prof, calls)
     return out
+
+
+def _refused(x: np.ndarray, out: np.ndarray) -> bool:
+    """Whether the full path must run to word a refusal: ``out`` read-only or overlapping ``x``."""
+    return not out.flags.writeable or np.may_share_memory(out, x)
 
 
 def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:

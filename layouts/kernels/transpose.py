@@ -328,11 +328,11 @@ def batch_gather_kernel(dst, src, args, batch, rects, w0, w1):
 
 @njit(cache=True, nogil=True, inline="always")
 def batch_scatter_items(dst, src, args, batch, w0, w1, nt):
-    """The mirror of :func:`batch_gather_nt_kernel`, for source rows shorter than a tile that
+    """The mirror of :func:`batch_gather_items`, for source rows shorter than a tile that
     follow each other across batch indices (NHWC->CHWN with C=3): a group's source rows are one
     long row (column ``m`` = batch index ``m // nj``, column ``m % nj``); each tile of ``TL`` such
     columns stores its dst rows where they lie (``tile_nt_scatter``, or ``tile_scatter`` with plain
-    stores for a dst off the 64-byte grid). The long row goes in blocks of ``a.Bj`` columns (a
+    stores for a cached copy or a dst off the 64-byte grid). The long row goes in blocks of ``a.Bj`` columns (a
     multiple of the tile), each walked tile row by tile row, so that only ``TI`` source rows stream
     at a time; a block of one tile column walks all of i under it instead, every dst row written
     whole while all the source rows stream side by side."""

@@ -11,7 +11,7 @@ import numpy as np
 from ..geometry import scalar_tiling
 from ..pool import run_items, run_split
 from ..records import batch_axes
-from ..strategy import Choice, Strategy
+from ..strategy import Choice, Strategy, unit_view
 from .simd_tiles import tile_record
 
 
@@ -24,11 +24,13 @@ def consider(task, profile):
     batch = batch_axes(p.batch)
 
     whole = p.batch and t.Bi >= p.ni and t.Bj >= p.nj
+    shape = tuple(n for n, _, _ in p.batch) + (p.ni, p.nj)
 
     def run(dst, src, d, s, nth):
         if whole:       # views of d and s (a replay may repeat them), the outer batch axis cut over threads
-            dv, sv = _strided(d, p, "d"), _strided(s, p, "s")
-            run_split(_copyto, lambda w0, w1: (dv[w0:w1], sv[w0:w1]), p.batch[0][0], nth)
+            dv = unit_view(d, shape, tuple(b for _, b, _ in p.batch) + (p.dI, p.dJ))
+            sv = unit_view(s, shape, tuple(b for _, _, b in p.batch) + (p.sI, p.sJ))
+            run_split(_copyto, lambda w0, w1: (dv[w0:w1], sv[w0:w1]), shape[0], nth)
             return
         from ..transpose import scalar_kernel
         run_items(scalar_kernel, (d, s, args, batch), (), nwork, nth)
@@ -42,15 +44,6 @@ def consider(task, profile):
 
 def _copyto(dv, sv):
     np.copyto(dv, sv, casting="no")
-
-
-def _strided(flat: np.ndarray, p, side: str) -> np.ndarray:
-    """The plan's batch, i and j axes over a flat unit view of one side (``side``: "d" or "s")."""
-    k = 1 if side == "d" else 2
-    u = flat.itemsize
-    shape = tuple(b[0] for b in p.batch) + (p.ni, p.nj)
-    strides = tuple(b[k] * u for b in p.batch) + (getattr(p, side + "I") * u, getattr(p, side + "J") * u)
-    return np.lib.stride_tricks.as_strided(flat, shape, strides, writeable=side == "d")
 
 
 STRATEGY = Strategy("scalar-tiles", "every transpose, any strides: scalar copies in cache blocks",
