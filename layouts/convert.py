@@ -31,7 +31,7 @@ from .arrays import as_numpy, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import MAX_ELEMENTS, Layout
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
-from .request import Request, layout_name, resolve, reworded
+from .request import Request, first_run, layout_name, resolve, reworded
 
 #: Bytes from which a fresh output is aligned to a cache line (lets kernels use wide stores).
 _ALIGN = 64
@@ -136,7 +136,8 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
 
 #: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``
-#: that one full call has checked: no padding to fill, no padding warning possible
+#: that one full call has checked: no padding to fill; a padding warning ruled out per call by a
+#: nonzero in the first run of each suspect slot (see :func:`_remember`)
 _known: dict = {}
 #: (that key, both addresses and strides, threads) -> (profile, kernel calls): a known conversion
 #: whose steps all ran as kernel calls, made again for the same two buffers without the steps'
@@ -156,7 +157,10 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
     known = _known.get(key)
     if known is None:
         return None
-    steps, rows = known
+    steps, rows, probes = known
+    for probe in probes:        # a blocked source's last slot: unless it holds data here, the full path scans it
+        if not x[probe].any():
+            return None
     kernels = _kernels()
     prof = kernels.current()
     if x.nbytes < prof.small_bytes and rows < prof.small_short_rows:
@@ -192,9 +196,10 @@ def _refused(x: np.ndarray, out: np.ndarray) -> bool:
 
 def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
     """After a full conversion into ``out``: keep its steps for :func:`_known_into` when they are
-    plain region copies into ``out``'s own shape with no padding and no padding warning, with the
-    most short rows numpy would loop over in one of them (the copy engine's rule, kept per shape:
-    a later ``x`` of other strides can only make the short path slower, never wrong)."""
+    plain region copies into ``out``'s own shape with no padding, with the most short rows numpy
+    would loop over in one of them (the copy engine's rule, kept per shape: a later ``x`` of other
+    strides can only make the short path slower, never wrong) and, for a blocked source whose
+    padding could be read as data, where to look for a nonzero that rules the warning out."""
     if type(src) is not str or type(dst) is not str or x.dtype.hasobject:
         return
     key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
@@ -204,12 +209,17 @@ def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
         request, steps, pads = _prepare_cached(src, dst, x.shape, x.dtype, ())
     except LayoutError:
         return
-    if pads or request.suspects or out.shape != request.dst.shape or not all(hasattr(s, "views") for s in steps):
+    if pads or out.shape != request.dst.shape or not all(hasattr(s, "views") for s in steps):
         return
     if len(_known) > 256:
         _known.clear()
     rows = max([_kernels().short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)], default=0)
-    _known[key] = (tuple(steps), rows)
+    # a suspect slot is probed per call: not of an empty x, nor with any() of NaN bit patterns,
+    # which warned for these dtypes in some numpy versions (the full path scans under errstate)
+    if request.suspects and (not x.size or x.dtype.kind == "c" or x.dtype == np.longdouble):
+        return
+    probes = tuple(first_run(last) for _, last in request.suspects)
+    _known[key] = (tuple(steps), rows, probes)
 
 
 def _shape_of(x: Any) -> Any:

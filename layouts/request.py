@@ -33,7 +33,7 @@ from .errors import LayoutError, LayoutTypeError, type_name
 from .layout import Layout
 from .spec import parse
 
-__all__ = ["Request", "resolve", "wording", "reworded", "layout_name"]
+__all__ = ["Request", "first_run", "holds_nonzero", "resolve", "wording", "reworded", "layout_name"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,8 @@ class Request:
         if not self.suspects or not x.size:
             return None
         for axis, last in self.suspects:
-            with np.errstate(invalid="ignore"):  # any() of NaN bit patterns (complex, longdouble)
-                if x[last].any():
-                    continue
+            if holds_nonzero(x[last]):
+                continue
             size = self.src.dims[axis]
             return (f"{axis} was not given, so it is read from the shape as the padded size {size}, and its last "
                     f"index {axis.lower()}={size - 1} holds only zeros, as padding does: the result keeps the padding as "
@@ -80,6 +79,40 @@ class Request:
                 padded = ", ".join(f"{a} padded to {n}" for a, n in L.padded_dims.items() if n != L.dims[a])
                 return f"the {side} layout {L!r} holds {L.size - L.count} padding slots ({padded})"
         return None
+
+
+def holds_nonzero(v: np.ndarray) -> bool:
+    """``v.any()``, reading only as much of ``v`` as it takes to find a nonzero: its first run
+    along the last axis, then parts of its first axis of doubling length. A blocked source's last
+    slot holds real data far more often than padding, and then a few elements settle it, where a
+    whole scan reads a line of every block (a quarter of a float32 NCHW16c tensor).
+
+    >>> import numpy as np
+    >>> holds_nonzero(np.zeros((3, 4))), holds_nonzero(np.eye(3)[::-1]), holds_nonzero(np.zeros(()))
+    (False, True, False)
+    """
+    with np.errstate(invalid="ignore"):  # any() of NaN bit patterns (complex, longdouble)
+        if v.ndim < 2 or not v.size:
+            return bool(v.any())
+        if v[(0,) * (v.ndim - 1)].any():
+            return True
+        start, step = 0, 1
+        while start < v.shape[0]:
+            if v[start:start + step].any():
+                return True
+            start, step = start + step, 2 * step
+        return False
+
+
+def first_run(index: tuple) -> tuple:
+    """``index`` (ints and whole-axis slices) narrowed to its first run: every slice but the
+    last taken at 0, for a look at a few elements of what ``index`` selects (of a nonempty array).
+
+    >>> first_run((slice(None), -1, slice(None), slice(None), -1))
+    (0, -1, 0, slice(None, None, None), -1)
+    """
+    sliced = [k for k, part in enumerate(index) if isinstance(part, slice)]
+    return tuple(0 if k in sliced[:-1] else part for k, part in enumerate(index))
 
 
 def resolve(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: Any = None, /,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -273,6 +275,27 @@ def test_zero_size_pitched_out_is_all_zero():
 def test_ascend_destination_keeps_the_source_block():
     x = np.arange(2 * 2 * 2 * 16, dtype=np.uint8).reshape(1, 2, 2, 2, 16)    # C0=16 though 8-bit
     assert np.array_equal(ly.convert(x, "NC1HWC0", "NC1HWC0"), x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.complex64])
+@pytest.mark.parametrize("shape", [(2, 2, 3, 5, 16), (4, 2, 24, 20, 16)], ids=["small", "kernels"])
+def test_repeated_conversions_of_a_blocked_source_warn_whenever_its_last_channel_is_zero(shape, dtype):
+    """Later calls into ``out`` take a short path that probes a few elements of the padding slot
+    (the last channel): the warning must still come exactly when that channel holds only zeros,
+    as on the first call, also when the probed elements are zero and the rest is not."""
+    rng = np.random.default_rng(3)
+    x = (rng.integers(1, 250, shape)).astype(dtype)
+    want_of = lambda a: a.transpose(0, 1, 4, 2, 3).reshape(shape[0], -1, *shape[2:4])   # numpy's own
+    out = np.full((shape[0], shape[1] * 16, *shape[2:4]), 7, dtype)
+    zeroed, probed_zero = x.copy(), x.copy()
+    zeroed[:, -1, ..., 15] = 0
+    probed_zero[0, -1, 0, :, 15] = 0                    # the first run of the slot, not all of it
+    for a, warns in ((x, False), (x, False), (zeroed, True), (x, False), (probed_zero, False), (zeroed, True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert ly.convert(a, "NCHW16c", "NCHW", out=out) is out
+        assert any(issubclass(w.category, ly.LayoutWarning) for w in caught) == warns
+        assert np.array_equal(out, want_of(a))
 
 
 @pytest.mark.parametrize("shape", [(2, 16, 3, 5), (4, 32, 24, 20)], ids=["small", "kernels"])

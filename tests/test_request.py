@@ -70,6 +70,42 @@ def test_padding_warning_is_the_same_for_every_entry():
     assert str(w[0].message).endswith(reason)
 
 
+@pytest.mark.parametrize("shape", [(), (7,), (1, 5), (6, 1), (9, 4, 3), (2, 3, 4, 5), (33, 2), (0, 3)])
+def test_the_padding_scan_stops_early_but_answers_as_any_does(shape):
+    from layouts.request import holds_nonzero
+    rng = np.random.default_rng(len(shape))
+    size = int(np.prod(shape))
+    cases = [np.zeros(shape, np.float32), np.full(shape, np.nan, np.float32)]
+    for k in range(min(size, 40)):          # one nonzero at each of many places, in strided views too
+        v = np.zeros(size, np.int16)
+        v[rng.integers(size) if k else size - 1] = -3
+        cases += [v.reshape(shape), np.ascontiguousarray(v.reshape(shape).T).T]
+    big = np.zeros((2,) + shape + (3,), np.uint8)
+    if size:
+        big[(1,) + tuple(n - 1 for n in shape) + (2,)] = 1
+    cases += [big[1, ..., 2], big[0, ..., 2]]
+    for v in cases:
+        assert holds_nonzero(v) == bool(v.any()), (v.shape, v.strides)
+
+
+def test_a_blocked_source_of_real_data_is_not_scanned_whole():
+    x = np.ones((64, 2, 8, 8, 16), np.float32)
+    r = ly.resolve("NCHW16c", "NCHW", x.shape, x.dtype)
+    reads = []
+
+    class Counted(np.ndarray):                              # how much of the last slot any() reads
+        def any(self, *a, **k):
+            reads.append(self.size)
+            return np.ndarray.any(np.asarray(self), *a, **k)
+
+    assert r.padding_warning(x.view(Counted)) is None
+    assert sum(reads) <= 8                                 # one run of W, not the 64*8*8 of the slot
+    x[..., -1, :, :, 15] = 0
+    reads.clear()
+    assert "C=<true size>" in r.padding_warning(x.view(Counted))
+    assert sum(reads) >= 64 * 8 * 8                        # padding: every element read
+
+
 # ------------------------------------------------------------------------- in-place strategies
 @pytest.mark.parametrize("B, M, N, e, budget", [
     (128, 64, 3136, 4, 1 << 20), (1, 64, 64, 4, 4096), (1, 8, 64, 1024, 65536), (1, 32, 9216, 1, 65536),
