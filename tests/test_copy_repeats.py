@@ -24,6 +24,7 @@ def _views(rng, shape, perm, dtype):
     ((3, 64, 24, 40), (0, 2, 3, 1), np.uint8),        # tiles with edges
     ((4, 40, 70), (0, 2, 1), np.float16),             # tiles, odd sizes
     ((5, 7, 90), (1, 0, 2), np.float64),              # rows
+    ((1000, 96), (1, 0), np.float32),                 # tiles, the edge by np.copyto
 ])
 def test_repeats_match_numpy_and_are_recorded(shape, perm, dtype):
     rng = np.random.default_rng(0)

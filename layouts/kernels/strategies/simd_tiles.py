@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..geometry import Tiling, edge_elements, tiling
-from ..pool import run_items
+from ..pool import made, run_items
 from ..records import GROUPED_TILES, RECTS, TILES, batch_axes, record, records
 from ..strategy import Choice, Strategy, unit_view
 
@@ -61,13 +61,18 @@ def batch_group(p, t: Tiling, stream: bool, dst_addr: int, profile) -> tuple[str
 
 def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
     """``np.copyto`` of each edge rectangle (i0, i1, j0, j1, _) of a ``dI == sJ == 1`` transpose,
-    over every index of ``batch`` ((n, dst stride, src stride) axes) at once."""
+    over every index of ``batch`` ((n, dst stride, src stride) axes) at once; a recording
+    (:func:`.pool.recorded`) is told of each, so that a repeat makes the same copies again."""
     bsh = tuple(a[0] for a in batch)
     bd = tuple(a[1] for a in batch)
     bs = tuple(a[2] for a in batch)
+    calls = []
     for i0, i1, j0, j1, _ in edges:
-        np.copyto(unit_view(d, bsh + (i1 - i0, j1 - j0), bd + (1, dJ), i0 + j0 * dJ),
-                  unit_view(s, bsh + (i1 - i0, j1 - j0), bs + (sI, 1), i0 * sI + j0), casting="no")
+        views = (unit_view(d, bsh + (i1 - i0, j1 - j0), bd + (1, dJ), i0 + j0 * dJ),
+                 unit_view(s, bsh + (i1 - i0, j1 - j0), bs + (sI, 1), i0 * sI + j0))
+        np.copyto(*views)       # same unit type on both sides: numpy's default casting never casts
+        calls.append((np.copyto, views))
+    made(tuple(calls))
 
 
 def edges_by_numpy(p, t: Tiling, profile) -> bool:
@@ -121,7 +126,7 @@ def consider(task, profile):
     elif variant == "tiles-nt-batch-rows":
         why = (f"a large output: non-temporal stores; the dst rows of {group} batch indices follow each other: "
                "aligned tiles over them" + (f" (peel {peel})" if peel else ""))
-    return Choice("simd-tiles", why, params, run, work_items=nwork, repeatable=not by_numpy)
+    return Choice("simd-tiles", why, params, run, work_items=nwork, repeatable=True)
 
 
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",
