@@ -69,6 +69,32 @@ def test_measuring_keeps_one_of_the_ways_and_saves_it(fresh_wisdom):
         assert (c.strategy, c.params) == (ways[entry["chosen"]][1].strategy, ways[entry["chosen"]][1].params)
 
 
+def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom):
+    """convert's later calls into ``out`` record the kernel calls of the copy and then only make
+    those again. When ``out`` is new and its alignment too, the planner measures inside that
+    recording: the timed runs on slices must stay out of it, or every repeat makes them again."""
+    import importlib
+    from layouts.kernels import pool
+    convert_module = importlib.import_module("layouts.convert")
+    x, xs = _nhwc()
+    want = x.transpose(1, 2, 3, 0)
+    prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 20)
+
+    def unaligned(offset):                       # an out of its own whose first byte is offset from 64
+        buf = np.empty(want.nbytes + 128, np.uint8)
+        start = (-buf.ctypes.data) % 64 + offset
+        return buf[start:start + want.nbytes].view(np.float32).reshape(want.shape)
+
+    with kernels.use_profile(prof):
+        first, later, same = unaligned(0), unaligned(16), unaligned(16)
+        for out in (first, first, later, later):
+            assert ly.convert(xs, "NHWC", "CHWN", out=out, threads=1) is out and np.array_equal(out, want)
+        [(_, calls)] = [v for k, v in convert_module._replays.items() if k[2] == later.ctypes.data]
+        again = pool.recorded(lambda: kernels.copy_into(same, xs.transpose(3, 1, 2, 0), threads=1))
+    assert np.array_equal(same, want) and again is not None
+    assert [a[0].nbytes for _, a in calls] == [a[0].nbytes for _, a in again]     # the copy's calls only
+
+
 def test_recorded_wisdom_is_followed_and_only_on_its_machine(fresh_wisdom):
     """A file that says the next strategy won: the decision follows it (deterministic: nothing is
     timed), and the same entry under another machine's key is ignored."""

@@ -195,6 +195,23 @@ def _compiled(fn: Callable, args: tuple) -> Callable:
     return fn if compiled is None else compiled.entry_point
 
 
+def unrecorded(run: Callable[[], Any]) -> Any:
+    """``run()``, its calls kept from any :func:`recorded` run around it: work a repeat must not
+    make again, such as the planner timing the ways of a copy on slices of its arrays the first
+    time it meets the copy, which may be inside a recording.
+
+    >>> recorded(lambda: unrecorded(lambda: run_split(print, lambda w0, w1: (w0, w1), 2, 1)))
+    0 2
+    ()
+    """
+    outer = getattr(_local, "calls", None)
+    _local.calls = None
+    try:
+        return run()
+    finally:
+        _local.calls = outer
+
+
 def made(calls: tuple | None) -> None:
     """Tell a :func:`recorded` run on this thread of kernel calls made without :func:`run_split`
     (``(fn, args)`` pairs), or, with None, of work it cannot repeat."""

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .pool import unrecorded
 from .registry import choose
 from .strategy import Choice, Task
 
@@ -142,7 +143,8 @@ def decide(task: Task, profile, nthreads: int, dst=None, src=None) -> tuple[Choi
     sig = signature(task, nthreads)
     known = entries.get(sig)
     if known is None and dst is not None:
-        known = _measure(task, profile, nthreads, dst, src, c)
+        # inside a recording of this copy's calls (convert's repeats) the timed runs stay out of it
+        known = unrecorded(lambda: _measure(task, profile, nthreads, dst, src, c))
         with _lock:
             entries[sig] = known
         _save()
