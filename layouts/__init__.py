@@ -8,6 +8,7 @@ The core (this package's top level) imports only numpy; the numba kernels, the d
 code and the interop modules load when first used.
 """
 
+from .aligned import aligned_empty
 from .config import get_threads, set_threads
 from .chunked import convert_file, recover
 from .convert import convert
@@ -46,7 +47,7 @@ __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
     "layout_of", "candidate_layouts", "convert", "convert_inplace", "convert_file",
-    "set_threads", "get_threads", "resolve", "Request", "recover",
+    "set_threads", "get_threads", "resolve", "Request", "recover", "aligned_empty",
 ]
 __version__ = "0.1.0"
 

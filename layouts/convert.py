@@ -27,14 +27,12 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import config
+from .aligned import aligned_empty
 from .arrays import as_numpy, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import MAX_ELEMENTS, Layout
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from .request import Request, first_run, layout_name, resolve, reworded
-
-#: Bytes from which a fresh output is aligned to a cache line (lets kernels use wide stores).
-_ALIGN = 64
 
 
 def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
@@ -364,13 +362,11 @@ def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.n
 
 def _aligned(count: int, dtype: np.dtype, zero: bool) -> np.ndarray:
     """A flat array of ``count`` elements whose data starts on a cache-line boundary."""
-    nbytes = count * dtype.itemsize
     try:
-        raw = (np.zeros if zero else np.empty)(nbytes + _ALIGN, dtype=np.uint8)
-    except MemoryError:
-        raise LayoutError(f"cannot allocate {nbytes} bytes for the result; pass out= (or convert in parts)") from None
-    start = (-raw.ctypes.data) % _ALIGN
-    return raw[start:start + nbytes].view(dtype)
+        return aligned_empty(count, dtype, zero=zero)
+    except LayoutError:
+        raise LayoutError(f"cannot allocate {count * dtype.itemsize} bytes for the result; pass out= "
+                          f"(or convert in parts)") from None
 
 
 def _as_view(x: np.ndarray, steps: list, dst: Layout) -> np.ndarray | None:
