@@ -156,9 +156,11 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
     if known is None:
         return None
     steps, rows, probes = known
-    for probe in probes:        # a blocked source's last slot: unless it holds data here, the full path scans it
-        if not x[probe].any():
-            return None
+    if probes:                  # a blocked source's last slot: unless it holds data here, the full path scans it
+        with np.errstate(invalid="ignore"):         # any() of NaN bit patterns, as the full scan
+            for probe in probes:
+                if not x[probe].any():
+                    return None
     kernels = _kernels()
     prof = kernels.current()
     if x.nbytes < prof.small_bytes and rows < prof.small_short_rows:
@@ -209,15 +211,12 @@ def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
         return
     if pads or out.shape != request.dst.shape or not all(hasattr(s, "views") for s in steps):
         return
+    if request.suspects and not x.size:     # nothing to probe (an empty x of this shape stays empty)
+        return
     if len(_known) > 256:
         _known.clear()
     rows = max([_kernels().short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)], default=0)
-    # a suspect slot is probed per call: not of an empty x, nor with any() of NaN bit patterns,
-    # which warned for these dtypes in some numpy versions (the full path scans under errstate)
-    if request.suspects and (not x.size or x.dtype.kind == "c" or x.dtype == np.longdouble):
-        return
-    probes = tuple(first_run(last) for _, last in request.suspects)
-    _known[key] = (tuple(steps), rows, probes)
+    _known[key] = (tuple(steps), rows, tuple(first_run(last) for _, last in request.suspects))
 
 
 def _shape_of(x: Any) -> Any:

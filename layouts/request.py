@@ -85,7 +85,8 @@ def holds_nonzero(v: np.ndarray) -> bool:
     """``v.any()``, reading only as much of ``v`` as it takes to find a nonzero: its first run
     along the last axis, then parts of its first axis of doubling length. A blocked source's last
     slot holds real data far more often than padding, and then a few elements settle it, where a
-    whole scan reads a line of every block (a quarter of a float32 NCHW16c tensor).
+    whole scan touches every cache line of the last channel block (1/C1 of a float32 NCHW16c
+    tensor's bytes).
 
     >>> import numpy as np
     >>> holds_nonzero(np.zeros((3, 4))), holds_nonzero(np.eye(3)[::-1]), holds_nonzero(np.zeros(()))

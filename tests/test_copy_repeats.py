@@ -24,7 +24,6 @@ def _views(rng, shape, perm, dtype):
     ((3, 64, 24, 40), (0, 2, 3, 1), np.uint8),        # tiles with edges
     ((4, 40, 70), (0, 2, 1), np.float16),             # tiles, odd sizes
     ((5, 7, 90), (1, 0, 2), np.float64),              # rows
-    ((1000, 96), (1, 0), np.float32),                 # tiles, the edge by np.copyto
 ])
 def test_repeats_match_numpy_and_are_recorded(shape, perm, dtype):
     rng = np.random.default_rng(0)
@@ -37,6 +36,28 @@ def test_repeats_match_numpy_and_are_recorded(shape, perm, dtype):
             kernels.copy_into(out, v, threads=1)
             assert np.array_equal(out, v), k
         assert any(key[4] == (address(out), address(v)) for key in kernels._repeats)
+
+
+@pytest.mark.parametrize("offset", [0, 4, 16])
+def test_tiles_whose_edges_numpy_copies_repeat_them_too(offset):
+    """A 2-D transpose whose few edge rectangles go to np.copyto (one batch index): the edge
+    copies are recorded with the kernel's and a repeat writes every byte again, whatever the
+    alignment of out."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 255, size=(1000, 96)).astype(np.float32)
+    buf = np.empty(x.nbytes + 128, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    out = buf[start:start + x.nbytes].view(np.float32).reshape(96, 1000)
+    with profile.use_profile(PINNED):
+        c, _ = kernels._choice(out, x.T, False, PINNED, 1)
+        assert c.params["edges"].endswith("by np.copyto")
+        kernels._repeats.clear()
+        for k in range(3):
+            x[...] = rng.integers(0, 255, size=x.shape)                          # new data, same bytes
+            out.fill(0)
+            kernels.copy_into(out, x.T, threads=1)
+            assert np.array_equal(out, x.T), k
+        assert any(key[4] == (address(out), address(x.T)) for key in kernels._repeats)
 
 
 def test_a_repeat_is_made_only_for_the_same_bytes():

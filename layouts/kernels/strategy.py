@@ -58,9 +58,10 @@ class Choice:
     plan: Plan | None = None
     #: how it was chosen: "predicted" by the rules, or "measured: ..." (:mod:`.wisdom`)
     decided: str = "predicted"
-    #: ``run`` does nothing but kernel calls through :mod:`.pool` whose arguments depend only on
-    #: the flat views and the plan, so the calls of a one-thread run may be recorded and repeated
-    #: for the same buffers (:func:`layouts.kernels.copy_into` does) without planning again
+    #: ``run`` does nothing but calls through :mod:`.pool` (``run_split``, or others it tells
+    #: ``made`` of) whose arguments depend only on the flat views and the plan, so the calls of a
+    #: one-thread run may be recorded and repeated for the same buffers
+    #: (:func:`layouts.kernels.copy_into` does) without planning again
     repeatable: bool = False
 
 

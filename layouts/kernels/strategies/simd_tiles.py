@@ -7,6 +7,7 @@ otherwise); a single transpose (no batch) with few, small edges leaves them to `
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -59,6 +60,10 @@ def batch_group(p, t: Tiling, stream: bool, dst_addr: int, profile) -> tuple[str
     return none
 
 
+#: np.copyto that refuses to cast, as one callable a recording can make again
+_copy_exact = functools.partial(np.copyto, casting="no")
+
+
 def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
     """``np.copyto`` of each edge rectangle (i0, i1, j0, j1, _) of a ``dI == sJ == 1`` transpose,
     over every index of ``batch`` ((n, dst stride, src stride) axes) at once; a recording
@@ -70,8 +75,8 @@ def numpy_edges(d, s, edges, batch, dJ, sI) -> None:
     for i0, i1, j0, j1, _ in edges:
         views = (unit_view(d, bsh + (i1 - i0, j1 - j0), bd + (1, dJ), i0 + j0 * dJ),
                  unit_view(s, bsh + (i1 - i0, j1 - j0), bs + (sI, 1), i0 * sI + j0))
-        np.copyto(*views)       # same unit type on both sides: numpy's default casting never casts
-        calls.append((np.copyto, views))
+        _copy_exact(*views)
+        calls.append((_copy_exact, views))
     made(tuple(calls))
 
 
