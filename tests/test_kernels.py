@@ -367,7 +367,7 @@ def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
     j blocks covering all of j when src rows fit in BJ_LONG bytes (or one tile column with 0),
     nj with and without a remainder, dst at several offsets, threads 1 and 2."""
     from layouts.kernels.simd import TILE_SHAPE
-    tune(block_j_long_bytes=bj_long)
+    tune(block_j_long_bytes=bj_long, block_j_plain_bytes=bj_long)     # streaming and in-cache tiles alike
     dt = np.dtype(dtype)
     L, K = TILE_SHAPE[8 * dt.itemsize]
     ni = max(kernels.current().long_row_bytes // dt.itemsize, K * L) + 3 * K * L + 5

@@ -205,6 +205,31 @@ def test_short_source_rows_take_one_tile_column_where_a_block_of_them_stays_in_l
     assert block(reference("xeon-avx512").replace(l1d_bytes=(48 << 10) - 64)) == "512x16"   # just too small
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8])
+def test_plain_and_streaming_tiles_take_their_own_short_row_rule(dtype):
+    """Long dst rows from source rows of 256 bytes (CHWN -> NCHW with N = 256 / itemsize): blocks
+    of all of j up to ``block_j_long_bytes`` for a copy with non-temporal stores, up to
+    ``block_j_plain_bytes`` for one with plain stores (an output that stays in cache), each field
+    alone deciding its kind of copy; the bytes are numpy's either way."""
+    n = 256 // np.dtype(dtype).itemsize
+    rng = np.random.default_rng(9)
+    for nbytes, stream in ((1 << 19, False), (1 << 23, True)):
+        c = nbytes // (n * 32 * 32 * np.dtype(dtype).itemsize)
+        x = rng.integers(0, 250, (c, 32, 32, n)).astype(dtype)                 # CHWN
+        want = x.transpose(3, 0, 1, 2)
+        for whole_long, whole_plain in ((True, False), (False, True)):
+            machine = reference("xeon-avx512").replace(block_j_long_bytes=(1 << 30) if whole_long else 0,
+                                                       block_j_plain_bytes=(1 << 30) if whole_plain else 0)
+            with kernels.use_profile(machine):
+                e, = explain_conversion(x.shape, dtype, "CHWN", "NCHW", threads=1)
+                out = ly.convert(x, "CHWN", "NCHW", threads=1)
+            assert e.strategy == "simd-tiles" and e.params["stream"] == stream, str(e)
+            whole = whole_long if stream else whole_plain
+            tile_cols = int(e.params["tile"].split("x")[1])
+            assert int(e.params["block"].split("x")[1]) == (n if whole else tile_cols), (stream, e.params)
+            assert np.array_equal(out, want)
+
+
 def _fake_cache(root, levels):
     """A sysfs cache folder: ``levels`` is [(level, type, size, ways or None, line or None)]."""
     for k, (level, kind, size, ways, line) in enumerate(levels):
@@ -388,7 +413,7 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     r = _cli("tune", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
     for field in ("small_bytes", "small_short_rows", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes",
-                  "inplace_cost_scratch", "inplace_chunk_cost_4k", "inplace_alias_penalty_4k", "blob_thread_min_bytes",
+                  "block_j_plain_bytes", "inplace_cost_scratch", "inplace_chunk_cost_4k", "inplace_alias_penalty_4k", "blob_thread_min_bytes",
                   "narrow_when_aliased"):
         assert field in r.stdout
     loaded = prof.load(out)

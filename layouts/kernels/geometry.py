@@ -76,12 +76,13 @@ def rows_cached(row_bytes: int, profile) -> int:
     return sets // math.gcd(row_bytes // line, sets) * profile.l1d_ways
 
 
-def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: int, profile) -> tuple[int, int]:
+def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: int, profile,
+            plain: bool = False) -> tuple[int, int]:
     """Cache blocks (Bi, Bj) in units, multiples of the tile: long dst rows go in blocks of
-    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short and the
-    block's rows would not stay in L1, ``block_j_aliased_bytes`` when the src rows are a
-    multiple of 4 KiB apart); short
-    dst rows take all of i by ``block_j_short_bytes`` of j."""
+    ``block_i_long_bytes`` by one tile column (all of j when the src rows are short -- at most
+    ``block_j_long_bytes``, ``block_j_plain_bytes`` for ``plain`` stores -- and the block's rows
+    would not stay in L1, ``block_j_aliased_bytes`` when the src rows are a multiple of 4 KiB
+    apart); short dst rows take all of i by ``block_j_short_bytes`` of j."""
     if ni * unit_bytes >= profile.long_row_bytes:
         Bi = max(TI, profile.block_i_long_bytes // unit_bytes // TI * TI)
         Bj = TL
@@ -91,7 +92,8 @@ def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: 
         # of one block stay in L1 from one tile column to the next (a third of it left for the
         # rest): then one column at a time writes fewer dst rows at once (NCHW16c -> NCHW)
         held = Bi * min(src_row_bytes, -(-nj * unit_bytes // 64) * 64)
-        if nj * unit_bytes <= profile.block_j_long_bytes and held * 3 > profile.l1d_bytes * 2:
+        short = profile.block_j_plain_bytes if plain else profile.block_j_long_bytes
+        if nj * unit_bytes <= short and held * 3 > profile.l1d_bytes * 2:
             Bj = max(TL, nj // TL * TL)
     else:
         Bi = max(TI, -(-ni // TI) * TI)
@@ -154,7 +156,7 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
             else:
                 peel = 0
                 why = "a large output, but short misaligned rows: plain stores"
-    Bi, Bj = _blocks(ni, nj, TI, TL, unit_bytes, sI * unit_bytes, profile)
+    Bi, Bj = _blocks(ni, nj, TI, TL, unit_bytes, sI * unit_bytes, profile, plain=not variant.endswith("-nt"))
     ia = peel
     ie = ia + (ni - ia) // TI * TI
     je = nj // TL * TL

@@ -104,6 +104,10 @@ class MachineProfile:
     #: long dst rows whose src rows span at most this: blocks of all of j (NCHW16c->NCHW, C=64
     #: NHWC->NCHW in u8/f16), each source line read once per tile row
     block_j_long_bytes: int = 128
+    #: the same for tiles with plain stores (a copy whose output stays in cache): measured apart,
+    #: with outputs not in cache when the copy starts, where one line into each of many dst rows
+    #: a step (all of j) write-allocates lines the prefetcher does not see coming
+    block_j_plain_bytes: int = 128
     #: short dst rows: all of i by this much of j per block (few source streams)
     block_j_short_bytes: int = 8192
     #: in-cache copies whose source rows share L1 sets (fewer stay cached than a full tile has

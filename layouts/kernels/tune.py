@@ -33,6 +33,8 @@ nt_min_bytes                  plain stores                            non-tempor
 group_min_bytes               tiles of bytes / halves                 word-grouped tiles
 block_j_long_bytes            cache blocks of all of j                one tile column of j
                               (by source row length, long dst rows)
+block_j_plain_bytes           the same, for copies with plain stores  one tile column of j
+                              (outputs not in cache)
 stage_bytes                   a scratch of 4 MiB for ``staged``       the fastest of a few sizes
                               (C=3 NHWC<->CHWN)
 narrow_when_aliased           full tiles                              narrow tiles, where the
@@ -302,6 +304,8 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     base = base.replace(group_min_bytes=found[-1].chosen)
     found.append(_whole_j(base, quick, rounds))
     base = base.replace(block_j_long_bytes=found[-1].chosen)
+    found.append(_whole_j_plain(base, quick, rounds))
+    base = base.replace(block_j_plain_bytes=found[-1].chosen)
     found.append(_stage(base, quick, rounds))
     base = base.replace(stage_bytes=found[-1].chosen)
     found.append(_narrow(base, quick, rounds))
@@ -393,6 +397,27 @@ def _whole_j(base, quick: bool, rounds: int) -> Measured:
         wins[rb] = t_column < t_whole
     first_loss, note = first_winning(rows_bytes, wins, "one tile column")
     return Measured("block_j_long_bytes", "blocks of all of j", "one tile column", rows_bytes, rows,
+                    first_loss // 2, note.replace("size", "source row"))
+
+
+def _whole_j_plain(base, quick: bool, rounds: int) -> Measured:
+    """``block_j_plain_bytes``: as :func:`_whole_j` on copies small enough for plain stores (half
+    of ``nt_min_bytes`` or of the L2, the smaller), each writing an output that is not in cache
+    (a turn through outputs that fill the L2 four times over), as a pipeline's next conversion
+    finds its output: there blocks of all of j write one line into each of many dst rows a step,
+    and each line is read from memory before it is written."""
+    rows_bytes = [64, 128, 256, 512] if quick else [64, 128, 256, 512, 1024]
+    nbytes = max(base.small_bytes, min(base.nt_min_bytes, base.l2_bytes) // 2)
+    ways = (base.replace(block_j_plain_bytes=1 << 30), base.replace(block_j_plain_bytes=0))
+    rows, wins = [], {}
+    for rb in rows_bytes:
+        out, v = _case("NHWC->NCHW", "float32", nbytes, rb // 4, 56)
+        spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1)
+        t_whole, t_column = medians(_copy_runs(out, v, ways, (1, 1), spares), out.nbytes, rounds)
+        rows.append((f"NHWC->NCHW float32 C={rb // 4}", rb, t_whole, t_column))
+        wins[rb] = t_column < t_whole
+    first_loss, note = first_winning(rows_bytes, wins, "one tile column")
+    return Measured("block_j_plain_bytes", "blocks of all of j", "one tile column", rows_bytes, rows,
                     first_loss // 2, note.replace("size", "source row"))
 
 
