@@ -234,6 +234,12 @@ def producer(v: np.ndarray) -> Callable[[], None]:
     return lambda: np.copyto(base, spare)
 
 
+def _cold_spares(base, out: np.ndarray) -> int:
+    """How many outputs beside ``out`` a cold timing turns through: together they fill the L2
+    four times over, so each call's output has left the cache (at most 16 in all)."""
+    return min(15, -(-4 * base.l2_bytes // out.nbytes) - 1)
+
+
 def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: list[int],
                ways: tuple[dict, dict], threads: tuple[int, int], rounds: int, base, cold: bool = False,
                rule: str = "first-winning", pause: float = 0.0, margin: float = 1.0) -> Measured:
@@ -247,7 +253,7 @@ def _crossover(field: str, first: str, second: str, cases: list[tuple], sizes: l
         for size in sizes:
             out, v = _case(direction, dtype, size, *C)
             profs = [base.replace(**w) for w in ways]
-            spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1) if cold else 0
+            spares = _cold_spares(base, out) if cold else 0
             t0, t1 = medians(_copy_runs(out, v, profs, threads, spares), out.nbytes, rounds, pause,
                              producer(v) if pause else None)
             rows.append((f"{direction} {dtype}" + (f" C={C[0]}" if C else ""), out.nbytes, t0, t1))
@@ -386,18 +392,7 @@ def _whole_j(base, quick: bool, rounds: int) -> Measured:
     """``block_j_long_bytes``: NHWC->NCHW float32 copies with source rows (C channels) of growing
     length, in cache blocks of all of j against one tile column of it; the field is the longest
     row on which all of j still wins at it and every shorter row (half the first that loses)."""
-    rows_bytes = [64, 128, 256, 512] if quick else [64, 128, 256, 512, 1024]
-    nbytes = (8 << 20) if quick else (32 << 20)
-    ways = (base.replace(block_j_long_bytes=1 << 30), base.replace(block_j_long_bytes=0))
-    rows, wins = [], {}
-    for rb in rows_bytes:
-        out, v = _case("NHWC->NCHW", "float32", nbytes, rb // 4, 56)
-        t_whole, t_column = medians(_copy_runs(out, v, ways, (1, 1)), out.nbytes, rounds)
-        rows.append((f"NHWC->NCHW float32 C={rb // 4}", rb, t_whole, t_column))
-        wins[rb] = t_column < t_whole
-    first_loss, note = first_winning(rows_bytes, wins, "one tile column")
-    return Measured("block_j_long_bytes", "blocks of all of j", "one tile column", rows_bytes, rows,
-                    first_loss // 2, note.replace("size", "source row"))
+    return _j_blocks("block_j_long_bytes", base, (8 << 20) if quick else (32 << 20), False, quick, rounds)
 
 
 def _whole_j_plain(base, quick: bool, rounds: int) -> Measured:
@@ -406,19 +401,25 @@ def _whole_j_plain(base, quick: bool, rounds: int) -> Measured:
     (a turn through outputs that fill the L2 four times over), as a pipeline's next conversion
     finds its output: there blocks of all of j write one line into each of many dst rows a step,
     and each line is read from memory before it is written."""
-    rows_bytes = [64, 128, 256, 512] if quick else [64, 128, 256, 512, 1024]
     nbytes = max(base.small_bytes, min(base.nt_min_bytes, base.l2_bytes) // 2)
-    ways = (base.replace(block_j_plain_bytes=1 << 30), base.replace(block_j_plain_bytes=0))
+    return _j_blocks("block_j_plain_bytes", base, nbytes, True, quick, rounds)
+
+
+def _j_blocks(field: str, base, nbytes: int, cold: bool, quick: bool, rounds: int) -> Measured:
+    """``field`` (a longest source row for blocks of all of j) timed on NHWC->NCHW float32 copies of
+    about ``nbytes``; ``cold``: each into an output not in cache."""
+    rows_bytes = [64, 128, 256, 512] if quick else [64, 128, 256, 512, 1024]
+    ways = (base.replace(**{field: 1 << 30}), base.replace(**{field: 0}))
     rows, wins = [], {}
     for rb in rows_bytes:
         out, v = _case("NHWC->NCHW", "float32", nbytes, rb // 4, 56)
-        spares = min(15, -(-4 * base.l2_bytes // out.nbytes) - 1)
+        spares = _cold_spares(base, out) if cold else 0
         t_whole, t_column = medians(_copy_runs(out, v, ways, (1, 1), spares), out.nbytes, rounds)
         rows.append((f"NHWC->NCHW float32 C={rb // 4}", rb, t_whole, t_column))
         wins[rb] = t_column < t_whole
     first_loss, note = first_winning(rows_bytes, wins, "one tile column")
-    return Measured("block_j_plain_bytes", "blocks of all of j", "one tile column", rows_bytes, rows,
-                    first_loss // 2, note.replace("size", "source row"))
+    return Measured(field, "blocks of all of j", "one tile column", rows_bytes, rows, first_loss // 2,
+                    note.replace("size", "source row"))
 
 
 #: the conversions whose wisdom ``tune`` measures ahead of time: (direction, dtype, C, H = W, N),
