@@ -2,10 +2,10 @@
 
 The kernels write large outputs a whole 64-byte line at a time, past the cache (non-temporal
 stores), which needs rows that start on a line. numpy's own large arrays start 16 bytes past a
-line on Linux (glibc's allocator keeps a header there), so into ``out=np.empty(...)`` a conversion peels each
-row's head and tail or writes through the cache, and runs slower (up to 1.5x on the benchmark's
-cases, see the performance page). ``convert`` allocates its results aligned; an ``out`` made by
-:func:`aligned_empty` is aligned too.
+line on Linux (glibc's allocator keeps a header there), so into ``out=np.empty(...)`` a
+conversion peels each row's head and tail or writes through the cache, and runs slower (up to
+1.5x on the benchmark's cases, see the performance page). ``convert`` allocates its results
+aligned; an ``out`` made by :func:`aligned_empty` is aligned too.
 
 >>> import layouts as ly
 >>> out = ly.aligned_empty((2, 32, 32, 3), "uint8")
@@ -17,6 +17,7 @@ False
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -43,11 +44,9 @@ def aligned_empty(shape: Any, dtype: Any = np.float64, *, zero: bool = False) ->
         raise LayoutError(f"dtype {dt} holds Python objects, which have no fixed bytes to align")
     from .plan import numpy_max_dims
     if len(dims) > numpy_max_dims():
-        raise LayoutError(f"shape has {len(dims)} dims; numpy {np.__version__} holds at most {numpy_max_dims()}")
-    count = 1
-    for n in dims:
-        count *= n
-    nbytes = count * dt.itemsize
+        raise LayoutError(f"shape has {len(dims)} dims; numpy {np.__version__} holds at most "
+                          f"{numpy_max_dims()}")
+    nbytes = math.prod(dims) * dt.itemsize
     try:
         if not nbytes:
             return (np.zeros if zero else np.empty)(dims, dt)
@@ -55,7 +54,8 @@ def aligned_empty(shape: Any, dtype: Any = np.float64, *, zero: bool = False) ->
         start = (-raw.ctypes.data) % LINE
         return raw[start:start + nbytes].view(dt).reshape(dims)
     except (MemoryError, ValueError) as err:       # ValueError: more bytes than numpy can index
-        raise LayoutError(f"cannot allocate an array of shape {dims} and dtype {dt} ({nbytes} bytes): {err}") from None
+        raise LayoutError(f"cannot allocate an array of shape {dims} and dtype {dt} ({nbytes} bytes): "
+                          f"{err}") from None
 
 
 def _dims(shape: Any) -> tuple[int, ...]:
