@@ -268,14 +268,60 @@ def test_reference_machines_differ_where_their_hardware_does():
             AMD.replace(**bad)
 
 
+LINE_CASES = [   # (dtype, block, out offset in bytes or None, variant): 16- and 32-byte dst rows
+    ("uint8", 16, None, "lines-nt"), ("uint8", 16, 16, "lines-nt"), ("uint8", 16, 48, "lines-nt"),
+    ("uint8", 16, 8, "lines"),                      # rows off a 16-byte boundary: plain stores
+    ("uint8", 32, 32, "lines-nt"), ("float16", 16, None, "lines-nt"), ("float16", 16, 32, "lines-nt"),
+    ("float16", 16, 16, "lines"), ("float16", 8, 48, "lines-nt"), ("float32", 8, 32, "lines-nt"),
+]
+
+
+@pytest.mark.parametrize("dtype,block,offset,variant", LINE_CASES, ids=[f"{c[0]}-{c[1]}c-{c[2]}" for c in LINE_CASES])
+def test_line_tiles_into_blocked_channels(dtype, block, offset, variant):
+    """NCHW -> NCHW<block>c with dst rows of one or two tile groups: tiles that store whole lines
+    (non-temporal into a large output whose rows they can meet on a line, from the first column
+    that starts one; plain where the rows are off a line's 16-byte grid), the columns before and
+    after them as edges (H*W = 33*36 is no multiple of a tile); numpy's bytes on one thread and
+    two, and the same with the one- or two-group tiles (``line_tiles`` off)."""
+    N, C, H, W = 12, 2 * block, 33, 36
+    x = np.random.default_rng(7).integers(0, 250, (N, C, H, W)).astype(dtype)
+    want = x.reshape(N, C // block, block, H, W).transpose(0, 1, 3, 4, 2)
+    view = x.reshape(want.shape[:2] + (block, H, W)).transpose(0, 1, 3, 4, 2)
+    dst = f"NCHW{block}c"
+    machine = AMD.replace(nt_min_bytes=64 << 10)
+    out = _misaligned(want.shape, dtype, offset) if offset is not None else None
+    for on in (True, False):
+        with kernels.use_profile(machine.replace(line_tiles=on)):
+            if out is None:
+                [e] = explain_conversion(x.shape, dtype, "NCHW", dst, threads=1)
+            else:
+                e = kernels.explain_copy(out, view, threads=1)
+            assert e.strategy == "simd-tiles", str(e)
+            if on:
+                assert e.params["variant"] == variant, str(e)
+                if offset:
+                    first = ((-offset) % 64) // (block * x.itemsize) if variant == "lines-nt" else 0
+                    assert e.params["tiles_j"][0] == first, str(e)
+            else:
+                assert not e.params["variant"].startswith("lines"), str(e)
+            for threads in (1, 2):
+                if out is not None:
+                    out[...] = 0
+                y = ly.convert(x, "NCHW", dst, out=out, threads=threads)
+                assert np.array_equal(y, want)
+
+
 def test_blocked_and_narrow_tiles_through_convert():
-    """NCHW -> NCHW16c (dst rows of 16 channels) in uint8: one-group tiles; back again; the
-    padded channel block of C=20 zero-filled."""
+    """NCHW -> NCHW16c (dst rows of 16 channels) in uint8: tiles of whole lines, or one-group
+    tiles with ``line_tiles`` off; back again; the padded channel block of C=20 zero-filled."""
     x = np.random.default_rng(1).integers(0, 250, (8, 64, 30, 30)).astype(np.uint8)
-    [e] = explain_conversion(x.shape, x.dtype, "NCHW", "NCHW16c", threads=1)
-    assert (e.strategy, e.params["variant"]) == ("simd-tiles", "narrow1")
-    y = ly.convert(x, "NCHW", "NCHW16c")
-    assert np.array_equal(y, x.reshape(8, 4, 16, 30, 30).transpose(0, 1, 3, 4, 2))
+    want = x.reshape(8, 4, 16, 30, 30).transpose(0, 1, 3, 4, 2)
+    for on, variant in ((True, "lines"), (False, "narrow1")):
+        with kernels.use_profile(AMD.replace(line_tiles=on)):
+            [e] = explain_conversion(x.shape, x.dtype, "NCHW", "NCHW16c", threads=1)
+            assert (e.strategy, e.params["variant"]) == ("simd-tiles", variant), str(e)
+            y = ly.convert(x, "NCHW", "NCHW16c")
+            assert np.array_equal(y, want)
     assert np.array_equal(ly.convert(y, "NCHW16c", "NCHW"), x)
     z = ly.convert(x[:, :20], "NCHW", "NCHW16c")
     assert np.array_equal(z[:, 1, ..., :4], x[:, 16:20].transpose(0, 2, 3, 1)) and not z[:, 1, ..., 4:].any()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["TILE_SHAPE", "Tiling", "tiling", "scalar_tiling", "edge_elements"]
+__all__ = ["TILE_SHAPE", "Tiling", "tiling", "line_tiling", "scalar_tiling", "edge_elements"]
 
 #: (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them side by side,
 #: so that every stored tile row is one 64-byte line (``K * L * bits == 512``)
@@ -37,7 +37,7 @@ TILE_SHAPE = {8: (16, 4), 16: (8, 4), 32: (4, 4), 64: (2, 4)}
 
 @dataclass(frozen=True)
 class Tiling:
-    """Full tiles over ``[ia, ie) x [0, je)`` walked in blocks of ``Bi x Bj``; ``edges``: the
+    """Full tiles over ``[ia, ie) x [ja, je)`` walked in blocks of ``Bi x Bj``; ``edges``: the
     rectangles ``(i0, i1, j0, j1, narrow)`` left over (``narrow``: copied by one-group tiles)."""
 
     variant: str
@@ -52,6 +52,7 @@ class Tiling:
     peel: int
     edges: tuple[tuple[int, int, int, int, int], ...]
     why: str
+    ja: int = 0
 
     @property
     def nblocks(self) -> int:
@@ -116,19 +117,53 @@ def _split_narrow(rect: tuple[int, int, int, int], je: int, L: int) -> list[tupl
     return out
 
 
+def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
+                stream: bool, profile) -> Tiling | None:
+    """Tiles of whole 64-byte lines for dst rows of one or two tile groups that follow each other
+    (NCHW16c in uint8 or float16), or None where they do not apply.
+
+    A one-group tile reads 16 bytes of each source row and stores 16-byte rows; these read
+    ``K // groups`` times as much of each row and store whole lines, with non-temporal stores for
+    a large output whose lines the tiles can meet (every batch index's rows equally aligned):
+    the first ``ja`` columns, up to a line, and the last are edges."""
+    L, K = TILE_SHAPE[8 * unit_bytes]
+    gi = ni // L
+    if not profile.line_tiles or dJ != ni or ni % L or gi not in (1, 2):
+        return None
+    TL = K // gi * L
+    row = ni * unit_bytes
+    if nj < TL:
+        return None
+    ja, variant, why = 0, "lines", "plain stores"
+    first = ((-dst_addr) % 64) // row
+    if (stream and profile.nt_stores and dst_addr % row == 0 and nj - first >= TL
+            and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides)):
+        ja = first
+        variant, why = "lines-nt", "a large output: non-temporal stores" + (f" from column {ja}" if ja else "")
+    je = ja + (nj - ja) // TL * TL
+    edges = tuple(e for e in ((0, ni, 0, ja, 0), (0, ni, je, nj, 0)) if e[3] > e[2])
+    why = f"dst rows of {ni} units that follow each other: tiles of {TL} rows, whole lines; " + why
+    return Tiling(variant, ni, TL, 0, ni, je, 0, ni, TL, 0, edges, why, ja)
+
+
 def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
-           stream: bool, profile, sI: int = 0) -> Tiling | str:
+           stream: bool, profile, sI: int = 0, lines: bool = False) -> Tiling | str:
     """The SIMD tiling of a ``dI == sJ == 1`` transpose, or why there is none (a string).
 
     ``dst_addr``: the address of dst's first element (its alignment decides the peel);
     ``stream``: the output is large (non-temporal stores where the alignment allows); ``sI``: the
-    source row stride in units (its alignment to 4 KiB decides the column blocks)."""
+    source row stride in units (its alignment to 4 KiB decides the column blocks); ``lines``: the
+    caller runs the line tiles of :func:`line_tiling` (dst rows shorter than a tile)."""
     L, K = TILE_SHAPE[8 * unit_bytes]
     TI, TL = K * L, L
     if nj < TL:
         return f"fewer than {TL} columns of j (nj={nj}) for one tile"
     if ni < L:
         return f"dst rows of {ni} units are shorter than one tile group ({L})"
+    if lines and ni < TI:
+        t = line_tiling(ni, nj, dJ, dst_batch_strides, unit_bytes, dst_addr, stream, profile)
+        if t is not None:
+            return t
     peel, variant = 0, "tiles"
     why = "full tiles, plain stores"
     cap = rows_cached(sI * unit_bytes, profile) if profile.narrow_when_aliased and not stream else TI

@@ -38,10 +38,10 @@ BATCH = _fields("n", "d", "s")
 #: rows: ``dst[db + k*dI] = src[sb + k*sI]`` for k < n, per batch index
 ROWS = _fields("n", "dI", "sI")
 #: a transpose ``dst[db + j*dJ + i*dI] = src[sb + i*sI + j*sJ]``, done by tiles of TI x TL over
-#: i in [ia, ie), j in [0, je), in cache blocks of Bi x Bj; a work item is one of the ``nbi``
+#: i in [ia, ie), j in [ja, je), in cache blocks of Bi x Bj; a work item is one of the ``nbi``
 #: blocks of i by one of the ``njc`` runs of Jc columns (a multiple of Bj); ``js``: where the
 #: straddling tiles stop. The counts come from :mod:`.geometry` (the kernels never re-derive them)
-TILES = _fields("ni", "nj", "dI", "dJ", "sI", "sJ", "ia", "ie", "je", "js", "Bi", "Bj", "Jc", "TI", "TL",
+TILES = _fields("ni", "nj", "dI", "dJ", "sI", "sJ", "ia", "ie", "ja", "je", "js", "Bi", "Bj", "Jc", "TI", "TL",
                 "nbi", "njc")
 #: TILES walked over groups of PB consecutive batch indices (of nb) a work item
 GROUPED_TILES = _fields(*TILES.names, "PB", "nb")

@@ -34,7 +34,7 @@ from numba.core.extending import intrinsic
 from .geometry import TILE_SHAPE
 
 __all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch",
-           "nt_line", "zip4", "pack_lines", "pack_lines_nt", "unpack_lines", "unpack_lines_nt", "TILE_SHAPE"]
+           "tile_lines1", "tile_lines1_nt", "tile_lines2", "tile_lines2_nt", "nt_line", "zip4", "pack_lines", "pack_lines_nt", "unpack_lines", "unpack_lines_nt", "TILE_SHAPE"]
 
 def _zip_masks(L, K):
     """Interleave masks of the low and high halves of two vectors of K lanes of L units, lane by
@@ -172,6 +172,94 @@ tile_gather = _make(False, None, False, True)
 tile_nt_scatter = _make(True, None, False, False, True)
 # the same with plain unaligned stores, for a dst whose rows are not 64-byte aligned
 tile_scatter = _make(False, None, False, False, True)
+
+
+
+def _make_lines(nontemporal, gi):
+    """A tile for dst rows of ``gi`` groups (``gi*L`` units) that follow each other (NCHW16c in
+    uint8 or float16): its ``K`` lanes hold ``gi`` groups of i by ``K // gi`` groups of j, so each
+    source row is read ``K // gi * L`` units at a time instead of ``L``; after the lane-wise zips
+    the lanes are put in dst order, whole 64-byte lines of ``K // gi`` consecutive dst rows.
+
+    ``tile_lines(dst, doff, src, soff, sstride)``: dst[doff + j*gi*L + i] = src[soff + i*sstride + j]
+    for i < gi*L, j < (K // gi) * L."""
+    def impl(typingctx, dst, doff, src, soff, sstride):
+        if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.dtype == src.dtype
+                and isinstance(dst.dtype, types.Integer)):
+            return None
+        bits = dst.dtype.bitwidth
+        L, K = TILE_SHAPE[bits]
+        gj = K // gi
+
+        def codegen(context, builder, signature, args):
+            dary = context.make_array(signature.args[0])(context, builder, args[0])
+            sary = context.make_array(signature.args[2])(context, builder, args[2])
+            d_off, s_off, s_st = args[1], args[3], args[4]
+            elt, i32, i64 = ir.IntType(bits), ir.IntType(32), ir.IntType(64)
+            vin = ir.VectorType(elt, gj * L)
+            vout = ir.VectorType(elt, K * L)
+            rows = []
+            for r in range(gi * L):
+                off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
+                p = builder.bitcast(builder.gep(sary.data, [off], inbounds=True, source_etype=elt), vin.as_pointer())
+                rows.append(builder.load(p, align=bits // 8, typ=vin))
+            # lane g*gj + b of v[m]: row g*L + m, columns b*L.. (one load covers a row's gj lanes)
+            v = [_stacked(builder, [rows[g * L + m] for g in range(gi)], gj * L) for m in range(L)]
+            lo, hi = _zip_masks(L, K)
+            h = L // 2
+            for _ in range(L.bit_length() - 1):
+                new = [None] * L
+                for m in range(h):
+                    new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
+                    new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
+                v = new
+            # now lane g*gj + b of v[c] is dst row b*L + c, units g*L..: dst lane t (row t // gi,
+            # group t % gi) of line q comes from there
+            md = builder.module.add_metadata([ir.Constant(i32, 1)]) if nontemporal else None
+            for q in range(L):
+                src_lanes = []
+                for t in range(4 * q, 4 * q + 4):
+                    row, g = divmod(t, gi)
+                    b, c = divmod(row, L)
+                    src_lanes.append((c, g * gj + b))
+                line = _gathered_lanes(builder, v, src_lanes, L, K)
+                off = builder.add(d_off, ir.Constant(i64, q * K * L))
+                p = builder.bitcast(builder.gep(dary.data, [off], inbounds=True, source_etype=elt), vout.as_pointer())
+                st = builder.store(line, p, align=64 if nontemporal else bits // 8)
+                if nontemporal:
+                    st.set_metadata("nontemporal", md)
+            return context.get_dummy_value()
+
+        return types.void(dst, doff, src, soff, sstride), codegen
+
+    impl.__name__ = f"tile_lines{gi}" + ("_nt" if nontemporal else "")
+    return intrinsic(impl)
+
+
+def _gathered_lanes(builder, v, lanes, L, K):
+    """One vector of ``K`` lanes of ``L`` units whose lane ``t`` is lane ``lanes[t][1]`` of vector
+    ``v[lanes[t][0]]``: one shuffle of two vectors, or a shuffle of two such halves."""
+    i32 = ir.IntType(32)
+    n = K * L
+
+    def shuffled(a, b, picks):          # picks: per output lane, (0 for a / 1 for b, lane)
+        mask = [w * n + lane * L + u for w, lane in picks for u in range(L)]
+        return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(i32, n), mask))
+
+    used = list(dict.fromkeys(c for c, _ in lanes))
+    if len(used) <= 2:
+        b = v[used[-1]]
+        return shuffled(v[used[0]], b, [(used.index(c), lane) for c, lane in lanes])
+    h = len(lanes) // 2
+    halves = [_gathered_lanes(builder, v, part + part, L, K) for part in (lanes[:h], lanes[h:])]
+    return shuffled(halves[0], halves[1], [(0, t) for t in range(h)] + [(1, h + t) for t in range(h)])
+
+
+# dst rows of one or two groups that follow each other (NCHW16c in uint8, float16), whole lines
+tile_lines1 = _make_lines(False, 1)
+tile_lines1_nt = _make_lines(True, 1)
+tile_lines2 = _make_lines(False, 2)
+tile_lines2_nt = _make_lines(True, 2)
 
 
 @intrinsic

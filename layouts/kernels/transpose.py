@@ -16,7 +16,7 @@ njit closures is not served from numba's on-disk cache.
 >>> import numpy as np
 >>> from layouts.kernels.records import record, batch_axes, TILES
 >>> s = np.arange(6 * 5, dtype=np.uint32); d = np.zeros(30, np.uint32)     # d[j*6+i] = s[i*5+j]
->>> a = record(TILES, ni=6, nj=5, dI=1, dJ=6, sI=5, sJ=1, ia=0, ie=6, je=5, js=0, Bi=64, Bj=64, Jc=5, TI=1, TL=1,
+>>> a = record(TILES, ni=6, nj=5, dI=1, dJ=6, sI=5, sJ=1, ia=0, ie=6, ja=0, je=5, js=0, Bi=64, Bj=64, Jc=5, TI=1, TL=1,
 ...            nbi=1, njc=1)
 >>> scalar_kernel(d, s, a, batch_axes([]), np.uint64(0), np.uint64(1))
 >>> bool((d.reshape(5, 6) == s.reshape(6, 5).T).all())
@@ -26,10 +26,11 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split,
-                   tile_scatter)
+from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_lines1, tile_lines1_nt, tile_lines2, tile_lines2_nt,
+                   tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split, tile_scatter)
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
+           "lines_kernel", "lines_nt_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
@@ -57,7 +58,7 @@ def batch_offsets(b, batch):
 @njit(cache=True, nogil=True, inline="always")
 def block_of(w, a, batch):
     """Offsets, i-range ``[i0, i1)``, j-range ``[j0, j1)`` of work item ``w`` (batch index x block
-    of Bi rows in [ia, ie) x run of Jc columns in [0, je)) and whether it is its batch index's last."""
+    of Bi rows in [ia, ie) x run of Jc columns in [ja, je)) and whether it is its batch index's last."""
     nbi = a.nbi
     njc = a.njc
     b = w // (nbi * njc)
@@ -66,7 +67,7 @@ def block_of(w, a, batch):
     jc = r - ib * njc
     db, sb = batch_offsets(b, batch)
     i0 = a.ia + ib * a.Bi
-    j0 = jc * a.Jc
+    j0 = a.ja + jc * a.Jc
     return db, sb, i0, min(i0 + a.Bi, a.ie), j0, min(j0 + a.Jc, a.je), r == nbi * njc - U1
 
 
@@ -193,6 +194,39 @@ def narrow2_kernel(dst, src, args, batch, rects, w0, w1):
                     tile_k2(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
         if last:
             run_rects(dst, src, a, rects, db, sb)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lines_items(dst, src, a, batch, rects, w0, w1, nt):
+    """Line tiles (:func:`.geometry.line_tiling`): all ``TI`` rows of i (one or two groups) by
+    ``TL`` columns a tile; two groups where the tile has as many columns as rows."""
+    two = a.TI == a.TL
+    for w in range(w0, w1):
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
+        for j in range(jb0, jb1, a.TL):
+            d = db + j * a.dJ
+            s = sb + j
+            if nt:
+                if two:
+                    tile_lines2_nt(dst, d, src, s, a.sI)
+                else:
+                    tile_lines1_nt(dst, d, src, s, a.sI)
+            elif two:
+                tile_lines2(dst, d, src, s, a.sI)
+            else:
+                tile_lines1(dst, d, src, s, a.sI)
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
+
+
+@njit(cache=True, nogil=True)
+def lines_kernel(dst, src, args, batch, rects, w0, w1):
+    lines_items(dst, src, args[0], batch, rects, w0, w1, False)
+
+
+@njit(cache=True, nogil=True)
+def lines_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    lines_items(dst, src, args[0], batch, rects, w0, w1, True)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -384,4 +418,5 @@ KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,
-           "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}
+           "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel,
+           "lines": lines_kernel, "lines-nt": lines_nt_kernel}

@@ -20,10 +20,10 @@ def _stage_b(ng, q, Q, dJw, bstrides, daddr, stream, profile, variant=None):
     (a chunk whose tiling differs is copied as edges only)."""
     t = tiling(ng, q, dJw, bstrides, 4, daddr, stream, profile)
     if isinstance(t, str) or (variant is not None and t.variant != variant):
-        args = record(TILES, ni=ng, nj=q, dI=1, dJ=dJw, sI=Q, sJ=1, ia=0, ie=0, je=0, js=0, Bi=1, Bj=1, Jc=1,
+        args = record(TILES, ni=ng, nj=q, dI=1, dJ=dJw, sI=Q, sJ=1, ia=0, ie=0, ja=0, je=0, js=0, Bi=1, Bj=1, Jc=1,
                       TI=1, TL=1, nbi=1, njc=1)
         return None, args, records(RECTS, [(0, ng, 0, q, 0)])
-    args = record(TILES, ni=ng, nj=q, dI=1, dJ=dJw, sI=Q, sJ=1, ia=t.ia, ie=t.ie, je=t.je, js=t.js, Bi=t.Bi,
+    args = record(TILES, ni=ng, nj=q, dI=1, dJ=dJw, sI=Q, sJ=1, ia=t.ia, ie=t.ie, ja=t.ja, je=t.je, js=t.js, Bi=t.Bi,
                   Bj=t.Bj, Jc=max(t.je, 1), TI=t.TI, TL=t.TL, nbi=t.nblocks, njc=1)
     return t, args, records(RECTS, t.edges)
 

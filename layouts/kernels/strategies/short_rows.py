@@ -64,7 +64,7 @@ def consider(task, profile):
     else:                       # a block's source columns each hold a dst row offset
         Bi, Bj = TI, max(TL, held // 8 // TL * TL)
         block, tile, walk = Bj, TL, "row"
-    args = record(GROUPED_TILES, ni=p.ni, nj=p.nj, dI=1, dJ=p.dJ, sI=p.sI, sJ=1, ia=peel, ie=p.ni, je=je, js=0,
+    args = record(GROUPED_TILES, ni=p.ni, nj=p.nj, dI=1, dJ=p.dJ, sI=p.sI, sJ=1, ia=peel, ie=p.ni, ja=0, je=je, js=0,
                   Bi=Bi, Bj=Bj, Jc=je, TI=TI, TL=TL, nbi=1, njc=1, PB=group, nb=nb)
     nwork = -(-nb // group)
     batch = batch_axes(p.batch)

@@ -24,13 +24,14 @@ MIN_WORK_ITEMS = 8
 def tile_record(p, t: Tiling) -> tuple[np.ndarray, int]:
     """The TILES record of plan ``p`` walked by ``t``, and its number of work items."""
     items = p.nbatch * t.nblocks
-    Jc = t.je
+    span = t.je - t.ja
+    Jc = span
     if items < MIN_WORK_ITEMS:
         runs = -(-MIN_WORK_ITEMS // items)
-        Jc = max(t.Bj, -(-t.je // runs // t.Bj) * t.Bj)
-    njc = -(-t.je // Jc)
-    args = record(TILES, ni=p.ni, nj=p.nj, dI=p.dI, dJ=p.dJ, sI=p.sI, sJ=p.sJ, ia=t.ia, ie=t.ie, je=t.je, js=t.js,
-                  Bi=t.Bi, Bj=t.Bj, Jc=Jc, TI=t.TI, TL=t.TL, nbi=t.nblocks, njc=njc)
+        Jc = max(t.Bj, -(-span // runs // t.Bj) * t.Bj)
+    njc = -(-span // Jc)
+    args = record(TILES, ni=p.ni, nj=p.nj, dI=p.dI, dJ=p.dJ, sI=p.sI, sJ=p.sJ, ia=t.ia, ie=t.ie, ja=t.ja, je=t.je,
+                  js=t.js, Bi=t.Bi, Bj=t.Bj, Jc=Jc, TI=t.TI, TL=t.TL, nbi=t.nblocks, njc=njc)
     return args, items * njc
 
 
@@ -95,7 +96,7 @@ def consider(task, profile):
         return "not a transpose with unit-stride rows on both sides"
     stream = task.streams(profile)
     t = tiling(p.ni, p.nj, p.dJ, tuple(a[1] for a in p.batch), p.unit.itemsize, task.dst_addr, stream, profile,
-               p.sI)
+               p.sI, lines=True)
     if isinstance(t, str):
         return t
     args, nwork = tile_record(p, t)
@@ -118,7 +119,7 @@ def consider(task, profile):
             numpy_edges(d, s, t.edges, p.batch, p.dJ, p.sI)
 
     a = args[0]
-    params = {"variant": variant, "tile": f"{t.TI}x{t.TL}", "tiles_i": (t.ia, t.ie), "tiles_j": (0, t.je),
+    params = {"variant": variant, "tile": f"{t.TI}x{t.TL}", "tiles_i": (t.ia, t.ie), "tiles_j": (t.ja, t.je),
               "block": f"{t.Bi}x{t.Bj}", "run_of_j": int(a["Jc"]), "peel": peel, "stream": stream,
               "batch_group": group,
               "edges": f"{len(t.edges)} rectangles, {edge_elements(t)} elements a batch index, by "
