@@ -95,6 +95,57 @@ def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom
     assert [a[0].nbytes for _, a in calls] == [a[0].nbytes for _, a in again]     # the copy's calls only
 
 
+def test_measured_parts_keep_the_alignment_the_way_was_planned_for(fresh_wisdom):
+    """The ways are planned on the first timed part and run on the others. NCHW -> NCHW16c of one
+    batch index in uint8 (16-byte dst rows, non-temporal line tiles) is cut along its rows of
+    1999 pixels: a part that started 16 bytes further on would take the first part's
+    non-temporal stores off a line (a crash). In a child process, so that a crash fails the test
+    rather than the run."""
+    code = ("import numpy as np, layouts as ly\n"
+            "from layouts import kernels\n"
+            "from layouts.kernels.explain import explain_conversion\n"
+            "from layouts.kernels.profile import reference\n"
+            "p = reference('epyc-avx512').replace(measure_min_bytes=32 << 20)\n"
+            "x = np.random.default_rng(3).integers(0, 250, (1, 16, 1200, 1999)).astype(np.uint8)\n"
+            "with kernels.use_profile(p):\n"
+            "    [e] = explain_conversion(x.shape, x.dtype, 'NCHW', 'NCHW16c', threads=1)\n"
+            "    assert e.params['variant'] == 'lines-nt', str(e)\n"
+            "    y = ly.convert(x, 'NCHW', 'NCHW16c', threads=1)\n"
+            "assert np.array_equal(y, x.reshape(1, 1, 16, 1200, 1999).transpose(0, 1, 3, 4, 2))\n"
+            "print('ok')\n")
+    env = dict(os.environ, PYTHONPATH=ROOT, XDG_CACHE_HOME=str(fresh_wisdom.parent.parent))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+    [entries] = json.loads(fresh_wisdom.read_text())["machines"].values()
+    assert any("predicted" in e["seconds"] for e in entries.values())          # it was measured
+
+
+def test_measured_parts_of_rows_that_follow_each_other_across_batch_indices(fresh_wisdom):
+    """The same for an older variant: NHWC -> CHWN of 130 images (float32) into an out 16 bytes
+    past a line runs non-temporal tiles over dst rows that follow each other across batch indices
+    (``tiles-nt-batch-rows``, aligned from a peel worked out on the first part); its parts are cut
+    along rows 20 x 130 x 4 bytes apart, 32 bytes off a line's multiple (a crash before)."""
+    code = ("import numpy as np, layouts as ly\n"
+            "from layouts import kernels\n"
+            "from layouts.kernels.profile import reference\n"
+            "x0 = np.random.default_rng(0).integers(0, 250, (130, 62, 20, 20)).astype(np.float32)\n"
+            "x = np.ascontiguousarray(x0.transpose(0, 2, 3, 1)); want = x0.transpose(1, 2, 3, 0)\n"
+            "b = np.zeros(want.nbytes + 128, np.uint8); s = (-b.ctypes.data) % 64 + 16\n"
+            "out = b[s:s + want.nbytes].view(np.float32).reshape(want.shape)\n"
+            "p = reference('xeon-avx512').replace(measure_min_bytes=1 << 20, nt_min_bytes=1 << 20)\n"
+            "with kernels.use_profile(p):\n"
+            "    e = kernels.explain_copy(out, x.transpose(3, 1, 2, 0), threads=1)\n"
+            "    assert e.params['variant'] == 'tiles-nt-batch-rows', str(e)\n"
+            "    ly.convert(x, 'NHWC', 'CHWN', out=out, threads=1)\n"
+            "assert np.array_equal(out, want) and not b[:s].any() and not b[s + want.nbytes:].any()\n"
+            "print('ok')\n")
+    env = dict(os.environ, PYTHONPATH=ROOT, XDG_CACHE_HOME=str(fresh_wisdom.parent.parent))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+    [entries] = json.loads(fresh_wisdom.read_text())["machines"].values()
+    assert any("predicted" in e["seconds"] for e in entries.values())          # it was measured
+
+
 def test_recorded_wisdom_is_followed_and_only_on_its_machine(fresh_wisdom):
     """A file that says the next strategy won: the decision follows it (deterministic: nothing is
     timed), and the same entry under another machine's key is ignored."""

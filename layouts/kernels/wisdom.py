@@ -26,6 +26,7 @@ A profile with ``measure_min_bytes = 0`` measures nothing: the reference machine
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -177,7 +178,9 @@ def _slices(dst, src, nbytes: int, profile, count: int) -> list:
     """``count`` views ``(dst, src)`` over distinct parts of about 1/64 of the copy (at least two L2
     caches) along the axis outermost on both sides, so that no timed run finds its data in a cache that
     an earlier run filled (the whole copy goes to memory); the same part repeated where the axis
-    cannot be cut that often, the whole arrays where it cannot be cut at all."""
+    cannot be cut that often, the whole arrays where it cannot be cut at all. Every part's dst starts
+    as far from a cache line as the first's: the way is planned on the first part, and its
+    non-temporal stores on another part must meet lines where they met them there."""
     want = max(nbytes // 64, 2 * profile.l2_bytes)
     # the axis outermost on both sides: a part of it is a few long runs of each array (an axis
     # outer in dst but inner in src would make a part touch every cache line of src)
@@ -185,6 +188,8 @@ def _slices(dst, src, nbytes: int, profile, count: int) -> list:
         if dst.ndim else 0
     n = dst.shape[axis] if dst.ndim else 1
     k = max(1, min(n, -(-want * n // max(1, nbytes))))
+    step = 64 // math.gcd(64, abs(dst.strides[axis])) if dst.ndim else 1     # parts a line apart
+    k = -(-k // step) * step
     if k >= n:
         return [(dst, src)] * count
     parts = max(1, n // k)
