@@ -268,28 +268,39 @@ def test_reference_machines_differ_where_their_hardware_does():
             AMD.replace(**bad)
 
 
-LINE_CASES = [   # (dtype, block, out offset in bytes or None, variant): 16- and 32-byte dst rows
-    ("uint8", 16, None, "lines-nt"), ("uint8", 16, 16, "lines-nt"), ("uint8", 16, 48, "lines-nt"),
-    ("uint8", 16, 8, "lines"),                      # rows off a 16-byte boundary: plain stores
-    ("uint8", 32, 32, "lines-nt"), ("float16", 16, None, "lines-nt"), ("float16", 16, 32, "lines-nt"),
-    ("float16", 16, 16, "lines"), ("float16", 8, 48, "lines-nt"), ("float32", 8, 32, "lines-nt"),
+LINE_CASES = [   # (dtype, block, out offset in bytes or None, variant, N): 16- and 32-byte dst rows
+    ("uint8", 16, None, "lines-nt", 12), ("uint8", 16, 16, "lines-nt", 12), ("uint8", 16, 48, "lines-nt", 12),
+    ("uint8", 16, 8, "lines", 12),                      # rows off a 16-byte boundary: plain stores
+    ("uint8", 32, 32, "lines-nt", 12), ("float16", 16, None, "lines-nt", 12), ("float16", 16, 32, "lines-nt", 12),
+    ("float16", 8, 48, "lines-nt", 12), ("float32", 8, 32, "lines-nt", 12),
+    # 32-byte rows 16 bytes off a line (numpy's own arrays): lines joined across tiles
+    ("float16", 16, 16, "lines-nt-shifted", 12), ("float16", 16, 48, "lines-nt-shifted", 12),
+    ("float32", 8, 16, "lines-nt-shifted", 12), ("uint8", 32, 48, "lines-nt-shifted", 12),
+    ("float16", 16, 16, "lines-nt-shifted", 1),         # one batch index: j cut in runs, each its own carry
+    ("float16", 16, 8, "lines", 12),
 ]
 
 
-@pytest.mark.parametrize("dtype,block,offset,variant", LINE_CASES, ids=[f"{c[0]}-{c[1]}c-{c[2]}" for c in LINE_CASES])
-def test_line_tiles_into_blocked_channels(dtype, block, offset, variant):
+@pytest.mark.parametrize("dtype,block,offset,variant,N", LINE_CASES,
+                         ids=[f"{c[0]}-{c[1]}c-{c[2]}-N{c[4]}" for c in LINE_CASES])
+def test_line_tiles_into_blocked_channels(dtype, block, offset, variant, N):
     """NCHW -> NCHW<block>c with dst rows of one or two tile groups: tiles that store whole lines
     (non-temporal into a large output whose rows they can meet on a line, from the first column
-    that starts one; plain where the rows are off a line's 16-byte grid), the columns before and
-    after them as edges (H*W = 33*36 is no multiple of a tile); numpy's bytes on one thread and
-    two, and the same with the one- or two-group tiles (``line_tiles`` off)."""
-    N, C, H, W = 12, 2 * block, 33, 36
+    that starts one, or, for 32-byte rows 16 bytes off, lines that join two tile lines; plain where
+    the rows are off a line's 16-byte grid), the columns before and after them as edges
+    (H*W = 33*36 is no multiple of a tile); numpy's bytes on one thread and two, and the same with
+    the one- or two-group tiles (``line_tiles`` off)."""
+    C, H, W = 2 * block, 33, 36
     x = np.random.default_rng(7).integers(0, 250, (N, C, H, W)).astype(dtype)
     want = x.reshape(N, C // block, block, H, W).transpose(0, 1, 3, 4, 2)
     view = x.reshape(want.shape[:2] + (block, H, W)).transpose(0, 1, 3, 4, 2)
     dst = f"NCHW{block}c"
     machine = AMD.replace(nt_min_bytes=64 << 10)
-    out = _misaligned(want.shape, dtype, offset) if offset is not None else None
+    out = whole = None
+    if offset is not None:              # in a zeroed buffer, to see that nothing is written around it
+        whole = np.zeros(want.nbytes + 128, np.uint8)
+        start = (-whole.ctypes.data) % 64 + offset
+        out = whole[start:start + want.nbytes].view(dtype).reshape(want.shape)
     for on in (True, False):
         with kernels.use_profile(machine.replace(line_tiles=on)):
             if out is None:
@@ -300,7 +311,8 @@ def test_line_tiles_into_blocked_channels(dtype, block, offset, variant):
             if on:
                 assert e.params["variant"] == variant, str(e)
                 if offset:
-                    first = ((-offset) % 64) // (block * x.itemsize) if variant == "lines-nt" else 0
+                    to_line = {"lines-nt": -offset, "lines-nt-shifted": 16 - offset}.get(variant)
+                    first = (to_line % 64) // (block * x.itemsize) if to_line is not None else 0
                     assert e.params["tiles_j"][0] == first, str(e)
             else:
                 assert not e.params["variant"].startswith("lines"), str(e)
@@ -309,6 +321,8 @@ def test_line_tiles_into_blocked_channels(dtype, block, offset, variant):
                     out[...] = 0
                 y = ly.convert(x, "NCHW", dst, out=out, threads=threads)
                 assert np.array_equal(y, want)
+    if whole is not None:
+        assert not whole[:start].any() and not whole[start + out.nbytes:].any()
 
 
 def test_blocked_and_narrow_tiles_through_convert():

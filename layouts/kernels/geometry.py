@@ -3,7 +3,7 @@
 A transpose ``dst[b*dB + j*dJ + i] = src[b*sB + i*sI + j]`` (dst contiguous along i, src along j)
 is covered by register tiles of ``TI`` rows of i by ``TL`` columns of j (:mod:`.simd`: every
 stored tile row is one 64-byte line). :func:`tiling` decides, in Python, the rectangle the full
-tiles cover (``i`` in ``[ia, ie)``, ``j`` in ``[0, je)``), the cache blocks they are walked in and
+tiles cover (``i`` in ``[ia, ie)``, ``j`` in ``[ja, je)``), the cache blocks they are walked in and
 the *edge* rectangles left over; the numba kernels only walk what they are given, so the edge
 geometry is never written twice.
 
@@ -16,6 +16,11 @@ Variants (the tile family a kernel of :mod:`.transpose` runs):
                  straddles rows j and j+1 is one tile too, so no row has a scalar head or tail
 ``narrow1``      dst rows shorter than a full tile: tiles of one group (L rows of i)
 ``narrow2``      ... of two groups (2L rows of i)
+``lines``        dst rows of exactly one or two groups that follow each other (NCHW16c in uint8
+                 or float16, NCHW8c in float32): all of i by several groups of j a tile, stored
+                 as whole lines of consecutive dst rows (:func:`line_tiling`)
+``lines-nt``     the same, non-temporal, from the first column ``ja`` whose row starts a line
+``lines-nt-shifted``  two-group rows 16 bytes off a line: each stored line joins two tile lines
 
 >>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
 ...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).reference("epyc-avx512"))
@@ -120,29 +125,40 @@ def _split_narrow(rect: tuple[int, int, int, int], je: int, L: int) -> list[tupl
 def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
                 stream: bool, profile) -> Tiling | None:
     """Tiles of whole 64-byte lines for dst rows of one or two tile groups that follow each other
-    (NCHW16c in uint8 or float16), or None where they do not apply.
+    (NCHW16c in uint8 or float16, NCHW8c in float32, NCHW32c in uint8), or None where they do
+    not apply.
 
     A one-group tile reads 16 bytes of each source row and stores 16-byte rows; these read
     ``K // groups`` times as much of each row and store whole lines, with non-temporal stores for
     a large output whose lines the tiles can meet (every batch index's rows equally aligned):
-    the first ``ja`` columns, up to a line, and the last are edges."""
+    the first ``ja`` columns, up to a line, and the last are edges. Two-group rows (32 bytes)
+    16 bytes off a line, as in numpy's own arrays, take ``lines-nt-shifted``: each line stored
+    joins the last lane of one tile line to the first three of the next."""
     L, K = TILE_SHAPE[8 * unit_bytes]
     gi = ni // L
-    if not profile.line_tiles or dJ != ni or ni % L or gi not in (1, 2):
+    if not profile.line_tiles or dJ != ni or ni % L or gi not in (1, 2):    # K = 4 lanes: 2 or 4 groups of j
         return None
     TL = K // gi * L
     row = ni * unit_bytes
     if nj < TL:
         return None
-    ja, variant, why = 0, "lines", "plain stores"
-    first = ((-dst_addr) % 64) // row
-    if (stream and profile.nt_stores and dst_addr % row == 0 and nj - first >= TL
-            and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides)):
-        ja = first
-        variant, why = "lines-nt", "a large output: non-temporal stores" + (f" from column {ja}" if ja else "")
+    ja, variant = 0, "lines"
+    why = ("an output that stays in cache: plain stores" if not stream
+           else "a large output, but this CPU has no non-temporal stores" if not profile.nt_stores
+           else "a large output whose rows no line tile can meet: plain stores")
+    lane = 16
+    if stream and profile.nt_stores and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides):
+        if dst_addr % row == 0 and nj - ((-dst_addr) % 64) // row >= TL:
+            ja = ((-dst_addr) % 64) // row
+            variant, why = "lines-nt", "a large output: non-temporal stores" + (f" from column {ja}" if ja else "")
+        elif gi == 2 and dst_addr % lane == 0 and nj - ((lane - dst_addr) % 64) // row >= TL:
+            ja = ((lane - dst_addr) % 64) // row          # tiles start one lane past a line
+            variant = "lines-nt-shifted"
+            why = ("a large output whose rows start 16 bytes off a line: non-temporal stores of lines that "
+                   "join two tile lines" + (f", from column {ja}" if ja else ""))
     je = ja + (nj - ja) // TL * TL
     edges = tuple(e for e in ((0, ni, 0, ja, 0), (0, ni, je, nj, 0)) if e[3] > e[2])
-    why = f"dst rows of {ni} units that follow each other: tiles of {TL} rows, whole lines; " + why
+    why = f"dst rows of {ni} units that follow each other: tiles of {TL} of them, stored as whole lines; " + why
     return Tiling(variant, ni, TL, 0, ni, je, 0, ni, TL, 0, edges, why, ja)
 
 

@@ -18,8 +18,8 @@ chunk of j).
 >>> from layouts.kernels.records import record, records, batch_axes, GROUP, TILES, RECTS
 >>> s = np.arange(64 * 6, dtype=np.uint8); d = np.zeros(64 * 6, np.uint8)    # (64, 6) -> (6, 64)
 >>> g = record(GROUP, ni=64, nj=6, dJ=64, sI=6, Q=6)
->>> t = record(TILES, ni=16, nj=6, dI=1, dJ=16, sI=6, sJ=1, ia=0, ie=16, ja=0, je=4, js=0, Bi=16, Bj=4, Jc=4, TI=16, TL=4,
-...            nbi=1, njc=1)
+>>> t = record(TILES, ni=16, nj=6, dI=1, dJ=16, sI=6, sJ=1, ia=0, ie=16, ja=0, je=4, js=0, Bi=16, Bj=4, Jc=4,
+...            TI=16, TL=4, nbi=1, njc=1)
 >>> r = records(RECTS, [(0, 16, 4, 6, 0)])                                      # columns 4, 5: scalar
 >>> group_tiles_kernel(d.view(np.uint32), s, g, t, t, r, r, batch_axes([]), np.uint64(0), np.uint64(1))
 >>> bool((d.reshape(6, 64) == s.reshape(64, 6).T).all())

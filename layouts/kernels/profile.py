@@ -114,8 +114,9 @@ class MachineProfile:
     #: rows, by the L1 geometry) into dst rows that follow each other use narrower tiles; into
     #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there
     narrow_when_aliased: bool = True
-    #: dst rows of one or two tile groups that follow each other (NCHW16c in uint8, float16) take
-    #: tiles of whole 64-byte lines (:func:`.geometry.line_tiling`); off: one- and two-group tiles
+    #: dst rows of one or two tile groups that follow each other (NCHW16c in uint8 or float16,
+    #: NCHW8c in float32) take tiles of whole 64-byte lines (:func:`.geometry.line_tiling`); off:
+    #: the one- and two-group tiles
     line_tiles: bool = True
     #: non-temporal tiles of small transposes (one cache block a batch index) take consecutive
     #: batch indices in groups of about this many bytes, read row by row through the group; 0: never

@@ -33,8 +33,10 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1", "tile_k2", "prefetch",
-           "tile_lines1", "tile_lines1_nt", "tile_lines2", "tile_lines2_nt", "nt_line", "zip4", "pack_lines", "pack_lines_nt", "unpack_lines", "unpack_lines_nt", "TILE_SHAPE"]
+__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1",
+           "tile_k2", "prefetch", "tile_lines1", "tile_lines1_nt", "tile_lines2", "tile_lines2_nt",
+           "tile_lines2_nt_first", "tile_lines2_nt_carry", "nt_line", "zip4", "pack_lines", "pack_lines_nt",
+           "unpack_lines", "unpack_lines_nt", "TILE_SHAPE"]
 
 def _zip_masks(L, K):
     """Interleave masks of the low and high halves of two vectors of K lanes of L units, lane by
@@ -175,17 +177,26 @@ tile_scatter = _make(False, None, False, False, True)
 
 
 
-def _make_lines(nontemporal, gi):
+def _make_lines(nontemporal, gi, shifted=None):
     """A tile for dst rows of ``gi`` groups (``gi*L`` units) that follow each other (NCHW16c in
-    uint8 or float16): its ``K`` lanes hold ``gi`` groups of i by ``K // gi`` groups of j, so each
+    uint8 or float16, NCHW8c in float32): its ``K`` lanes hold ``gi`` groups of i by ``K // gi`` groups of j, so each
     source row is read ``K // gi * L`` units at a time instead of ``L``; after the lane-wise zips
     the lanes are put in dst order, whole 64-byte lines of ``K // gi`` consecutive dst rows.
 
     ``tile_lines(dst, doff, src, soff, sstride)``: dst[doff + j*gi*L + i] = src[soff + i*sstride + j]
-    for i < gi*L, j < (K // gi) * L."""
-    def impl(typingctx, dst, doff, src, soff, sstride):
+    for i < gi*L, j < (K // gi) * L.
+
+    ``shifted`` (non-temporal only): the tile's first unit lies one lane (16 bytes) past a line,
+    so each line stored is the last lane of one tile line and the first three of the next, the
+    last lane left in ``carry`` (an array of one lane's units, an extra argument) for the next
+    tile of the run, whose first line takes it (``"carry"``); the first tile of a run (``"first"``)
+    stores its first three lanes with plain stores instead. The caller stores the last carry."""
+    def lines_impl(typingctx, dst, doff, src, soff, sstride, *carry):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.dtype == src.dtype
                 and isinstance(dst.dtype, types.Integer)):
+            return None
+        if len(carry) != (1 if shifted else 0) or (shifted and not (isinstance(carry[0], types.Array)
+                                                                     and carry[0].dtype == dst.dtype)):
             return None
         bits = dst.dtype.bitwidth
         L, K = TILE_SHAPE[bits]
@@ -215,24 +226,59 @@ def _make_lines(nontemporal, gi):
                 v = new
             # now lane g*gj + b of v[c] is dst row b*L + c, units g*L..: dst lane t (row t // gi,
             # group t % gi) of line q comes from there
-            md = builder.module.add_metadata([ir.Constant(i32, 1)]) if nontemporal else None
+            lines = []
             for q in range(L):
                 src_lanes = []
-                for t in range(4 * q, 4 * q + 4):
+                for t in range(K * q, K * q + K):
                     row, g = divmod(t, gi)
                     b, c = divmod(row, L)
                     src_lanes.append((c, g * gj + b))
-                line = _gathered_lanes(builder, v, src_lanes, L, K)
-                off = builder.add(d_off, ir.Constant(i64, q * K * L))
-                p = builder.bitcast(builder.gep(dary.data, [off], inbounds=True, source_etype=elt), vout.as_pointer())
-                st = builder.store(line, p, align=64 if nontemporal else bits // 8)
-                if nontemporal:
+                lines.append(_gathered_lanes(builder, v, src_lanes, L, K))
+            md = builder.module.add_metadata([ir.Constant(i32, 1)]) if nontemporal else None
+
+            def mask(m):
+                return ir.Constant(ir.VectorType(i32, len(m)), m)
+
+            def store(vec, at, n, stream):          # vec's first n units at unit offset ``at``
+                if n < K * L:
+                    vec = builder.shuffle_vector(vec, vec, mask(list(range(n))))
+                p = builder.bitcast(builder.gep(dary.data, [at], inbounds=True, source_etype=elt),
+                                    ir.VectorType(elt, n).as_pointer())
+                st = builder.store(vec, p, align=64 if stream else bits // 8)
+                if stream:
                     st.set_metadata("nontemporal", md)
+
+            if not shifted:
+                for q in range(L):
+                    store(lines[q], builder.add(d_off, ir.Constant(i64, q * K * L)), K * L, nontemporal)
+                return context.get_dummy_value()
+            n = K * L
+            cary = context.make_array(signature.args[5])(context, builder, args[5])
+            cptr = builder.bitcast(cary.data, ir.VectorType(elt, L).as_pointer())
+            last_lane = [(K - 1) * L + u for u in range(L)]
+            rest = [n + u for u in range((K - 1) * L)]      # the first K - 1 lanes of the second vector
+            if shifted == "carry":              # the line before the tile: the carry, then lanes 0-2
+                held = builder.load(cptr, align=bits // 8)
+                wide = builder.shuffle_vector(held, held, mask([u % L for u in range(n)]))
+                store(builder.shuffle_vector(wide, lines[0], mask(list(range(L)) + rest)),
+                      builder.sub(d_off, ir.Constant(i64, L)), n, True)
+            else:                               # the run's first tile: its first lanes, plainly
+                store(lines[0], d_off, (K - 1) * L, False)
+            for q in range(1, L):
+                line = builder.shuffle_vector(lines[q - 1], lines[q], mask(last_lane + rest))
+                store(line, builder.add(d_off, ir.Constant(i64, q * n - L)), n, True)
+            builder.store(builder.shuffle_vector(lines[L - 1], lines[L - 1], mask(last_lane)), cptr, align=bits // 8)
             return context.get_dummy_value()
 
-        return types.void(dst, doff, src, soff, sstride), codegen
+        return types.void(dst, doff, src, soff, sstride, *carry), codegen
 
-    impl.__name__ = f"tile_lines{gi}" + ("_nt" if nontemporal else "")
+    if shifted:
+        def impl(typingctx, dst, doff, src, soff, sstride, carry):
+            return lines_impl(typingctx, dst, doff, src, soff, sstride, carry)
+    else:
+        def impl(typingctx, dst, doff, src, soff, sstride):
+            return lines_impl(typingctx, dst, doff, src, soff, sstride)
+    impl.__name__ = f"tile_lines{gi}" + ("_nt" if nontemporal else "") + (f"_{shifted}" if shifted else "")
     return intrinsic(impl)
 
 
@@ -251,15 +297,20 @@ def _gathered_lanes(builder, v, lanes, L, K):
         b = v[used[-1]]
         return shuffled(v[used[0]], b, [(used.index(c), lane) for c, lane in lanes])
     h = len(lanes) // 2
+    # each half gathered into a whole vector (its lanes twice over), then the two halves joined
     halves = [_gathered_lanes(builder, v, part + part, L, K) for part in (lanes[:h], lanes[h:])]
     return shuffled(halves[0], halves[1], [(0, t) for t in range(h)] + [(1, h + t) for t in range(h)])
 
 
-# dst rows of one or two groups that follow each other (NCHW16c in uint8, float16), whole lines
+# dst rows of one or two groups that follow each other (NCHW16c in uint8 or float16, NCHW8c in
+# float32), stored as whole lines
 tile_lines1 = _make_lines(False, 1)
 tile_lines1_nt = _make_lines(True, 1)
 tile_lines2 = _make_lines(False, 2)
 tile_lines2_nt = _make_lines(True, 2)
+# ... into rows that start a lane past a line (32-byte rows 16 bytes off the grid: numpy's arrays)
+tile_lines2_nt_first = _make_lines(True, 2, "first")
+tile_lines2_nt_carry = _make_lines(True, 2, "carry")
 
 
 @intrinsic

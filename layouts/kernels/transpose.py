@@ -27,14 +27,16 @@ import numpy as np
 from numba import njit
 
 from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_lines1, tile_lines1_nt, tile_lines2, tile_lines2_nt,
-                   tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split, tile_scatter)
+                   tile_lines2_nt_carry, tile_lines2_nt_first, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split,
+                   tile_scatter)
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
-           "lines_kernel", "lines_nt_kernel",
+           "lines_kernel", "lines_nt_kernel", "lines_shifted_nt_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
+U2 = np.uint64(2)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -199,8 +201,8 @@ def narrow2_kernel(dst, src, args, batch, rects, w0, w1):
 @njit(cache=True, nogil=True, inline="always")
 def lines_items(dst, src, a, batch, rects, w0, w1, nt):
     """Line tiles (:func:`.geometry.line_tiling`): all ``TI`` rows of i (one or two groups) by
-    ``TL`` columns a tile; two groups where the tile has as many columns as rows."""
-    two = a.TI == a.TL
+    ``TL`` columns a tile."""
+    two = a.TI == a.TL          # two groups of i leave two of j: as many columns as rows
     for w in range(w0, w1):
         db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
         for j in range(jb0, jb1, a.TL):
@@ -227,6 +229,25 @@ def lines_kernel(dst, src, args, batch, rects, w0, w1):
 @njit(cache=True, nogil=True)
 def lines_nt_kernel(dst, src, args, batch, rects, w0, w1):
     lines_items(dst, src, args[0], batch, rects, w0, w1, True)
+
+
+@njit(cache=True, nogil=True)
+def lines_shifted_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """Two-group line tiles into rows that start a lane past a line: each run of j goes through
+    one carry (the lane that begins the next tile's first line), stored at the run's end."""
+    a = args[0]
+    carry = np.empty(a.TI // U2, dst.dtype)          # one lane: half a two-group row
+    for w in range(w0, w1):
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
+        if jb1 > jb0:
+            tile_lines2_nt_first(dst, db + jb0 * a.dJ, src, sb + jb0, a.sI, carry)
+            for j in range(jb0 + a.TL, jb1, a.TL):
+                tile_lines2_nt_carry(dst, db + j * a.dJ, src, sb + j, a.sI, carry)
+            end = db + jb1 * a.dJ - U1 * carry.size
+            for u in range(carry.size):
+                dst[end + u] = carry[u]
+        if last:
+            run_rects(dst, src, a, rects, db, sb)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -419,4 +440,4 @@ KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel,
-           "lines": lines_kernel, "lines-nt": lines_nt_kernel}
+           "lines": lines_kernel, "lines-nt": lines_nt_kernel, "lines-nt-shifted": lines_shifted_nt_kernel}
