@@ -133,7 +133,13 @@ def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], u
     a large output whose lines the tiles can meet (every batch index's rows equally aligned):
     the first ``ja`` columns, up to a line, and the last are edges. Two-group rows (32 bytes)
     16 bytes off a line, as in numpy's own arrays, take ``lines-nt-shifted``: each line stored
-    joins the last lane of one tile line to the first three of the next."""
+    joins the last lane of one tile line to the first three of the next.
+
+    >>> from layouts.kernels.profile import reference
+    >>> t = line_tiling(16, 3136, 16, (50176,), 1, 16, True, reference("epyc-avx512"))   # uint8 NCHW16c
+    >>> t.variant, (t.TI, t.TL), (t.ja, t.je), t.edges
+    ('lines-nt', (16, 64), (3, 3075), ((0, 16, 0, 3, 0), (0, 16, 3075, 3136, 0)))
+    """
     L, K = TILE_SHAPE[8 * unit_bytes]
     gi = ni // L
     if not profile.line_tiles or dJ != ni or ni % L or gi not in (1, 2):    # K = 4 lanes: 2 or 4 groups of j
