@@ -268,29 +268,36 @@ def test_reference_machines_differ_where_their_hardware_does():
             AMD.replace(**bad)
 
 
-LINE_CASES = [   # (dtype, block, out offset in bytes or None, variant, N): 16- and 32-byte dst rows
-    ("uint8", 16, None, "lines-nt", 12), ("uint8", 16, 16, "lines-nt", 12), ("uint8", 16, 48, "lines-nt", 12),
-    ("uint8", 16, 8, "lines", 12),                      # rows off a 16-byte boundary: plain stores
-    ("uint8", 32, 32, "lines-nt", 12), ("float16", 16, None, "lines-nt", 12), ("float16", 16, 32, "lines-nt", 12),
-    ("float16", 8, 48, "lines-nt", 12), ("float32", 8, 32, "lines-nt", 12),
+LINE_CASES = [   # (dtype, block, out offset in bytes or None, variant, N, W): 16- and 32-byte dst rows
+    ("uint8", 16, None, "lines-nt", 12, 36), ("uint8", 16, 16, "lines-nt", 12, 36),
+    ("uint8", 16, 48, "lines-nt", 12, 36),
+    ("uint8", 16, 8, "lines", 12, 36),                      # rows off a 16-byte boundary: plain stores
+    ("uint8", 32, 32, "lines-nt", 12, 36), ("float16", 16, None, "lines-nt", 12, 36),
+    ("float16", 16, 32, "lines-nt", 12, 36), ("float16", 8, 48, "lines-nt", 12, 36),
+    ("float32", 8, 32, "lines-nt", 12, 36),
     # 32-byte rows 16 bytes off a line (numpy's own arrays): lines joined across tiles
-    ("float16", 16, 16, "lines-nt-shifted", 12), ("float16", 16, 48, "lines-nt-shifted", 12),
-    ("float32", 8, 16, "lines-nt-shifted", 12), ("uint8", 32, 48, "lines-nt-shifted", 12),
-    ("float16", 16, 16, "lines-nt-shifted", 1),         # one batch index: j cut in runs, each its own carry
-    ("float16", 16, 8, "lines", 12),
+    ("float16", 16, 16, "lines-nt-shifted", 12, 36), ("float16", 16, 48, "lines-nt-shifted", 12, 36),
+    ("float32", 8, 16, "lines-nt-shifted", 12, 36), ("uint8", 32, 48, "lines-nt-shifted", 12, 36),
+    ("float16", 16, 16, "lines-nt-shifted", 1, 36),         # one batch index: j cut in runs, each its own carry
+    ("float16", 16, 8, "lines", 12, 36),
+    # H*W = 33*35 odd: each batch index starts its rows elsewhere in a line, aligned in the kernel
+    ("uint8", 16, None, "lines-nt-each", 12, 35), ("uint8", 16, 16, "lines-nt-each", 12, 35),
+    ("float16", 16, None, "lines-nt-each", 12, 35), ("float16", 16, 16, "lines-nt-each", 12, 35),
+    ("float32", 8, 48, "lines-nt-each", 12, 35), ("uint8", 32, 2, "lines-nt-each", 12, 35),
+    ("uint8", 16, None, "lines", 2, 35),                    # 4 batch indices: not one a work item
 ]
 
 
-@pytest.mark.parametrize("dtype,block,offset,variant,N", LINE_CASES,
-                         ids=[f"{c[0]}-{c[1]}c-{c[2]}-N{c[4]}" for c in LINE_CASES])
-def test_line_tiles_into_blocked_channels(dtype, block, offset, variant, N):
+@pytest.mark.parametrize("dtype,block,offset,variant,N,W", LINE_CASES,
+                         ids=[f"{c[0]}-{c[1]}c-{c[2]}-N{c[4]}-W{c[5]}" for c in LINE_CASES])
+def test_line_tiles_into_blocked_channels(dtype, block, offset, variant, N, W):
     """NCHW -> NCHW<block>c with dst rows of one or two tile groups: tiles that store whole lines
     (non-temporal into a large output whose rows they can meet on a line, from the first column
     that starts one, or, for 32-byte rows 16 bytes off, lines that join two tile lines; plain where
-    the rows are off a line's 16-byte grid), the columns before and after them as edges
-    (H*W = 33*36 is no multiple of a tile); numpy's bytes on one thread and two, and the same with
-    the one- or two-group tiles (``line_tiles`` off)."""
-    C, H, W = 2 * block, 33, 36
+    the rows are off a line's 16-byte grid; each batch index aligned on its own where H*W is odd),
+    the columns before and after them as edges (H*W is no multiple of a tile); numpy's bytes on one
+    thread and two, and the same with the one- or two-group tiles (``line_tiles`` off)."""
+    C, H = 2 * block, 33
     x = np.random.default_rng(7).integers(0, 250, (N, C, H, W)).astype(dtype)
     want = x.reshape(N, C // block, block, H, W).transpose(0, 1, 3, 4, 2)
     view = x.reshape(want.shape[:2] + (block, H, W)).transpose(0, 1, 3, 4, 2)

@@ -21,6 +21,8 @@ Variants (the tile family a kernel of :mod:`.transpose` runs):
                  as whole lines of consecutive dst rows (:func:`line_tiling`)
 ``lines-nt``     the same, non-temporal, from the first column ``ja`` whose row starts a line
 ``lines-nt-shifted``  two-group rows 16 bytes off a line: each stored line joins two tile lines
+``lines-nt-each``     batch indices that start their rows at other places in a line (H*W odd):
+                 each aligned in the kernel, its columns before and after the tiles there too
 
 >>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
 ...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).reference("epyc-avx512"))
@@ -123,7 +125,7 @@ def _split_narrow(rect: tuple[int, int, int, int], je: int, L: int) -> list[tupl
 
 
 def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
-                stream: bool, profile) -> Tiling | None:
+                stream: bool, profile, per_index: bool = False) -> Tiling | None:
     """Tiles of whole 64-byte lines for dst rows of one or two tile groups that follow each other
     (NCHW16c in uint8 or float16, NCHW8c in float32, NCHW32c in uint8), or None where they do
     not apply.
@@ -133,7 +135,10 @@ def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], u
     a large output whose lines the tiles can meet (every batch index's rows equally aligned):
     the first ``ja`` columns, up to a line, and the last are edges. Two-group rows (32 bytes)
     16 bytes off a line, as in numpy's own arrays, take ``lines-nt-shifted``: each line stored
-    joins the last lane of one tile line to the first three of the next.
+    joins the last lane of one tile line to the first three of the next. Where batch indices align
+    their rows differently (H*W odd in NCHW16c) and each is a work item of its own (``per_index``),
+    ``lines-nt-each`` makes both choices per batch index, in the kernel, and copies the columns
+    before and after the tiles itself.
 
     >>> from layouts.kernels.profile import reference
     >>> t = line_tiling(16, 3136, 16, (50176,), 1, 16, True, reference("epyc-avx512"))   # uint8 NCHW16c
@@ -153,6 +158,12 @@ def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], u
            else "a large output, but this CPU has no non-temporal stores" if not profile.nt_stores
            else "a large output whose rows no line tile can meet: plain stores")
     lane = 16
+    if (stream and profile.nt_stores and per_index and dst_addr % unit_bytes == 0
+            and any((x * unit_bytes) % 64 for x in dst_batch_strides)):
+        why = ("dst rows of {ni} units that follow each other: tiles of {TL} of them, stored as whole lines; a large "
+               "output whose batch indices start their rows at other places in a line: non-temporal stores from "
+               "where each index's rows meet one").format(ni=ni, TL=TL)
+        return Tiling("lines-nt-each", ni, TL, 0, ni, nj, 0, ni, TL, 0, (), why, 0)
     if stream and profile.nt_stores and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides):
         if dst_addr % row == 0 and nj - ((-dst_addr) % 64) // row >= TL:
             ja = ((-dst_addr) % 64) // row
@@ -169,13 +180,14 @@ def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], u
 
 
 def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_bytes: int, dst_addr: int,
-           stream: bool, profile, sI: int = 0, lines: bool = False) -> Tiling | str:
+           stream: bool, profile, sI: int = 0, lines: bool = False, per_index: bool = False) -> Tiling | str:
     """The SIMD tiling of a ``dI == sJ == 1`` transpose, or why there is none (a string).
 
     ``dst_addr``: the address of dst's first element (its alignment decides the peel);
     ``stream``: the output is large (non-temporal stores where the alignment allows); ``sI``: the
     source row stride in units (its alignment to 4 KiB decides the column blocks); ``lines``: the
-    caller runs the line tiles of :func:`line_tiling` (dst rows shorter than a tile)."""
+    caller runs the line tiles of :func:`line_tiling` (dst rows shorter than a tile), ``per_index``
+    with each batch index a work item of its own."""
     L, K = TILE_SHAPE[8 * unit_bytes]
     TI, TL = K * L, L
     if nj < TL:
@@ -183,7 +195,7 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
     if ni < L:
         return f"dst rows of {ni} units are shorter than one tile group ({L})"
     if lines and ni < TI:
-        t = line_tiling(ni, nj, dJ, dst_batch_strides, unit_bytes, dst_addr, stream, profile)
+        t = line_tiling(ni, nj, dJ, dst_batch_strides, unit_bytes, dst_addr, stream, profile, per_index)
         if t is not None:
             return t
     peel, variant = 0, "tiles"

@@ -31,12 +31,14 @@ from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_lines1, tile_lines1
                    tile_scatter)
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
-           "lines_kernel", "lines_nt_kernel", "lines_shifted_nt_kernel",
+           "lines_kernel", "lines_nt_kernel", "lines_shifted_nt_kernel", "lines_each_nt_kernel",
            "straddle_kernel", "batch_offsets", "run_rects"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
 U2 = np.uint64(2)
+LINE = np.uint64(64)
+LANE = np.uint64(16)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -251,6 +253,65 @@ def lines_shifted_nt_kernel(dst, src, args, batch, rects, w0, w1):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def scalar_columns(dst, src, a, db, sb, j0, j1):
+    """Columns [j0, j1) of all of i, one unit at a time."""
+    for j in range(j0, j1):
+        for i in range(a.ni):
+            dst[db + j * a.dJ + i] = src[sb + i * a.sI + j]
+
+
+@njit(cache=True, nogil=True)
+def lines_each_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """Line tiles where batch indices start their rows at other places in a line (a work item per
+    batch index, all of j): non-temporal from the first column whose row starts a line, or, for
+    two groups 16 bytes off one, joined lines; plain where neither meets one. The columns before
+    and after the tiles, one unit at a time."""
+    a = args[0]
+    addr = np.uint64(dst.ctypes.data)
+    isz = np.uint64(dst.itemsize)
+    row = a.ni * isz
+    two = a.TI == a.TL
+    carry = np.empty(a.TI // U2, dst.dtype)
+    for w in range(w0, w1):
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
+        at = addr + db * isz
+        mode = 0
+        ja = U0
+        if at % row == U0:
+            ja = ((LINE - at % LINE) % LINE) // row
+            mode = 1
+        elif two and at % LANE == U0:
+            ja = ((LANE + LINE - at % LINE) % LINE) // row
+            mode = 2
+        if a.nj < ja + a.TL:
+            mode = 0
+            ja = U0
+        je = ja + (a.nj - ja) // a.TL * a.TL
+        scalar_columns(dst, src, a, db, sb, U0, ja)
+        if mode == 2:
+            tile_lines2_nt_first(dst, db + ja * a.dJ, src, sb + ja, a.sI, carry)
+            for j in range(ja + a.TL, je, a.TL):
+                tile_lines2_nt_carry(dst, db + j * a.dJ, src, sb + j, a.sI, carry)
+            end = db + je * a.dJ - U1 * carry.size
+            for u in range(carry.size):
+                dst[end + u] = carry[u]
+        else:
+            for j in range(ja, je, a.TL):
+                d = db + j * a.dJ
+                s = sb + j
+                if mode == 1:
+                    if two:
+                        tile_lines2_nt(dst, d, src, s, a.sI)
+                    else:
+                        tile_lines1_nt(dst, d, src, s, a.sI)
+                elif two:
+                    tile_lines2(dst, d, src, s, a.sI)
+                else:
+                    tile_lines1(dst, d, src, s, a.sI)
+        scalar_columns(dst, src, a, db, sb, je, a.nj)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def batch_group_of(w, a):
     """Batch indices ``[b0, b1)`` of work item ``w``: ``a.PB`` of the ``a.nb`` a group."""
     b0 = w * a.PB
@@ -440,4 +501,5 @@ KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,
            "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel,
-           "lines": lines_kernel, "lines-nt": lines_nt_kernel, "lines-nt-shifted": lines_shifted_nt_kernel}
+           "lines": lines_kernel, "lines-nt": lines_nt_kernel, "lines-nt-shifted": lines_shifted_nt_kernel,
+           "lines-nt-each": lines_each_nt_kernel}

@@ -96,7 +96,7 @@ def consider(task, profile):
         return "not a transpose with unit-stride rows on both sides"
     stream = task.streams(profile)
     t = tiling(p.ni, p.nj, p.dJ, tuple(a[1] for a in p.batch), p.unit.itemsize, task.dst_addr, stream, profile,
-               p.sI, lines=True)
+               p.sI, lines=True, per_index=p.nbatch >= MIN_WORK_ITEMS)
     if isinstance(t, str):
         return t
     args, nwork = tile_record(p, t)
@@ -126,6 +126,8 @@ def consider(task, profile):
                        + ("np.copyto" if by_numpy else "the tile kernel, per batch index") if t.edges else "none"}
     if variant == "tiles-nt-batch-rows":
         params["edges"] = "each group's unaligned head and tail and the last columns, by scalar loops"
+    elif variant == "lines-nt-each":
+        params["edges"] = "each batch index's columns before and after its tiles, by scalar loops"
     why = t.why
     if variant == "tiles-nt-grouped":
         why += f"; {group} batch indices a work item, each source row read on through them"
