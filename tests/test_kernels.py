@@ -213,6 +213,7 @@ def test_coalesce_property():
 
 
 def test_size_one_axes_do_not_recompile():
+    from layouts.kernels.lines import LINE_KERNELS
     from layouts.kernels.transpose import KERNELS
     tune(small_bytes=0)
     x = np.arange(4 * 16 * 5 * 7, dtype=np.float32).reshape(4, 16, 5, 7)
@@ -221,7 +222,7 @@ def test_size_one_axes_do_not_recompile():
         out = np.empty(y.transpose(0, 2, 3, 1).shape, np.float32)
         copy_into(out, y.transpose(0, 2, 3, 1))
         assert np.array_equal(out, y.transpose(0, 2, 3, 1))
-    for k in KERNELS.values():
+    for k in (*KERNELS.values(), *LINE_KERNELS.values()):
         assert len([s for s in k.signatures if s[0].dtype.bitwidth == 32]) <= 1
 
 

@@ -7,22 +7,25 @@ tiles cover (``i`` in ``[ia, ie)``, ``j`` in ``[ja, je)``), the cache blocks the
 the *edge* rectangles left over; the numba kernels only walk what they are given, so the edge
 geometry is never written twice.
 
-Variants (the tile family a kernel of :mod:`.transpose` runs):
+Variants (the tile family a kernel of :mod:`.transpose` or :mod:`.lines` runs):
 
-``tiles``        K groups of L x L zips per tile, plain stores
-``tiles-nt``     the same, non-temporal 64-byte aligned stores; tiles start at the first i
-                 (``peel``) whose dst address is 64-byte aligned in every row
-``straddle-nt``  as tiles-nt for dst rows that follow each other (``dJ == ni``): the line that
-                 straddles rows j and j+1 is one tile too, so no row has a scalar head or tail
-``narrow1``      dst rows shorter than a full tile: tiles of one group (L rows of i)
-``narrow2``      ... of two groups (2L rows of i)
-``lines``        dst rows of exactly one or two groups that follow each other (NCHW16c in uint8
-                 or float16, NCHW8c in float32): all of i by several groups of j a tile, stored
-                 as whole lines of consecutive dst rows (:func:`line_tiling`)
-``lines-nt``     the same, non-temporal, from the first column ``ja`` whose row starts a line
-``lines-nt-shifted``  two-group rows 16 bytes off a line: each stored line joins two tile lines
-``lines-nt-each``     batch indices that start their rows at other places in a line (H*W odd):
-                 each aligned in the kernel, its columns before and after the tiles there too
+======================  ===========================================================================
+``tiles``               K groups of L x L zips per tile, plain stores
+``tiles-nt``            the same, non-temporal 64-byte aligned stores; tiles start at the first i
+                        (``peel``) whose dst address is 64-byte aligned in every row
+``straddle-nt``         as tiles-nt for dst rows that follow each other (``dJ == ni``): the line
+                        that straddles rows j and j+1 is one tile too, so no row has a scalar head
+                        or tail
+``narrow1``             dst rows shorter than a full tile: tiles of one group (L rows of i)
+``narrow2``             ... of two groups (2L rows of i)
+``lines``               dst rows of exactly one or two groups that follow each other (NCHW16c in
+                        uint8 or float16, NCHW8c in float32): all of i by several groups of j a
+                        tile, stored as whole lines of consecutive dst rows (:func:`line_tiling`)
+``lines-nt``            the same, non-temporal, from the first column ``ja`` whose row starts a line
+``lines-nt-shifted``    two-group rows 16 bytes off a line: each stored line joins two tile lines
+``lines-nt-each``       batch indices that start their rows at other places in a line: each finds
+                        its own start in the kernel, which copies its columns before and after
+======================  ===========================================================================
 
 >>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
 ...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).reference("epyc-avx512"))
@@ -158,23 +161,25 @@ def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], u
            else "a large output, but this CPU has no non-temporal stores" if not profile.nt_stores
            else "a large output whose rows no line tile can meet: plain stores")
     lane = 16
-    if (stream and profile.nt_stores and per_index and dst_addr % unit_bytes == 0
-            and any((x * unit_bytes) % 64 for x in dst_batch_strides)):
-        why = ("dst rows of {ni} units that follow each other: tiles of {TL} of them, stored as whole lines; a large "
-               "output whose batch indices start their rows at other places in a line: non-temporal stores from "
-               "where each index's rows meet one").format(ni=ni, TL=TL)
-        return Tiling("lines-nt-each", ni, TL, 0, ni, nj, 0, ni, TL, 0, (), why, 0)
-    if stream and profile.nt_stores and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides):
-        if dst_addr % row == 0 and nj - ((-dst_addr) % 64) // row >= TL:
-            ja = ((-dst_addr) % 64) // row
-            variant, why = "lines-nt", "a large output: non-temporal stores" + (f" from column {ja}" if ja else "")
-        elif gi == 2 and dst_addr % lane == 0 and nj - ((lane - dst_addr) % 64) // row >= TL:
-            ja = ((lane - dst_addr) % 64) // row          # tiles start one lane past a line
-            variant = "lines-nt-shifted"
-            why = ("a large output whose rows start 16 bytes off a line: non-temporal stores of lines that "
-                   "join two tile lines" + (f", from column {ja}" if ja else ""))
-    je = ja + (nj - ja) // TL * TL
-    edges = tuple(e for e in ((0, ni, 0, ja, 0), (0, ni, je, nj, 0)) if e[3] > e[2])
+    if (stream and profile.nt_stores and per_index and any((x * unit_bytes) % 64 for x in dst_batch_strides)
+            and (dst_addr % lane == 0 or any((x * unit_bytes) % lane for x in dst_batch_strides))):
+        # some batch index's rows can meet a line, each at its own place: the kernel finds it
+        variant, je, edges = "lines-nt-each", nj, ()
+        why = ("a large output whose batch indices start their rows at other places in a line: non-temporal "
+               "stores from where each index's rows meet one")
+    else:
+        if stream and profile.nt_stores and all((x * unit_bytes) % 64 == 0 for x in dst_batch_strides):
+            if dst_addr % row == 0 and nj - ((-dst_addr) % 64) // row >= TL:
+                ja = ((-dst_addr) % 64) // row
+                variant = "lines-nt"
+                why = "a large output: non-temporal stores" + (f" from column {ja}" if ja else "")
+            elif gi == 2 and dst_addr % lane == 0 and nj - ((lane - dst_addr) % 64) // row >= TL:
+                ja = ((lane - dst_addr) % 64) // row          # tiles start one lane past a line
+                variant = "lines-nt-shifted"
+                why = ("a large output whose rows start 16 bytes off a line: non-temporal stores of lines that "
+                       "join two tile lines" + (f", from column {ja}" if ja else ""))
+        je = ja + (nj - ja) // TL * TL
+        edges = tuple(e for e in ((0, ni, 0, ja, 0), (0, ni, je, nj, 0)) if e[3] > e[2])
     why = f"dst rows of {ni} units that follow each other: tiles of {TL} of them, stored as whole lines; " + why
     return Tiling(variant, ni, TL, 0, ni, je, 0, ni, TL, 0, edges, why, ja)
 

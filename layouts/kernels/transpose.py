@@ -26,19 +26,16 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_lines1, tile_lines1_nt, tile_lines2, tile_lines2_nt,
-                   tile_lines2_nt_carry, tile_lines2_nt_first, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split,
+from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split,
                    tile_scatter)
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel",
-           "lines_kernel", "lines_nt_kernel", "lines_shifted_nt_kernel", "lines_each_nt_kernel",
-           "straddle_kernel", "batch_offsets", "run_rects"]
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel",
+           "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel",
+           "narrow1_kernel", "narrow2_kernel", "straddle_kernel", "batch_offsets", "block_of", "run_rects",
+           "scalar_rect"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-U2 = np.uint64(2)
-LINE = np.uint64(64)
-LANE = np.uint64(16)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -76,6 +73,16 @@ def block_of(w, a, batch):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def scalar_rect(dst, src, a, db, sb, i0, i1, j0, j1):
+    """Rows [i0, i1) by columns [j0, j1) of one batch index (``dI == sJ == 1``), a unit at a time."""
+    for i in range(i0, i1):
+        dr = db + i
+        sr = sb + i * a.sI
+        for j in range(j0, j1):
+            dst[dr + j * a.dJ] = src[sr + j]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def run_rects(dst, src, a, rects, db, sb):
     """The edge rectangles of one batch index (``dI == sJ == 1``): narrow ones by one-group
     tiles (L = TL rows and columns a tile), the rest by scalar loops."""
@@ -86,11 +93,7 @@ def run_rects(dst, src, a, rects, db, sb):
                 for j in range(e.j0, e.j1, a.TL):
                     tile_k1(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
         else:
-            for i in range(e.i0, e.i1):
-                dr = db + i
-                sr = sb + i * a.sI
-                for j in range(e.j0, e.j1):
-                    dst[dr + j * a.dJ] = src[sr + j]
+            scalar_rect(dst, src, a, db, sb, e.i0, e.i1, e.j0, e.j1)
 
 
 @njit(cache=True, nogil=True)
@@ -198,117 +201,6 @@ def narrow2_kernel(dst, src, args, batch, rects, w0, w1):
                     tile_k2(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
         if last:
             run_rects(dst, src, a, rects, db, sb)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def lines_items(dst, src, a, batch, rects, w0, w1, nt):
-    """Line tiles (:func:`.geometry.line_tiling`): all ``TI`` rows of i (one or two groups) by
-    ``TL`` columns a tile."""
-    two = a.TI == a.TL          # two groups of i leave two of j: as many columns as rows
-    for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
-        for j in range(jb0, jb1, a.TL):
-            d = db + j * a.dJ
-            s = sb + j
-            if nt:
-                if two:
-                    tile_lines2_nt(dst, d, src, s, a.sI)
-                else:
-                    tile_lines1_nt(dst, d, src, s, a.sI)
-            elif two:
-                tile_lines2(dst, d, src, s, a.sI)
-            else:
-                tile_lines1(dst, d, src, s, a.sI)
-        if last:
-            run_rects(dst, src, a, rects, db, sb)
-
-
-@njit(cache=True, nogil=True)
-def lines_kernel(dst, src, args, batch, rects, w0, w1):
-    lines_items(dst, src, args[0], batch, rects, w0, w1, False)
-
-
-@njit(cache=True, nogil=True)
-def lines_nt_kernel(dst, src, args, batch, rects, w0, w1):
-    lines_items(dst, src, args[0], batch, rects, w0, w1, True)
-
-
-@njit(cache=True, nogil=True)
-def lines_shifted_nt_kernel(dst, src, args, batch, rects, w0, w1):
-    """Two-group line tiles into rows that start a lane past a line: each run of j goes through
-    one carry (the lane that begins the next tile's first line), stored at the run's end."""
-    a = args[0]
-    carry = np.empty(a.TI // U2, dst.dtype)          # one lane: half a two-group row
-    for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
-        if jb1 > jb0:
-            tile_lines2_nt_first(dst, db + jb0 * a.dJ, src, sb + jb0, a.sI, carry)
-            for j in range(jb0 + a.TL, jb1, a.TL):
-                tile_lines2_nt_carry(dst, db + j * a.dJ, src, sb + j, a.sI, carry)
-            end = db + jb1 * a.dJ - U1 * carry.size
-            for u in range(carry.size):
-                dst[end + u] = carry[u]
-        if last:
-            run_rects(dst, src, a, rects, db, sb)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def scalar_columns(dst, src, a, db, sb, j0, j1):
-    """Columns [j0, j1) of all of i, one unit at a time."""
-    for j in range(j0, j1):
-        for i in range(a.ni):
-            dst[db + j * a.dJ + i] = src[sb + i * a.sI + j]
-
-
-@njit(cache=True, nogil=True)
-def lines_each_nt_kernel(dst, src, args, batch, rects, w0, w1):
-    """Line tiles where batch indices start their rows at other places in a line (a work item per
-    batch index, all of j): non-temporal from the first column whose row starts a line, or, for
-    two groups 16 bytes off one, joined lines; plain where neither meets one. The columns before
-    and after the tiles, one unit at a time."""
-    a = args[0]
-    addr = np.uint64(dst.ctypes.data)
-    isz = np.uint64(dst.itemsize)
-    row = a.ni * isz
-    two = a.TI == a.TL
-    carry = np.empty(a.TI // U2, dst.dtype)
-    for w in range(w0, w1):
-        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
-        at = addr + db * isz
-        mode = 0
-        ja = U0
-        if at % row == U0:
-            ja = ((LINE - at % LINE) % LINE) // row
-            mode = 1
-        elif two and at % LANE == U0:
-            ja = ((LANE + LINE - at % LINE) % LINE) // row
-            mode = 2
-        if a.nj < ja + a.TL:
-            mode = 0
-            ja = U0
-        je = ja + (a.nj - ja) // a.TL * a.TL
-        scalar_columns(dst, src, a, db, sb, U0, ja)
-        if mode == 2:
-            tile_lines2_nt_first(dst, db + ja * a.dJ, src, sb + ja, a.sI, carry)
-            for j in range(ja + a.TL, je, a.TL):
-                tile_lines2_nt_carry(dst, db + j * a.dJ, src, sb + j, a.sI, carry)
-            end = db + je * a.dJ - U1 * carry.size
-            for u in range(carry.size):
-                dst[end + u] = carry[u]
-        else:
-            for j in range(ja, je, a.TL):
-                d = db + j * a.dJ
-                s = sb + j
-                if mode == 1:
-                    if two:
-                        tile_lines2_nt(dst, d, src, s, a.sI)
-                    else:
-                        tile_lines1_nt(dst, d, src, s, a.sI)
-                elif two:
-                    tile_lines2(dst, d, src, s, a.sI)
-                else:
-                    tile_lines1(dst, d, src, s, a.sI)
-        scalar_columns(dst, src, a, db, sb, je, a.nj)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -500,6 +392,4 @@ KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,
-           "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel,
-           "lines": lines_kernel, "lines-nt": lines_nt_kernel, "lines-nt-shifted": lines_shifted_nt_kernel,
-           "lines-nt-each": lines_each_nt_kernel}
+           "straddle-nt": straddle_kernel, "narrow1": narrow1_kernel, "narrow2": narrow2_kernel}

@@ -100,6 +100,8 @@ def consider(task, profile):
     if isinstance(t, str):
         return t
     args, nwork = tile_record(p, t)
+    if t.variant == "lines-nt-each" and int(args[0]["njc"]) != 1:      # it takes each batch index whole
+        raise AssertionError("lines-nt-each with runs of j: per_index and tile_record disagree")
     variant, group, peel = batch_group(p, t, stream, task.dst_addr, profile)
     if int(args[0]["njc"]) != 1:
         variant, group, peel = t.variant, 1, t.peel
@@ -113,8 +115,10 @@ def consider(task, profile):
     rects = records(RECTS, () if by_numpy or variant == "tiles-nt-batch-rows" else t.edges)
 
     def run(dst, src, d, s, nth):
+        from ..lines import LINE_KERNELS
         from ..transpose import KERNELS
-        run_items(KERNELS[variant], (d, s, args, batch, rects), (), nwork, nth)
+        kernel = LINE_KERNELS[variant] if variant in LINE_KERNELS else KERNELS[variant]
+        run_items(kernel, (d, s, args, batch, rects), (), nwork, nth)
         if by_numpy:
             numpy_edges(d, s, t.edges, p.batch, p.dJ, p.sI)
 
@@ -127,6 +131,7 @@ def consider(task, profile):
     if variant == "tiles-nt-batch-rows":
         params["edges"] = "each group's unaligned head and tail and the last columns, by scalar loops"
     elif variant == "lines-nt-each":
+        params["tiles_j"] = "per batch index, from where its rows meet a line"
         params["edges"] = "each batch index's columns before and after its tiles, by scalar loops"
     why = t.why
     if variant == "tiles-nt-grouped":
