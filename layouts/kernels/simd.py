@@ -176,12 +176,12 @@ tile_nt_scatter = _make(True, None, False, False, True)
 tile_scatter = _make(False, None, False, False, True)
 
 
-
 def _make_lines(nontemporal, gi, shifted=None):
     """A tile for dst rows of ``gi`` groups (``gi*L`` units) that follow each other (NCHW16c in
-    uint8 or float16, NCHW8c in float32): its ``K`` lanes hold ``gi`` groups of i by ``K // gi`` groups of j, so each
-    source row is read ``K // gi * L`` units at a time instead of ``L``; after the lane-wise zips
-    the lanes are put in dst order, whole 64-byte lines of ``K // gi`` consecutive dst rows.
+    uint8 or float16, NCHW8c in float32): its ``K`` lanes hold ``gi`` groups of i by ``K // gi``
+    groups of j, so each source row is read ``K // gi * L`` units at a time instead of ``L``; after
+    the lane-wise zips the lanes are put in dst order, whole 64-byte lines of ``K // gi``
+    consecutive dst rows.
 
     ``tile_lines(dst, doff, src, soff, sstride)``: dst[doff + j*gi*L + i] = src[soff + i*sstride + j]
     for i < gi*L, j < (K // gi) * L.
@@ -208,7 +208,6 @@ def _make_lines(nontemporal, gi, shifted=None):
             d_off, s_off, s_st = args[1], args[3], args[4]
             elt, i32, i64 = ir.IntType(bits), ir.IntType(32), ir.IntType(64)
             vin = ir.VectorType(elt, gj * L)
-            vout = ir.VectorType(elt, K * L)
             rows = []
             for r in range(gi * L):
                 off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
