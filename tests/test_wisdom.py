@@ -95,12 +95,21 @@ def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom
     assert [a[0].nbytes for _, a in calls] == [a[0].nbytes for _, a in again]     # the copy's calls only
 
 
+def _measured_in_a_child(code: str, wisdom_file) -> None:
+    """Run ``code`` (which prints ok) in a child process with the test's wisdom folder, so that a
+    crash fails the test rather than the run; the copy must have been measured."""
+    env = dict(os.environ, PYTHONPATH=ROOT, XDG_CACHE_HOME=str(wisdom_file.parent.parent))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+    [entries] = json.loads(wisdom_file.read_text())["machines"].values()
+    assert any("predicted" in e["seconds"] for e in entries.values())          # it was measured
+
+
 def test_measured_parts_keep_the_alignment_the_way_was_planned_for(fresh_wisdom):
     """The ways are planned on the first timed part and run on the others. NCHW -> NCHW16c of one
     batch index in uint8 (16-byte dst rows, non-temporal line tiles) is cut along its rows of
     1999 pixels: a part that started 16 bytes further on would take the first part's
-    non-temporal stores off a line (a crash). In a child process, so that a crash fails the test
-    rather than the run."""
+    non-temporal stores off a line (a crash)."""
     code = ("import numpy as np, layouts as ly\n"
             "from layouts import kernels\n"
             "from layouts.kernels.explain import explain_conversion\n"
@@ -113,11 +122,7 @@ def test_measured_parts_keep_the_alignment_the_way_was_planned_for(fresh_wisdom)
             "    y = ly.convert(x, 'NCHW', 'NCHW16c', threads=1)\n"
             "assert np.array_equal(y, x.reshape(1, 1, 16, 1200, 1999).transpose(0, 1, 3, 4, 2))\n"
             "print('ok')\n")
-    env = dict(os.environ, PYTHONPATH=ROOT, XDG_CACHE_HOME=str(fresh_wisdom.parent.parent))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
-    [entries] = json.loads(fresh_wisdom.read_text())["machines"].values()
-    assert any("predicted" in e["seconds"] for e in entries.values())          # it was measured
+    _measured_in_a_child(code, fresh_wisdom)
 
 
 def test_measured_parts_of_rows_that_follow_each_other_across_batch_indices(fresh_wisdom):
@@ -139,11 +144,7 @@ def test_measured_parts_of_rows_that_follow_each_other_across_batch_indices(fres
             "    ly.convert(x, 'NHWC', 'CHWN', out=out, threads=1)\n"
             "assert np.array_equal(out, want) and not b[:s].any() and not b[s + want.nbytes:].any()\n"
             "print('ok')\n")
-    env = dict(os.environ, PYTHONPATH=ROOT, XDG_CACHE_HOME=str(fresh_wisdom.parent.parent))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
-    [entries] = json.loads(fresh_wisdom.read_text())["machines"].values()
-    assert any("predicted" in e["seconds"] for e in entries.values())          # it was measured
+    _measured_in_a_child(code, fresh_wisdom)
 
 
 def test_recorded_wisdom_is_followed_and_only_on_its_machine(fresh_wisdom):
