@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
 
+from . import jit_cache
 from . import profile as _profile
 from .plan import make_fill_plan
 from .pointers import address
@@ -44,6 +45,8 @@ from .strategies.numpy_copy import numpy_is_cheaper, short_rows
 
 __all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
            "use_profile"]
+
+jit_cache.check()        # before any kernel loads: numba's cache would keep code compiled from older sources
 
 _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profile)) -> (Choice, profile)
 _repeats: dict = {}      # (shape, strides, dtype, addresses, stream, threads) -> (profile, kernel calls)
