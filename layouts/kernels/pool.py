@@ -162,6 +162,10 @@ def recorded(run: Callable[[], None]) -> tuple | None:
     run cannot be repeated that way: a call was split over threads, or work was done another way
     (``made(None)``). A recording inside another adds its calls to the outer one too.
 
+    The copy engine's calls reach the arrays through views made from their addresses, which do
+    not keep the arrays alive: make such calls again only while the arrays they were made for
+    live (the copy engine replays them only for arrays passed to it at those very addresses).
+
     >>> calls = recorded(lambda: run_split(print, lambda w0, w1: (w0, w1), 3, 1))
     0 3
     >>> calls == ((print, (0, 3)),)
