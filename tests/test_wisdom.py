@@ -69,6 +69,37 @@ def test_measuring_keeps_one_of_the_ways_and_saves_it(fresh_wisdom):
         assert (c.strategy, c.params) == (ways[entry["chosen"]][1].strategy, ways[entry["chosen"]][1].params)
 
 
+def test_a_copy_below_the_measuring_size_follows_wisdom_and_measures_nothing(fresh_wisdom):
+    """A copy smaller than ``measure_min_bytes`` is not timed on first sight (no wisdom file is
+    written), but where the wisdom holds its signature, as ``tune`` leaves it, it takes the way
+    recorded there: the next strategy of the registry here, which the rules would not pick."""
+    x, xs = _nhwc()
+    prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 30)     # far above this copy
+    want = x.transpose(1, 2, 3, 0)
+    v = xs.transpose(3, 1, 2, 0)
+    with kernels.use_profile(prof):
+        out = np.empty(want.shape, np.float32)
+        assert np.array_equal(ly.convert(xs, "NHWC", "CHWN", out=out, threads=1), want)
+        task = Task.of(out, v)
+        c, _, decided = wisdom.decide(task, prof, 1, out, v)
+    assert decided == "predicted" and not fresh_wisdom.exists()
+    predicted = choose(task, prof)[0]
+    other = choose(task, prof.replace(disabled=(predicted.strategy,)))[0]
+    assert (c.strategy, c.params) == (predicted.strategy, predicted.params) and other.strategy != predicted.strategy
+    fresh_wisdom.parent.mkdir(parents=True)
+    fresh_wisdom.write_text(json.dumps({"format": 1, "machines": {f"{prof.machine_key}|layouts {ly.__version__}": {
+        wisdom.signature(task, 1): {"chosen": "next strategy", "changes": {"disabled": [predicted.strategy]},
+                                    "seconds": {"predicted": 2.0, "next strategy": 1.0}}}}}))
+    wisdom.forget()
+    c, _, decided = wisdom.decide(task, prof, 1, out, v)
+    assert decided.startswith("measured: next strategy") and (c.strategy, c.params) == (other.strategy, other.params)
+    kernels._choices.clear()
+    with kernels.use_profile(prof):
+        out = np.full(want.shape, -1, np.float32)
+        assert np.array_equal(ly.convert(xs, "NHWC", "CHWN", out=out, threads=1), want)    # the recorded way's bytes
+        assert kernels._choice(out, v, False, prof, 1)[0].strategy == other.strategy
+
+
 def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom):
     """convert's later calls into ``out`` record the kernel calls of the copy and then only make
     those again. When ``out`` is new and its alignment too, the planner measures inside that
@@ -247,3 +278,16 @@ def test_the_slices_are_distinct_fractions_of_the_copy_along_the_outer_axis():
     assert (wisdom._slices(dst, src, dst.nbytes, prof, 20)[16][0].ctypes.data == dst.ctypes.data)  # 16 parts, then again
     small = np.empty((2, 64, 32, 32), np.float32)
     assert all(d is small for d, _ in wisdom._slices(small, small, small.nbytes, prof, 3))
+
+
+def test_tune_fills_wisdom_below_the_measuring_size_and_not_for_a_pinned_profile(fresh_wisdom):
+    """``tune``'s wisdom covers common conversions that a first copy would not measure (here all of
+    them: the measuring size is far above them), one entry per thread count; a profile that
+    measures nothing fills nothing."""
+    from layouts.kernels.tune import fill_wisdom
+    assert fill_wisdom(reference("xeon-avx512"), quick=True) == [] and not fresh_wisdom.exists()
+    prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 40)
+    done = fill_wisdom(prof, quick=True)
+    assert len(done) == 2 * len({1, prof.cpus}) and all(d.startswith("measured") for _, d in done), done
+    [entries] = json.loads(fresh_wisdom.read_text())["machines"].values()
+    assert len(entries) == len(done)

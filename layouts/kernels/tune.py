@@ -44,7 +44,8 @@ narrow_when_aliased           full tiles                              narrow til
 ============================  ======================================  ==========================
 
 Then it fills the wisdom (:mod:`.wisdom`) for the common conversions (:data:`WISDOM_CASES`: the
-benchmark's shapes, dtypes and directions), so that their first copy measures nothing.
+benchmark's shapes, dtypes and directions), so that their first copy measures nothing, and those
+too small to be measured on first sight follow a measured choice.
 
 The result is saved (``profile.save``) where later processes find it (``profile.default_path()``
 or ``--out``) and loaded only on the same CPU.
@@ -423,7 +424,7 @@ def _j_blocks(field: str, base, nbytes: int, cold: bool, quick: bool, rounds: in
 
 
 #: the conversions whose wisdom ``tune`` measures ahead of time: (direction, dtype, C, H = W, N),
-#: the benchmark's shapes (bench/run.py); those below the profile's ``measure_min_bytes`` are skipped
+#: the benchmark's shapes (bench/run.py); those below four L2 caches are skipped (see :func:`fill_wisdom`)
 WISDOM_CASES = [(d, t, C, side, n) for d in ("NCHW->NHWC", "NHWC->NCHW", "NCHW->CHWN", "CHWN->NCHW",
                                              "NHWC->CHWN", "CHWN->NHWC")
                 for t in ("float32", "float16", "uint8")
@@ -433,17 +434,22 @@ WISDOM_CASES = [(d, t, C, side, n) for d in ("NCHW->NHWC", "NHWC->NCHW", "NCHW->
 def fill_wisdom(prof, quick: bool = False) -> list[tuple[str, str]]:
     """Measure the wisdom of :data:`WISDOM_CASES` under ``prof`` on one thread and on all (each
     saved as it is measured): ``[(case, how it was decided), ...]``; ``quick``: two float32
-    cases of 64x3x224x224."""
+    cases of 64x3x224x224. Cases below ``prof.measure_min_bytes``, which a copy would not measure
+    on first sight, are measured here too, down to four L2 caches (below that the measuring
+    slices could not be parts of the copy no run touched before); a profile that measures
+    nothing (``measure_min_bytes = 0``) fills nothing."""
     from . import _choice
     cases = [c for c in WISDOM_CASES if c[2:] == (3, 224, 64) and c[1] == "float32"][:2] if quick else WISDOM_CASES
+    floor = min(prof.measure_min_bytes, 4 * prof.l2_bytes)
+    measuring = prof.replace(measure_min_bytes=floor)
     done = []
-    with _profile.use_profile(prof):
+    with _profile.use_profile(measuring):
         for direction, dtype, C, side, n in cases:
-            if n * C * side * side * np.dtype(dtype).itemsize < prof.measure_min_bytes:
+            if not floor or n * C * side * side * np.dtype(dtype).itemsize < floor:
                 continue
             out, v = _case(direction, dtype, n * C * side * side * np.dtype(dtype).itemsize, C, side)
             for nth in sorted({1, prof.cpus}):
-                c, _ = _choice(out, v, False, prof, nth)
+                c, _ = _choice(out, v, False, measuring, nth)
                 done.append((f"{direction} {dtype} {n}x{C}x{side}x{side} threads={nth}", c.decided))
     return done
 

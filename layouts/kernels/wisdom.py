@@ -2,8 +2,9 @@
 the few ways the registry could copy it on this machine, and keep the fastest.
 
 The registry's rules (:mod:`.registry`, thresholds from :class:`~.profile.MachineProfile`) predict
-a choice. For a copy of at least ``measure_min_bytes`` whose *signature* (unit, merged axes and
-strides, alignments, threads) has no wisdom yet, :func:`decide` also builds the alternatives that
+a choice, and a copy whose *signature* (unit, merged axes and strides, alignments, threads) has
+wisdom takes the way the wisdom holds. For a copy of at least ``measure_min_bytes`` whose
+signature has no wisdom yet, :func:`decide` also builds the alternatives that
 the rules would take under a small change of the profile (:data:`VARIANTS`: the next strategy in
 the registry, narrow tiles toggled, short rows in blocks or not), times each on a slice of the user's
 own arrays (a warm-up run, then the best of two, each on a part of the arrays no run touched before),
@@ -11,7 +12,8 @@ and keeps the fastest unless the predicted choice is within :data:`MARGIN` of it
 1/64 of the copy and at least two L2 caches, so
 the whole measurement costs a fraction of one copy, once per signature and machine: the result is
 saved beside the profile (:func:`path`), keyed by CPU and library version, and later processes
-read it. ``python -m layouts tune`` fills it for the common cases ahead of time.
+read it. ``python -m layouts tune`` fills it for the common cases ahead of time, smaller ones too
+(down to four L2 caches: two parts of the slice size), whose first copy would not measure them.
 
 A profile with ``measure_min_bytes = 0`` measures nothing: the reference machines the tests pin
 (:func:`~.profile.reference`) are such, so every choice there is the rules' and deterministic.
@@ -138,11 +140,14 @@ def decide(task: Task, profile, nthreads: int, dst=None, src=None) -> tuple[Choi
     ``"predicted"`` (the rules), ``"measured ..."`` (wisdom, now or earlier). ``dst``/``src``:
     the arrays, when the copy is about to run (without them nothing is measured)."""
     c, declined = choose(task, profile)
-    if not profile.measure_min_bytes or task.plan.nbytes < profile.measure_min_bytes or not c.flat:
+    if not profile.measure_min_bytes or not c.flat:
         return c, declined, "predicted"
     entries = _load(profile)
     sig = signature(task, nthreads)
     known = entries.get(sig)
+    large = task.plan.nbytes >= profile.measure_min_bytes     # smaller copies only follow wisdom that tune measured
+    if known is None and not large:
+        return c, declined, "predicted"
     if known is None and dst is not None:
         # inside a recording of this copy's calls (convert's repeats) the timed runs stay out of it
         known = unrecorded(lambda: _measure(task, profile, nthreads, dst, src, c))
