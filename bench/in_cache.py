@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import _limits           # noqa: E402  (bench/_limits.py: the non-temporal copy)
+import _peers            # noqa: E402  (bench/_peers.py: the matrix's peers)
 import run as matrix     # noqa: E402  (bench/run.py: the cases and their arrays)
 import layouts as ly     # noqa: E402
 from layouts.kernels import pool, profile  # noqa: E402
@@ -84,17 +85,11 @@ def methods(shape, dtype, direction):
     copy_out = np.empty_like(src)
     runs["np.copyto"] = lambda: np.copyto(copy_out, src)
     runs["NT copy"] = _limits.bound(src)[0]
-    try:
-        import cv2
-        if hasattr(cv2, "transposeND"):
-            cv2.setNumThreads(1)
-            nd, perm = np.ascontiguousarray(a["src_nd"]), list(a["perm"])
-            peer_out = np.empty(want.shape, want.dtype)
-            runs["cv2.transposeND"] = lambda: cv2.transposeND(nd, perm, peer_out)
-            runs["cv2.transposeND"]()
-            assert np.array_equal(peer_out, want)
-    except ImportError:
-        pass
+    own = matrix._aligned_like(a["out"])
+    for name, (_, run) in _peers.make_peers(["cv2nd"], own, a["view"], a["src_nd"], a["perm"], (s, d), src).items():
+        run()
+        assert np.array_equal(own, a["view"]), name
+        runs["cv2.transposeND"] = run
     return runs
 
 
