@@ -138,3 +138,36 @@ def test_file_in_place_without_faults_equals_numpy(tmp_path, name, memory, fsync
     np.save(p, x)
     ly.convert_file(p, src, p, dst, inplace=True, memory=memory, progress=False, fsync=fsync)
     assert state_of(p, x, name) == "converted" and leftovers(tmp_path, ["x.npy"]) == []
+
+
+def test_file_lock_ends_with_the_call_whatever_views_survive(tmp_path):
+    """Issue 38's D3: a failed call's traceback, kept by the caller, holds views of the mapped data;
+    the next conversions of the same file in this process still take its lock."""
+    name = "nchw-nhwc"
+    src, dst, shape, dtype, _ = CONVERSIONS[name]
+    x = tensor(name, seed=6)
+    p = tmp_path / "x.npy"
+    np.save(p, x)
+    kept = []
+    for _ in range(3):
+        with Fault("file-moved", RuntimeError("injected"), 1).installed(), pytest.raises(RuntimeError) as info:
+            ly.convert_file(p, src, p, dst, inplace=True, memory="96KB", progress=False, fsync=False)
+        kept.append(info.value)   # its traceback, and every frame it passed through, live on
+        assert state_of(p, x, name) == "original"
+    ly.convert_file(p, src, p, dst, inplace=True, memory="96KB", progress=False, fsync=False)
+    assert state_of(p, x, name) == "converted" and len(kept) == 3
+
+
+def test_file_lock_held_by_this_process_is_named_so(tmp_path):
+    import fcntl
+
+    name = "nchw-nhwc"
+    src, dst, *_ = CONVERSIONS[name]
+    p = tmp_path / "x.npy"
+    np.save(p, tensor(name))
+    before = digest(p)
+    with open(p, "rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(ly.LayoutError, match=rf"this process \({os.getpid()}"):
+            ly.convert_file(p, src, p, dst, inplace=True, progress=False)
+    assert digest(p) == before

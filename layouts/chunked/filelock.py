@@ -24,7 +24,7 @@ import stat
 
 from ..errors import LayoutError
 
-__all__ = ["open_regular", "lock", "holder", "remove_stale_parts", "KINDS"]
+__all__ = ["open_regular", "lock", "unlock", "holder", "remove_stale_parts", "KINDS"]
 
 KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
@@ -56,13 +56,15 @@ def open_regular(path: str, name: str, flags: int) -> int:
 
 
 def holder(fd: int) -> int | None:
-    """The id of another process holding a ``flock`` on the file open as ``fd``, if Linux says."""
+    """The id of the process holding a ``flock`` on the file open as ``fd``, if Linux says (another
+    process's id before this one's: a lock of this process on another open of the file counts too)."""
     try:
         ino = os.fstat(fd).st_ino
         with open("/proc/locks") as f:
             lines = f.read().splitlines()
     except OSError:
         return None
+    found = []
     for line in lines:
         parts = line.split()
         if "->" in parts:
@@ -72,9 +74,17 @@ def holder(fd: int) -> int | None:
                 pid, node = int(parts[4]), int(parts[5].split(":")[2])
             except (ValueError, IndexError):
                 continue
-            if node == ino and pid != os.getpid():
-                return pid
-    return None
+            if node == ino:
+                found.append(pid)
+    others = [pid for pid in found if pid != os.getpid()]
+    return others[0] if others else (found[0] if found else None)
+
+
+def _who(fd: int) -> str:
+    pid = holder(fd)
+    if pid == os.getpid():
+        return f"this process ({pid}: another open of the file, in a call that has not returned)"
+    return f"process {pid}" if pid else "another process"
 
 
 def lock(fd: int, path: str, name: str, *, exclusive: bool) -> None:
@@ -82,10 +92,17 @@ def lock(fd: int, path: str, name: str, *, exclusive: bool) -> None:
     try:
         fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
     except BlockingIOError:
-        pid = holder(fd)
-        who = f"process {pid}" if pid else "another process"
-        raise LayoutError(f"{name} {path!r} is being converted by {who} (it holds the file's lock); wait for it to "
-                          f"finish, then run again") from None
+        raise LayoutError(f"{name} {path!r} is being converted by {_who(fd)} (it holds the file's lock); wait for "
+                          f"it to finish, then run again") from None
+
+
+def unlock(fd: int) -> None:
+    """End the lock taken on ``fd`` now, whatever else still refers to the open file: a memory map
+    of it holds a duplicate of the descriptor (and so the lock) for as long as a view of the map lives."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    except OSError:
+        pass
 
 
 #: a temporary file of convert_file: ``.NAME.`` + mkstemp's 8 random characters + ``.part``
@@ -122,10 +139,8 @@ def remove_stale_parts(folder: str, name: str, dst_path: str) -> None:
             except BlockingIOError:
                 if not mine:
                     continue  # another conversion, into another file of this folder, is running
-                pid = holder(fd)
-                who = f"process {pid}" if pid else "another process"
-                raise LayoutError(f"dst_path {dst_path!r} is being written by {who} (its temporary file {entry!r} is "
-                                  f"locked); wait for it to finish, then run again") from None
+                raise LayoutError(f"dst_path {dst_path!r} is being written by {_who(fd)} (its temporary file {entry!r} "
+                                  f"is locked); wait for it to finish, then run again") from None
             try:
                 if os.stat(p).st_ino == st.st_ino:
                     os.unlink(p)

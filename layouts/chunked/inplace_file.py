@@ -39,6 +39,7 @@ import errno
 import mmap
 import os
 import signal
+import traceback
 import zlib
 from typing import Any
 
@@ -52,14 +53,14 @@ from ..layout import Layout
 from ..request import reworded
 from ..signal_hold import SignalHold
 from . import _boxes
-from .filelock import lock, open_regular
+from .filelock import lock, open_regular, unlock
 from .journal import BACKED, DATA, READY, UNJOURNALED, Journal, journal_name
 from .memory import parse_memory
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_exact, read_header
 from .progress import reporter
 
 __all__ = ["convert_file_inplace", "header_exact", "StepRunner", "marker", "journal_path", "segs_from_json",
-           "HOLD_DEFAULT", "remove_stale_journal"]
+           "HOLD_DEFAULT", "remove_stale_journal", "release", "forget_views"]
 
 #: signals whose default action (ending the process) is held too while a file is being permuted
 HOLD_DEFAULT = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
@@ -154,14 +155,29 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
                 if journal:
                     journal.remove() if _valid_header(fd) else journal.close()
             step(nbytes)
+    except BaseException as err:
+        forget_views(err)
+        raise
     finally:
-        data = None
-        if mm is not None:
-            try:
-                mm.close()
-            except BufferError:  # a traceback still holds a view: unmapped when it goes
-                pass
-        os.close(fd)
+        data = runner = scratch = None
+        release(fd, mm)
+
+
+def forget_views(err: BaseException) -> None:
+    """Drop the locals of the finished frames ``err`` passed through: their views of the mapped
+    data would keep the map (and so its duplicate descriptor and the file's lock) alive."""
+    traceback.clear_frames(err.__traceback__)
+
+
+def release(fd: int, mm: Any) -> None:
+    """Unmap, unlock and close: the lock ends here even where a view still keeps the map alive."""
+    if mm is not None:
+        try:
+            mm.close()
+        except BufferError:  # a view survives (a caller's traceback): unmapped when it goes
+            pass
+    unlock(fd)
+    os.close(fd)
 
 
 def _step(seg: Segment, budget: int) -> int:

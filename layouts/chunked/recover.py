@@ -28,7 +28,8 @@ import numpy as np
 from ..errors import LayoutError
 from ..signal_hold import SignalHold
 from .filelock import lock, open_regular
-from .inplace_file import HOLD_DEFAULT, StepRunner, journal_path, remove_stale_journal, segs_from_json
+from .inplace_file import (HOLD_DEFAULT, StepRunner, forget_views, journal_path, release, remove_stale_journal,
+                           segs_from_json)
 from .journal import Journal
 from .npyformat import INTERRUPTED_MAGIC, path_arg
 
@@ -97,17 +98,15 @@ def _recover(path: str, hold: SignalHold) -> str:
         journal.shrink()
         _write(fd, end)
         journal.remove()
-        data = None
         return str(meta["outcome"])
+    except BaseException as err:
+        forget_views(err)
+        raise
     finally:
+        data = runner = None
         if journal is not None:
             journal.close()
-        if mm is not None:
-            try:
-                mm.close()
-            except BufferError:
-                pass
-        os.close(fd)
+        release(fd, mm)
 
 
 def _journal_name(head: bytes) -> str:
