@@ -24,6 +24,18 @@ that nothing reads it (``np.load`` and ``convert_file`` refuse it, naming
   killed while it rolled back). A step whose blocks are larger than ``memory`` cannot be backed
   up: a crash inside it leaves the file marked, and recover says it cannot repair it.
 
+A power cut keeps only what a sync made durable; every write since, mapped pages included, may
+have reached the disk or not, page by page. So one rule orders every path that writes both the
+data and the journal (forward steps, a step put back after it failed, the rollback, ``recover``
+resuming, the final header): **no record that describes the data is made durable before the
+data it describes**. A step's backup is fsynced before the record that says "backed up" (and
+before its first byte moves); the moved or restored bytes are msynced
+(:meth:`StepRunner.durable`) before the record that says the step ended or never started, and
+before a rollback journal that lists what moved; the data before the header that names its
+layout. ``tests/test_power_loss.py`` explores the crash states of that model and checks each.
+With ``fsync=False`` there is no power-loss promise: a kill is survived (the page cache outlives
+the process), a power cut may leave the data scrambled under a journal that cannot tell.
+
 >>> import numpy as np, os, tempfile, layouts as ly
 >>> p = os.path.join(tempfile.mkdtemp(), "x.npy")
 >>> x = np.arange(2 * 32 * 3 * 3, dtype=np.float32).reshape(2, 32, 3, 3)
@@ -278,6 +290,7 @@ def _settle(runner: "StepRunner", err: BaseException, fd: int, old: bytes, new: 
         return
     try:
         undo = undo_segments([s for s, _ in runner.segs], runner.index, runner.moved())
+        runner.durable()  # the rollback journal describes these bytes: they reach the disk first
         if undo:
             steps = [(seg, _step(seg, runner.budget_hint)) for seg in undo]
             journal = None
@@ -373,13 +386,20 @@ class StepRunner:
                 raise LayoutError(f"the journal's backup of step {k + 1} does not match its record: {self.path!r} "
                                   f"cannot be repaired; restore it from a copy")
             part[:] = saved
-            return
-        done = 0
-        while done < len(part):
-            n = os.preadv(self.journal.fd, [part[done:]], DATA + done)
-            if n <= 0:
-                raise OSError(errno.EIO, f"the journal of {self.path!r} is short", self.journal.path)
-            done += n
+        else:
+            done = 0
+            while done < len(part):
+                n = os.preadv(self.journal.fd, [part[done:]], DATA + done)
+                if n <= 0:
+                    raise OSError(errno.EIO, f"the journal of {self.path!r} is short", self.journal.path)
+                done += n
+        self.durable()  # the record that says "not started" must not reach the disk before these bytes
+
+    def durable(self) -> None:
+        """Make what the steps changed in the data durable (runs with ``fsync``): called before
+        every record that describes the data, so that no record reaches the disk before its data."""
+        if self.fsync:
+            self.mm.flush()
 
     def _check_size(self) -> None:
         if os.fstat(self.fd).st_size < self.size:
@@ -414,8 +434,7 @@ class StepRunner:
                     else:  # no backup: every batch is whole (moved or not), and the flags say which
                         self.partial = done_ranges(done, a)
                     raise
-                if self.fsync:
-                    self.mm.flush()
+                self.durable()
                 self.index, self.next_step = (i + 1, 0) if j + 1 == self.steps(i) else (i, j + 1)
                 self._record(self.index, self.next_step, READY)
                 point("file-step", segment=i, step=j, phase=self.phase)

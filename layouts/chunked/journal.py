@@ -182,10 +182,12 @@ class Journal:
             self.fd = -1
 
     def remove(self) -> None:
+        """Delete the journal, and a half-made successor (``.new``) a power cut left beside it."""
         self.close()
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        for p in (self.path, self.path + ".new"):
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
         if self.fsync:
             fsync_dir(os.path.dirname(self.path))

@@ -90,9 +90,12 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         A tqdm bar (terminal or Jupyter) for long work when ``None``; ``True``/``False`` force it;
         a callable gets ``(done_bytes, total_bytes)`` after each tile.
     fsync : bool
-        ``True`` (default) flushes the result to the disk before the rename, so that it
-        survives a power cut too; ``False`` leaves that to the OS (a killed process still
-        leaves no truncated ``dst_path``: the rename is what makes the result appear).
+        ``True`` (default) flushes the result to the disk before the rename (in place: the data
+        before each journal record that describes it), so that it survives a power cut, a kernel
+        panic or a machine switched off too. ``False`` gives that promise up: a killed process
+        still leaves no truncated ``dst_path`` (in place: a file ``recover`` repairs), because the
+        page cache outlives it, but after a power cut the destination -- or, in place, the file
+        itself -- may hold any mixture of old and new bytes, and ``recover`` cannot tell.
     inplace : bool
         ``True``: convert each tile inside ONE buffer with :func:`layouts.convert_inplace` (read,
         converted in place, written from it), so ``memory`` holds one tile plus its scratch
