@@ -238,6 +238,33 @@ def test_array_sigterm_handler_at_random_leaves_x_whole(src, dst, seed):
     assert out.strip() in ("original", "converted"), out
 
 
+def test_a_journal_of_format_1_is_still_recovered(tmp_path):
+    """A run of an older version killed inside its first step: format 1 kept the backup at the
+    backup area's start (format 2 keeps it at the step's offset within its page). Made here from
+    a format-2 journal by moving the bytes as the formats' descriptions say."""
+    import struct
+
+    name = "nchw-nhwc"
+    src, dst, *_ = CONVERSIONS[name]
+    x, p = _file(tmp_path, name, 9)
+    offset = os.path.getsize(p) - x.nbytes     # the data's position: the first step starts there
+    code, out, err = run_child(p, src, dst, 256 << 10, "file-moved:1:forward:kill", env={"FAULT_FSYNC": "1"})
+    assert code == -signal.SIGKILL, (code, err)
+    (journal,) = [tmp_path / n for n in os.listdir(tmp_path) if n.startswith(".layouts-journal-")]
+    raw = bytearray(journal.read_bytes())
+    assert raw[:8] == b"LAYOUTSJ" and struct.unpack("<I", raw[8:12])[0] == 2
+    slots = [raw[8192 + 64 * i:8192 + 64 * i + 40] for i in range(2)]
+    seq, segment, step, state, crc, length = max(struct.unpack("<QiiIIQ", s[:32]) for s in slots)
+    assert (segment, step, state) == (0, 0, 1) and length > 0      # BACKED: the first step, partly moved
+    area = 8192 + 4096
+    backup = bytes(raw[area + offset % 4096:area + offset % 4096 + length])
+    raw[8:12] = struct.pack("<I", 1)
+    raw[area:area + length] = backup
+    journal.write_bytes(bytes(raw))
+    assert ly.recover(p) == "converted"
+    assert state_of(p, x, name) == "converted" and leftovers(tmp_path, ["x.npy"]) == []
+
+
 def test_a_damaged_backup_is_refused_not_restored(tmp_path):
     name = "nchw-nhwc"
     src, dst, *_ = CONVERSIONS[name]
@@ -246,10 +273,10 @@ def test_a_damaged_backup_is_refused_not_restored(tmp_path):
     assert code == -signal.SIGKILL, (code, err)
     journal = [n for n in os.listdir(tmp_path) if n.startswith(".layouts-journal-")]
     assert len(journal) == 1
-    with open(tmp_path / journal[0], "r+b") as f:
-        f.seek(8192 + 4096 + 100)
+    with open(tmp_path / journal[0], "r+b") as f:   # a byte of the step's backup, past the page it starts in
+        f.seek(8192 + 4096 + 4096 + 100)
         byte = f.read(1)
-        f.seek(8192 + 4096 + 100)
+        f.seek(8192 + 4096 + 4096 + 100)
         f.write(bytes([byte[0] ^ 0xFF]))
     with pytest.raises(ly.LayoutError, match="does not match"):
         ly.recover(p)

@@ -51,6 +51,7 @@ import errno
 import mmap
 import os
 import signal
+import sys
 import traceback
 import zlib
 from typing import Any
@@ -66,13 +67,16 @@ from ..request import reworded
 from ..signal_hold import SignalHold
 from . import _boxes
 from .filelock import lock, open_regular, unlock
-from .journal import BACKED, DATA, READY, UNJOURNALED, Journal, journal_name
+from .journal import BACKED, READY, UNJOURNALED, Journal, journal_name
 from .memory import parse_memory
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_exact, read_header
 from .progress import reporter
 
 __all__ = ["convert_file_inplace", "header_exact", "StepRunner", "marker", "journal_path", "segs_from_json",
            "HOLD_DEFAULT", "remove_stale_journal", "release", "forget_views"]
+
+#: madvise's MADV_POPULATE_WRITE (Linux; Python 3.11's mmap does not name it)
+_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23 if sys.platform.startswith("linux") else None)
 
 #: signals whose default action (ending the process) is held too while a file is being permuted
 HOLD_DEFAULT = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
@@ -334,6 +338,7 @@ class StepRunner:
                  hold: SignalHold | None, fsync: bool, path: str, size: int) -> None:
         self.fd, self.mm, self.data, self.journal, self.segs = fd, mm, data, journal, segs
         self.scratch, self.hold, self.fsync, self.path, self.size = scratch, hold, fsync, path, size
+        self.offset = size - data.size  # the data's position in the file (and in the map)
         self.index, self.next_step = 0, 0
         self.partial: list[tuple[int, int]] = []  # batches of the running step that moved (no backup to restore)
         self.complete = False
@@ -379,8 +384,9 @@ class StepRunner:
         seg, _ = self.segs[i]
         a, b = self.range(i, k)
         part = memoryview(self.data[a * seg.block_bytes:b * seg.block_bytes])
+        start = self.offset + a * seg.block_bytes
         if crc is not None or length is not None:
-            saved = self.journal.backup(len(part))
+            saved = self.journal.backup(start, len(part))
             if len(saved) != len(part) or (crc is not None and (zlib.crc32(saved) or 1) != crc) or \
                     (length is not None and length != len(part)):
                 raise LayoutError(f"the journal's backup of step {k + 1} does not match its record: {self.path!r} "
@@ -389,7 +395,7 @@ class StepRunner:
         else:
             done = 0
             while done < len(part):
-                n = os.preadv(self.journal.fd, [part[done:]], DATA + done)
+                n = os.preadv(self.journal.fd, [part[done:]], self.journal.backup_at(start) + done)
                 if n <= 0:
                     raise OSError(errno.EIO, f"the journal of {self.path!r} is short", self.journal.path)
                 done += n
@@ -418,12 +424,14 @@ class StepRunner:
                 self._check_size()
                 backed = self.journal is not None and k > 0
                 if backed:
-                    crc = self.journal.back_up(memoryview(self.data[a * blk:b * blk]))
+                    with memoryview(self.mm) as whole:
+                        crc = self.journal.back_up(whole, self.offset + a * blk, self.offset + b * blk)
                     self._record(i, j, BACKED, crc, (b - a) * blk)
                 else:
                     self._record(i, j, UNJOURNALED)
                 point("file-backed", segment=i, step=j, phase=self.phase)
                 done = np.zeros(b - a, bool)
+                self._writable(self.offset + a * blk, self.offset + b * blk)
                 try:
                     run_ranges(self.data, seg, a, b, self.scratch, done)
                     point("file-moved", segment=i, step=j, phase=self.phase)
@@ -443,6 +451,18 @@ class StepRunner:
         self.complete = True
         point("file-complete", phase=self.phase)
         self._boundary()
+
+    def _writable(self, start: int, end: int) -> None:
+        """Fault the step's pages in, writable, in one call before it moves (Linux 5.14's
+        MADV_POPULATE_WRITE): a fault per 4 KiB page, taken as the kernel first writes each, costs
+        more than the disk write of the page. Their bytes do not change; elsewhere a no-op."""
+        if _POPULATE_WRITE is None or end <= start:
+            return
+        lo = start - start % mmap.PAGESIZE
+        try:
+            self.mm.madvise(_POPULATE_WRITE, lo, end - lo)
+        except (OSError, ValueError):  # an older kernel: the kernel's writes fault the pages in
+            pass
 
     def _boundary(self) -> None:
         if self.hold is not None:

@@ -23,7 +23,11 @@ Format (little-endian), file ``.layouts-journal-<inode>`` in the data file's fol
   every step before this one has moved, this one has not started; 3 UNJOURNALED: the step is
   running without backup), u32 CRC-32 of the
   backup (0: not computed, the run did not fsync), u64 backup length, u32 CRC-32 of the 32 bytes before it;
-* bytes from 8192 + 4096: the backup area, ``capacity`` bytes.
+* bytes from 8192 + 4096: the backup area, ``capacity`` bytes. Format 2 keeps the step's bytes
+  at their offset within a 4 KiB page (a step starting at file position ``p`` is at
+  ``8192 + 4096 + p % 4096``, the page's bytes before it in front): whole pages, so they are
+  written straight from the file's map with ``O_DIRECT`` (no copy into the page cache, which
+  costs more than the disk write); format 1 (read too) keeps them at the area's start.
 
 >>> import os, tempfile
 >>> p = os.path.join(tempfile.mkdtemp(), "j")
@@ -35,9 +39,11 @@ Progress(seq=1, segment=0, step=2, state=2, crc=0, length=0)
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import struct
+import threading
 import zlib
 from dataclasses import dataclass
 
@@ -47,7 +53,12 @@ from .fileio import fsync_dir
 __all__ = ["Journal", "Progress", "BACKED", "READY", "UNJOURNALED", "DATA", "journal_name"]
 
 MAGIC = b"LAYOUTSJ"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
+PAGE = 4096
+#: room the page alignment of format 2 adds to a step's backup (the partial pages at both ends)
+SLACK = 2 * PAGE
+_MAX_IO = 1 << 30
 HEAD = 8192
 SLOTS = HEAD
 SLOT = 64
@@ -76,8 +87,9 @@ class Progress:
 class Journal:
     """An open journal file: its JSON ``meta``, progress records and the backup area."""
 
-    def __init__(self, path: str, fd: int, meta: dict, fsync: bool) -> None:
-        self.path, self.fd, self.meta, self.fsync = path, fd, meta, fsync
+    def __init__(self, path: str, fd: int, meta: dict, fsync: bool, version: int = VERSION) -> None:
+        self.path, self.fd, self.meta, self.fsync, self.version = path, fd, meta, fsync, version
+        self._direct: int | None = None   # an O_DIRECT descriptor for the backups; -1: none to be had
         last = self.progress()
         self.seq = last.seq if last else 0
 
@@ -91,7 +103,7 @@ class Journal:
         tmp = path + ".new"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
-            size = DATA + int(meta.get("capacity", 0))
+            size = DATA + int(meta.get("capacity", 0)) + (SLACK if meta.get("capacity") else 0)
             try:
                 os.posix_fallocate(fd, 0, size)  # the whole journal reserved: no ENOSPC midway
             except OSError as err:
@@ -122,13 +134,14 @@ class Journal:
             if head[:8] != MAGIC:
                 raise LayoutError(f"{path!r} is not a layouts journal")
             version, n = struct.unpack("<II", head[8:16])
-            if version != VERSION:
-                raise LayoutError(f"{path!r} is a layouts journal of format {version}; this version reads {VERSION}")
+            if version not in READS:
+                raise LayoutError(f"{path!r} is a layouts journal of format {version}; this version reads "
+                                  f"{' and '.join(map(str, READS))}")
             meta = json.loads(head[16:16 + n])
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, meta, fsync=True)
+        return cls(path, fd, meta, fsync=True, version=version)
 
     def progress(self) -> Progress | None:
         """The latest valid progress record, or None when no step has started."""
@@ -158,25 +171,66 @@ class Journal:
     def next(self, segment: int, step: int, state: int, crc: int = 0, length: int = 0) -> None:
         self.record(Progress(self.seq + 1, segment, step, state, crc, length))
 
-    def back_up(self, data: memoryview) -> int:
-        """Keep ``data`` (a step's bytes before it moves) in the backup area; its CRC-32 when the
-        journal is flushed (``fsync``), else 0 (after a killed process the page cache is exact)."""
-        done = 0
-        while done < len(data):
-            done += os.pwrite(self.fd, data[done:], DATA + done)
+    def backup_at(self, start: int) -> int:
+        """Where the backup of a step starting at file position ``start`` keeps its first byte."""
+        return DATA + (start % PAGE if self.version >= 2 else 0)
+
+    def back_up(self, mapping: memoryview, start: int, end: int) -> int:
+        """Keep bytes ``[start, end)`` of the file mapped as ``mapping`` (a step's bytes, before it
+        moves) in the backup area; return their CRC-32 when the journal is flushed (``fsync``),
+        else 0 (after a killed process the page cache is exact). The CRC is computed by a
+        second thread while the bytes are written (both only read the map)."""
+        crc: list[int] = []
+        worker = None
+        if self.fsync:
+            worker = threading.Thread(target=lambda: crc.append(zlib.crc32(mapping[start:end]) or 1), daemon=True)
+            worker.start()
+        try:
+            self._write_backup(mapping, start, end)
+        finally:
+            if worker is not None:
+                worker.join()
         if not self.fsync:  # no power cut to survive: the page cache holds what was written
             return 0
         os.fsync(self.fd)
-        return zlib.crc32(data) or 1
+        return crc[0]
 
-    def backup(self, length: int) -> bytes:
-        return os.pread(self.fd, length, DATA)
+    def _write_backup(self, mapping: memoryview, start: int, end: int) -> None:
+        lo = start - (self.backup_at(start) - DATA)
+        done = 0
+        whole = min(-(-end // PAGE) * PAGE, len(mapping) // PAGE * PAGE) - lo   # the whole pages of the map
+        if lo % PAGE == 0 and whole >= PAGE and self._direct_fd() >= 0:
+            try:
+                while done < whole:
+                    done += os.pwrite(self._direct, mapping[lo + done:lo + min(whole, done + _MAX_IO)], DATA + done)
+            except OSError as err:
+                if err.errno != errno.EINVAL:  # a file system that takes O_DIRECT only for some writes
+                    raise
+                done = 0
+        while lo + done < end:  # the last partial page of the map, or every byte without O_DIRECT
+            done += os.pwrite(self.fd, mapping[lo + done:min(end, lo + done + _MAX_IO)], DATA + done)
+
+    def _direct_fd(self) -> int:
+        if self._direct is None:
+            try:
+                self._direct = os.open(self.path, os.O_WRONLY | getattr(os, "O_DIRECT", 0) | getattr(os, "O_CLOEXEC", 0)) \
+                    if hasattr(os, "O_DIRECT") else -1
+            except OSError:  # tmpfs and others refuse O_DIRECT: buffered writes instead
+                self._direct = -1
+        return self._direct
+
+    def backup(self, start: int, length: int) -> bytes:
+        """The backed-up bytes of the step that starts at file position ``start``."""
+        return os.pread(self.fd, length, self.backup_at(start))
 
     def shrink(self) -> None:
         """Give back the backup area's disk space (the run is complete; the head stays)."""
         os.ftruncate(self.fd, DATA)
 
     def close(self) -> None:
+        if self._direct is not None and self._direct >= 0:
+            os.close(self._direct)
+        self._direct = None
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
