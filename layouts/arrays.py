@@ -49,7 +49,7 @@ import numpy as np
 
 from .errors import LayoutError, LayoutTypeError, type_name
 
-__all__ = ["as_numpy", "is_torch_tensor", "ADAPTERS", "lazy_converter", "register_lazy"]
+__all__ = ["as_numpy", "is_torch_tensor", "from_capsule", "ADAPTERS", "lazy_converter", "register_lazy"]
 
 Back = Callable[[np.ndarray], Any]
 
@@ -92,6 +92,22 @@ def lazy_converter(x: Any) -> Callable[..., Any] | None:
     if not _LAZY:
         return None
     return _LAZY.get(type(x).__module__.partition(".")[0])
+
+
+def from_capsule(x: Any, what: str = "x") -> Any:
+    """A DLPack capsule (``torch.utils.dlpack.to_dlpack(t)``) as the torch tensor it holds, read
+    through ``torch.from_dlpack`` (zero-copy, strides kept); anything else as it is."""
+    if type(x).__name__ != "PyCapsule":
+        return x
+    torch = sys.modules.get("torch")
+    if torch is None:
+        raise LayoutTypeError(f"{what} is a PyCapsule (a DLPack capsule?), which layouts reads through torch: import "
+                              f"torch, or pass the array itself (an object with __dlpack__)")
+    try:
+        return torch.from_dlpack(x)
+    except Exception as err:  # noqa: BLE001 - a used or foreign capsule: said as a LayoutError
+        raise LayoutError(f"{what} is a PyCapsule that torch.from_dlpack could not read ({err}); pass the tensor "
+                          f"itself") from None
 
 
 def as_numpy(x: Any, what: str = "x", *, writable: bool = False,

@@ -28,9 +28,10 @@ import numpy as np
 
 from . import config
 from .aligned import aligned_empty
-from .arrays import as_numpy, lazy_converter
+from .arrays import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .layout import MAX_ELEMENTS, Layout
+from .memory_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from .request import Request, first_run, layout_name, resolve, reworded
 
@@ -50,7 +51,12 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         or a meta tensor is refused with what to do; a tensor on another device is read through a
         host copy and the result goes back to it): see :mod:`layouts.arrays`.
     src, dst : str or Layout
-        Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`.
+        Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`. For a
+        numpy array, ``src`` names its axes in the order of its shape. For a torch tensor
+        (whose shape is always logical, ``N, C, H, W``) it may also name its memory order, as
+        torch users do: a channels_last tensor is ``"NCHW"`` (its shape) or ``"NHWC"`` (its
+        memory), both read right; ``dst`` names an ``out`` tensor the same way
+        (:mod:`layouts.memory_names`).
     out : ndarray or torch tensor, optional
         Where to write: an array of ``dst.shape`` and ``x``'s dtype, or a flat buffer of
         ``dst.size`` elements. Padding slots are zero-filled (pitch gaps when ``out`` is flat).
@@ -109,22 +115,27 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.
+        def warn(message: str) -> None:  # before anything is written: with -W error, out stays untouched
+            warnings.warn(f"convert({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning, stacklevel=4)
+
+        x = from_capsule(x, "x")
         xa, back, x_dtype = as_numpy(x, "x", copy=copy)
+        if is_torch_tensor(x):  # src may name its memory order, as torch users do (layouts.memory_names)
+            xa = read_as_named(xa, src, "x", warn)
         oa = None
         if out is not None:
             oa, _, out_dtype = as_numpy(out, "out", writable=True)
             if out_dtype != x_dtype:  # the dtypes themselves: bfloat16 is not its int16 raw bits
                 raise LayoutError(f"out has dtype {out_dtype}, expected {x_dtype} (x's dtype; convert does not cast)")
-
-        def warn(message: str) -> None:  # before anything is written: with -W error, out stays untouched
-            warnings.warn(f"convert({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning, stacklevel=4)
+            if is_torch_tensor(out):
+                oa = read_as_named(oa, dst, "out", warn)
 
         result = _convert(xa, src, dst, oa, threads, copy, dims, warn)
     except LayoutError as err:
         raise reworded(err, "convert", src, dst, shape=_shape_of(x)) from None
     if out is not None:
         if oa is not out:  # a torch tensor written through a numpy view: tell autograd, as copy_ does
-            from .arrays import bump_version, is_torch_tensor
+            from .arrays import bump_version
             if is_torch_tensor(out):
                 bump_version(out)
         elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:

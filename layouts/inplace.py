@@ -45,12 +45,14 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import config
+from .arrays import is_torch_tensor
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .layout import Layout
 from .inplace_methods import (CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose,  # noqa: F401
                               scratch_budget, scratch_op, tuning)
 from .inplace_plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
 from .inplace_run import run_segments, segments
+from .memory_names import in_memory_order, read_as_named
 from .request import layout_name, own_sizes, resolve, reworded
 from .signal_hold import SignalHold
 from .spec import parse
@@ -123,9 +125,13 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
 
     Parameters
     ----------
-    x : ndarray
+    x : ndarray or torch.Tensor
         A writable, C-contiguous array in ``src``'s physical shape, or a flat (1-D, contiguous)
         buffer of the tensor's size (then every size comes from ``dims`` or a ``src`` Layout).
+        A CPU torch tensor (or a DLPack capsule of one) is converted in its own memory and a
+        tensor over it comes back; ``src`` may name its shape's axes (``"NCHW"``: a strided
+        tensor moves its memory as it lies, a channels_last one from NHWC) or its memory order
+        (``"NHWC"`` for channels_last), see :mod:`layouts.memory_names`.
     src, dst : str or Layout
         Padding-free layouts of the same axes: any permutation, blocks that divide their axis
         (``NCHW`` <-> ``NCHW16c`` with ``C % 16 == 0``, ``NC1HWC0``). Pitched/aligned layouts
@@ -174,9 +180,32 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     layouts.errors.LayoutError: convert_inplace('NCHW' -> 'NCHW16c', x shape (1, 20, 2, 2)): the destination Layout('NCHW16c', N=1, C=20, H=2, W=2) needs 128 elements (C padded to 32), but x's buffer holds 80: it would need 48 more elements; in place, every block must divide its axis (ly.convert pads into a new array)
     """
     try:
+        if is_torch_tensor(x) or type(x).__name__ == "PyCapsule":
+            return _torch_inplace(x, src, dst, threads, dims)
         return _convert_inplace(x, src, dst, threads, dims)
     except LayoutError as err:
-        raise reworded(err, "convert_inplace", src, dst, shape=getattr(x, "shape", None), label="x shape") from None
+        shape = getattr(x, "shape", None)
+        shape = tuple(shape) if shape is not None and not isinstance(shape, tuple) else shape  # torch.Size
+        raise reworded(err, "convert_inplace", src, dst, shape=shape, label="x shape") from None
+
+
+def _torch_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> Any:
+    """A torch tensor (or a DLPack capsule of one) converted in its own memory; a tensor over that
+    memory in ``dst``'s physical shape comes back. ``src`` names the shape's axes or the memory's
+    order (:mod:`layouts.memory_names`); a strided tensor moves its memory as it lies."""
+    from .arrays import as_numpy, bump_version, from_capsule
+
+    def warn(message: str) -> None:
+        warnings.warn(f"convert_inplace({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning,
+                      stacklevel=4)
+
+    t = from_capsule(x, "x")
+    arr, back, _ = as_numpy(t, "x", writable=True, copy=False)
+    named = read_as_named(arr, src, "x", warn)
+    arr, spec = in_memory_order(arr, src) if named is arr else (named, src)
+    result = _convert_inplace(arr, spec, dst, threads, dims)
+    bump_version(t)
+    return back(result)
 
 
 def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:

@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
+from ..memory_names import read_as_named
 from ._args import kind, str_arg, threads_arg
 
 __all__ = ["FORMATS", "memory_formats", "layout_of_tensor", "to_numpy", "from_numpy",
@@ -227,7 +228,9 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
     ``src``
         ``None``: ``t`` is a logical tensor (``N, C, H, W``) whose memory order is read from its
         strides. A spec or Layout (``"NCHW16c"``): ``t`` is a physical tensor stored in it, as
-        this function returns for a blocked ``dst``.
+        this function returns for a blocked ``dst``. A plain spec may also name the memory
+        order of a logical tensor (``"NHWC"`` for a channels_last one), as :func:`layouts.convert`
+        reads it.
     ``dst``
         plain (``"NHWC"``, ``"NCHW"``, ``"CHWN"``): a tensor of the logical shape whose strides
         are ``dst`` (``"NHWC"`` is ``channels_last``), its memory a numpy array written once.
@@ -259,7 +262,7 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
     else:
         if axes is not None:
             str_arg("axes", axes)
-        phys = _numpy_view(t, raw_bits=True)
+        phys = read_as_named(_numpy_view(t, raw_bits=True), src, "t", _warn("convert_tensor"))
         out = convert(phys, src, dst, threads=threads, **dims)
     plain = _plain(dst, out)
     if plain is not None:
@@ -288,6 +291,14 @@ def _plain(dst, out) -> "str | None":
     if not (spec.isascii() and spec.isalpha() and spec.isupper()) or len(spec) != out.ndim:
         return None
     return spec
+
+
+def _warn(where: str):
+    import warnings
+
+    from layouts.errors import LayoutWarning
+
+    return lambda message: warnings.warn(f"{where}: {message}", LayoutWarning, stacklevel=4)
 
 
 def _preferred(axes):
