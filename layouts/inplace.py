@@ -98,8 +98,10 @@ def _request(shape: tuple[int, ...], src: Any, dst: Any, byte_sized: bool, dims:
 
 
 def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: Any, *,
-                 threads: int | None = None, **dims: int) -> InplacePlan:
-    """The plan :func:`convert_inplace` would run for an array of ``shape`` and ``dtype``.
+                 threads: int | None = None, budget: int | None = None, **dims: int) -> InplacePlan:
+    """The plan :func:`convert_inplace` would run for an array of ``shape`` and ``dtype``; with
+    ``budget``, the plan within that many bytes of scratch instead of :func:`scratch_budget`'s
+    (more scratch can mean fewer passes: what a file converted in place wants).
 
     >>> p = plan_inplace("NCHW", "NHWC", (128, 64, 56, 56), "float32", threads=1)
     >>> [(q.B, q.dims, q.perm, q.method) for q in p.passes], p.scratch_bytes <= p.budget
@@ -108,14 +110,14 @@ def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], d
     dt = np.dtype(dtype)
     shape = tuple(int(n) for n in shape)
     s, d = _layouts(shape, src, dst, dt.itemsize == 1, dims)
-    return _plan_for(s, d, dt, threads)
+    return _plan_for(s, d, dt, threads, None if budget is None else int(budget))
 
 
-def _plan_for(s: Layout, d: Layout, dt: np.dtype, threads: int | None) -> InplacePlan:
+def _plan_for(s: Layout, d: Layout, dt: np.dtype, threads: int | None, budget: int | None = None) -> InplacePlan:
     from .kernels.pool import thread_count
     nth = thread_count(config.check_threads(threads) if threads is not None else config.get_threads())
     sizes, order = fine_dims(s, d)
-    return plan_passes(sizes, order, dt.itemsize, s.size * dt.itemsize, nth)
+    return plan_passes(sizes, order, dt.itemsize, s.size * dt.itemsize, nth, budget=budget)
 
 
 # ---------------------------------------------------------------------------- the public entry

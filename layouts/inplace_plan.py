@@ -264,16 +264,17 @@ def _split_variants(sizes: tuple[int, ...], order: tuple[int, ...]):
 
 
 def plan_passes(sizes: tuple[int, ...], order: tuple[int, ...], isz: int, nbytes: int, threads: int,
-                tu: InplaceTuning | None = None) -> InplacePlan:
+                tu: InplaceTuning | None = None, budget: int | None = None) -> InplacePlan:
     """The passes turning merged dims ``sizes`` (source order) into ``order``, for a tensor of
-    ``nbytes`` bytes of ``isz``-byte items and up to ``threads`` workers (cached)."""
-    return _plan_cached(sizes, order, isz, nbytes, threads, tu or tuning())
+    ``nbytes`` bytes of ``isz``-byte items and up to ``threads`` workers (cached), within
+    ``budget`` bytes of scratch (default :func:`scratch_budget`)."""
+    return _plan_cached(sizes, order, isz, nbytes, threads, tu or tuning(), budget)
 
 
 @lru_cache(maxsize=512)
 def _plan_cached(sizes: tuple[int, ...], order: tuple[int, ...], isz: int, nbytes: int, threads: int,
-                 tu: InplaceTuning) -> InplacePlan:
-    budget = scratch_budget(nbytes, tu)
+                 tu: InplaceTuning, budget: int | None = None) -> InplacePlan:
+    budget = scratch_budget(nbytes, tu) if budget is None else budget
     best = (sizes, order) + _search(sizes, order, isz, budget, threads, tu)
     for variant in _split_variants(sizes, order):
         found = variant + _search(*variant, isz, budget, threads, tu)

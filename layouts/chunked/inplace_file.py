@@ -60,7 +60,7 @@ import numpy as np
 
 from ..errors import LayoutError
 from ..faultpoints import point
-from ..inplace import Op, plan_inplace
+from ..inplace import Op, plan_inplace, scratch_budget
 from ..inplace_run import Segment, done_ranges, run_ranges, segments, undo_segments
 from ..layout import Layout
 from ..request import reworded
@@ -75,6 +75,8 @@ from .progress import reporter
 __all__ = ["convert_file_inplace", "header_exact", "StepRunner", "marker", "journal_path", "segs_from_json",
            "HOLD_DEFAULT", "remove_stale_journal", "release", "forget_views"]
 
+#: the most scratch a file's plan takes when more would not save a sweep over the data
+_SMALL_SCRATCH = 16 << 20
 #: madvise's MADV_POPULATE_WRITE (Linux; Python 3.11's mmap does not name it)
 _POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23 if sys.platform.startswith("linux") else None)
 
@@ -122,7 +124,7 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
         check_inplace(s, d)
         new = header_exact(d.shape, dtype, offset, version)
         nbytes = s.size * dtype.itemsize
-        plan = plan_inplace(s, d, s.shape, dtype) if nbytes else None
+        plan = file_plan(s, d, dtype, budget, nbytes) if nbytes else None
         if plan is not None and plan.scratch_bytes > budget:
             raise LayoutError(f"memory={memory!r} is too small: converting this {nbytes}-byte file in place needs "
                               f"{plan.scratch_bytes} bytes of scratch; give at least that")
@@ -194,6 +196,18 @@ def release(fd: int, mm: Any) -> None:
             pass
     unlock(fd)
     os.close(fd)
+
+
+def file_plan(s: Layout, d: Layout, dtype: np.dtype, budget: int, nbytes: int) -> Any:
+    """The in-place plan for a file: the fewest sweeps over the data that a quarter of ``memory``
+    of scratch allows, and no more scratch than 16 MiB where that takes as few. On a file every
+    sweep writes each byte twice (its backup, then its move) and flushes both, so one sweep
+    fewer is worth far more than the memory; an array's plan (:func:`layouts.inplace.scratch_budget`)
+    is the floor."""
+    floor = scratch_budget(nbytes)
+    small = plan_inplace(s, d, s.shape, dtype, budget=max(floor, min(budget // 4, _SMALL_SCRATCH)))
+    large = plan_inplace(s, d, s.shape, dtype, budget=max(floor, budget // 4))
+    return large if len(segments(large)) < len(segments(small)) else small
 
 
 def _step(seg: Segment, budget: int) -> int:
