@@ -48,7 +48,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                                "layouts convert.")
     from . import __version__
     parser.add_argument("--version", action="version", version=f"layouts {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,recover}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,convert,info,recover}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
         description="Print the article's formulas, physical orders, a blocked and a pitched "
@@ -105,6 +105,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                     ".npy from its journal: rolled forward to the destination layout or back to the source, "
                     "whichever the journal allows; prints which.")
     recover.add_argument("path", metavar="PATH", help="the marked .npy file")
+    from .cli_files import add_commands
+    add_commands(sub)
     return parser
 
 
@@ -129,6 +131,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             _explain_copy(args)
         elif args.command == "tune":
             _tune(args)
+        elif args.command == "convert":
+            from .cli_files import run_convert
+            print(run_convert(args, _dims_from_words))
+        elif args.command == "info":
+            from .cli_files import describe_file
+            print(describe_file(args.path))
         elif args.command == "recover":
             from .chunked import recover
             outcome = recover(args.path)
@@ -159,6 +167,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
 def _message(err: BaseException) -> str:
     if isinstance(err, OSError) and err.filename is not None:
+        if err.strerror and str(err.filename) in err.strerror:  # a message of ours that names the path already
+            return err.strerror
         return f"cannot write {err.filename}: {err.strerror or err}"
     if isinstance(err, MemoryError):
         return "not enough memory for this layout"
@@ -232,8 +242,26 @@ def _tune(args: argparse.Namespace) -> None:
             print(f"  {case}: {decided}")
 
 
+def _dims_from_words(words: list[str]) -> dict:
+    """``AXIS=SIZE`` words as sizes (no align:/pitch: here: a file's layouts are plain or blocked)."""
+    dims, align, pitch = _words(words)
+    if align or pitch:
+        raise LayoutError("align:AXIS= and pitch:AXIS= describe padded rows, which a .npy file does not hold; give "
+                          "sizes only, e.g. C=3")
+    return dims
+
+
 def _layout_from_words(spec: str, words: list[str]):
     from .layout import Layout
+    dims, align, pitch = _words(words)
+    long = re.search(r"[0-9]{19,}", spec)
+    if long:
+        raise LayoutError(f"spec {spec[:20]!r}... has a block size of {len(long.group())} digits; "
+                          "expected a size below 10**18")
+    return Layout(spec, align=align or None, pitch=pitch or None, **dims)
+
+
+def _words(words: list[str]) -> tuple[dict, dict, dict]:
     dims: dict = {}
     align: dict = {}
     pitch: dict = {}
@@ -255,11 +283,7 @@ def _layout_from_words(spec: str, words: list[str]):
         if key in target:
             raise LayoutError(f"{word[:40]!r} gives {key} a second time")
         target[key] = int(value)
-    long = re.search(r"[0-9]{19,}", spec)
-    if long:
-        raise LayoutError(f"spec {spec[:20]!r}... has a block size of {len(long.group())} digits; "
-                          "expected a size below 10**18")
-    return Layout(spec, align=align or None, pitch=pitch or None, **dims)
+    return dims, align, pitch
 
 
 if __name__ == "__main__":
