@@ -48,6 +48,7 @@ import errno
 import fcntl
 import math
 import os
+import stat
 import tempfile
 from typing import Any, Mapping
 
@@ -73,7 +74,7 @@ PREALLOCATE = True
 
 def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Layout, *,
                  memory: int | str = "256MB", progress: Any = None, fsync: bool = True, inplace: bool = False,
-                 **dims: int) -> None:
+                 replace_readonly: bool = False, **dims: int) -> None:
     """Convert the ``.npy`` file ``src_path`` (layout ``src``) to ``dst_path`` (layout ``dst``).
 
     Parameters
@@ -111,6 +112,10 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         layouts must be padding-free and unpitched (a tile's destination the same size as its
         source); anything else is a LayoutError that says why (no silent fallback to the
         two-buffer path). A second conversion of the file while one runs is refused naming it.
+    replace_readonly : bool
+        A ``dst_path`` that exists without any write permission (mode ``0o444``: marked
+        read-only, which ``root`` could still replace) is refused unless this is ``True``; so is
+        converting such a file in place.
     **dims : int
         Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
 
@@ -135,6 +140,13 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         raise LayoutTypeError(f"progress must be None, True, False or a callable(done, total), got {type(progress).__name__}")
     if not isinstance(inplace, (bool, np.bool_)):
         raise LayoutTypeError(f"inplace must be True or False, got {type(inplace).__name__} {inplace!r}")
+    if not isinstance(replace_readonly, (bool, np.bool_)):
+        raise LayoutTypeError(f"replace_readonly must be True or False, got {type(replace_readonly).__name__}")
+    if not replace_readonly:
+        try:
+            _refuse_readonly(dst_path)
+        except LayoutError as err:
+            raise reworded(err, "convert_file", src, dst) from None
     if inplace and _same_file(src_path, dst_path):
         return convert_file_inplace(src_path, src, dst, memory=memory, progress=progress, fsync=fsync, **dims)
     try:
@@ -147,6 +159,16 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         raise reworded(err, "convert_file", src, dst) from None
     finally:
         job.close()
+
+
+def _refuse_readonly(dst_path: str) -> None:
+    try:
+        st = os.stat(dst_path)
+    except OSError:
+        return
+    if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222:
+        raise LayoutError(f"dst_path {dst_path!r} is read-only (mode {stat.S_IMODE(st.st_mode):#o}); pass "
+                          f"replace_readonly=True to replace it anyway, or make it writable first; nothing was written")
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -172,6 +194,16 @@ def convert_tile_inplace(buf: np.ndarray, src_tile: Layout, dst_tile: Layout) ->
     from ..inplace import convert_inplace
 
     convert_inplace(buf, src_tile, dst_tile)
+
+
+def _unwritable(err: OSError, dst_path: str, folder: str) -> OSError:
+    """The error of a temporary file that could not be made, said of the user's ``dst_path``."""
+    why = {errno.EACCES: "is not writable", errno.EPERM: "is not writable", errno.EROFS: "is on a read-only file system",
+           errno.ENOSPC: "is on a full disk", errno.ENOENT: "takes no new files (a virtual file system?)",
+           errno.EDQUOT: "is over its disk quota"}.get(err.errno, f"refused a new file ({err.strerror})")
+    return type(err)(err.errno, f"dst_path {dst_path!r}: its folder {folder!r} {why}; convert_file writes the result "
+                                f"to a temporary file there and renames it over dst_path; nothing was written",
+                     dst_path)
 
 
 # --------------------------------------------------------------------------------- the job
@@ -279,7 +311,10 @@ class _Job:
         the moment :meth:`close` knows to remove it."""
         for _ in range(8):
             with SignalHold():
-                self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+                try:
+                    self.tmp_fd, self.tmp_path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+                except OSError as err:
+                    raise _unwritable(err, self.dst_path, folder) from None
                 point("part-created")
                 fcntl.flock(self.tmp_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             try:  # a cleaner of another run may have taken it before the lock: make another
