@@ -406,3 +406,40 @@ def test_left_inverse(pycute, tl):
     # a strided (non-surjective) layout: R(L(i)) == i still
     L = Layout((4, 3), (3, 24))
     assert [cute.left_inverse(L)(L(i)) for i in range(12)] == list(range(12))
+
+
+# ------------------------------------------------------------------ CuTe's constructor spellings (issue 39, item 5)
+def test_make_layout_takes_a_shape_and_a_stride_as_cute_does():
+    from layouts import cute
+
+    assert cute.make_layout((8, 8), (8, 1)) == cute.Layout((8, 8), (8, 1))
+    assert cute.make_layout((2, (2, 2)), stride=(4, (1, 2))) == cute.Layout((2, (2, 2)), (4, (1, 2)))
+    assert cute.make_layout((4, 3)) == cute.Layout((4, 3), (1, 4))               # compact column-major
+    assert cute.make_layout(cute.make_shape(8, (2, 2)), cute.make_stride(4, (1, 32))) == \
+        cute.Layout((8, (2, 2)), (4, (1, 32)))
+    bundled = cute.make_layout(cute.Layout(4, 2), cute.Layout((2, 2)))
+    assert (bundled.shape, bundled.stride) == ((4, (2, 2)), (2, (1, 2)))
+    for bad in [(cute.Layout(2), 3), ((2, 2), (1, 2), (3,))]:
+        with pytest.raises(LayoutTypeError, match=r"make_layout\(A, B\).*make_layout\(\(8, 8\), \(8, 1\)\)"):
+            cute.make_layout(*bad)
+
+
+def test_make_ordered_layout_gives_stride_one_to_the_first_in_order():
+    from layouts import cute
+
+    # hand-computed: sizes (2, 3, 4), order (2, 0, 1): mode 1 stride 1, mode 2 stride 3, mode 0 stride 12
+    assert cute.make_ordered_layout((2, 3, 4), (2, 0, 1)) == cute.Layout((2, 3, 4), (12, 1, 3))
+    assert cute.make_ordered_layout((2, 3, 4), (0, 1, 2)) == cute.Layout((2, 3, 4))        # column-major
+    assert cute.make_ordered_layout((2, 3, 4), (2, 1, 0)) == cute.Layout((2, 3, 4), (12, 4, 1))  # row-major
+    assert cute.make_ordered_layout((2, (3, 4)), (1, (2, 0))) == cute.Layout((2, (3, 4)), (4, (8, 1)))
+    with pytest.raises(LayoutError, match="repeats"):
+        cute.make_ordered_layout((2, 3), (0, 0))
+    with pytest.raises(LayoutError, match="one value"):
+        cute.make_ordered_layout((2, 3, 4), (0, 1))
+
+
+def test_make_identity_layout_is_refused_naming_what_to_use():
+    from layouts import cute
+
+    with pytest.raises(LayoutError, match=r"idx2crd\(i, \(4, 8\)\).*make_layout\(\(4, 8\)\)"):
+        cute.make_identity_layout((4, 8))

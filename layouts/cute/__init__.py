@@ -23,11 +23,13 @@ from .divide_product import (blocked_product, logical_divide, logical_product, r
 from .explain import explain, formula, print_layout
 from .int_tuple import crd2idx, idx2crd
 from .layout import Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size
+from .makers import make_identity_layout, make_ordered_layout, make_shape, make_stride
 from .swizzle import ComposedLayout, Swizzle
 from . import atoms
 
 __all__ = [
-    "Layout", "ComposedLayout", "Swizzle", "make_layout",
+    "Layout", "ComposedLayout", "Swizzle", "make_layout", "make_shape", "make_stride", "make_ordered_layout",
+    "make_identity_layout",
     "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten",
     "composition", "complement", "right_inverse", "left_inverse",
     "logical_divide", "zipped_divide", "tiled_divide",

@@ -212,16 +212,32 @@ def _as_layout(x: Any, what: str) -> Layout:
     raise LayoutTypeError(f"{what} must be a layouts.cute.Layout, got {type_name(x)}")
 
 
-def make_layout(*layouts: Layout) -> Layout:
-    """One layout whose modes are the given layouts.
+def make_layout(*args: Any, stride: Any = None) -> Layout:
+    """CuTe's ``make_layout``, both spellings: layouts bundled into one whose modes they are
+    (``make_layout(A, B)``), or a shape and its stride (``make_layout((8, 8), (8, 1))``; without
+    a stride, compact column-major as ``Layout(shape)``).
 
     >>> print(make_layout(Layout(4, 2), Layout((2, 2))))
     (4,(2,2)):(2,(1,2))
+    >>> print(make_layout((8, 8), (8, 1)))
+    (8,8):(8,1)
+    >>> print(make_layout((2, (2, 2)), stride=(4, (1, 2))))
+    (2,(2,2)):(4,(1,2))
     """
-    if len(layouts) == 1 and isinstance(layouts[0], (tuple, list)):
-        layouts = tuple(layouts[0])
-    ls = [_as_layout(x, "make_layout argument") for x in layouts]
-    return Layout._raw(tuple(x.shape for x in ls), tuple(x.stride for x in ls))
+    if len(args) == 1 and isinstance(args[0], list):
+        args = tuple(args[0])
+    if len(args) == 1 and isinstance(args[0], tuple) and args[0] and all(isinstance(x, Layout) for x in args[0]):
+        args = args[0]
+    if args and all(isinstance(x, Layout) for x in args):
+        if stride is not None:
+            raise LayoutTypeError("make_layout: stride= goes with a shape (make_layout(shape, stride)), not with "
+                                  "layouts to bundle")
+        return Layout._raw(tuple(x.shape for x in args), tuple(x.stride for x in args))
+    if not any(isinstance(x, Layout) for x in args) and 1 <= len(args) <= 2 and (len(args) == 1 or stride is None):
+        return Layout(args[0], args[1] if len(args) == 2 else stride)
+    got = ", ".join(type_name(x) for x in args) or "nothing"
+    raise LayoutTypeError(f"make_layout takes layouts to bundle (make_layout(A, B): each a layouts.cute.Layout) or a "
+                          f"shape and a stride (make_layout((8, 8), (8, 1)), or stride=); got {got}")
 
 
 def size(x: Any) -> int:
