@@ -47,7 +47,7 @@ def add_commands(sub) -> None:
     convert.add_argument("--memory", default="256MB", metavar="M",
                          help="memory budget for the tiles, e.g. 64MB, 1GiB (default: %(default)s)")
     convert.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                         help="a progress bar (default: shown for work of 256 MiB and more)")
+                         help="a progress bar (default: shown in a terminal for 256 MB of output and more)")
     convert.add_argument("--no-fsync", dest="fsync", action="store_false",
                          help="leave flushing to the OS: faster, but no promise after a power cut")
     convert.add_argument("--replace-readonly", action="store_true",

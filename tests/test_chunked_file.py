@@ -178,6 +178,15 @@ def test_progress_bar_with_tqdm(tmp_path, capsys):
     assert "100%" in err and "NCHW -> NHWC" in err
 
 
+def test_progress_bar_counts_decimal_megabytes_as_sizes_are_given(tmp_path, capsys):
+    """2,000,000 bytes of output is "2.00M" (as memory="2MB" means), not 1.91 MiB."""
+    pytest.importorskip("tqdm")
+    np.save(tmp_path / "src.npy", np.zeros((1, 1, 500, 1000), np.float32))
+    ly.convert_file(tmp_path / "src.npy", "NCHW", tmp_path / "dst.npy", "NHWC", memory="1MB", progress=True)
+    assert "2.00M/2.00M" in capsys.readouterr().err
+    assert ly.chunked.progress.AUTO_BYTES == ly.chunked.parse_memory("256MB")
+
+
 def test_killed_child_leaves_source_intact_and_no_destination(tmp_path):
     """SIGKILL in the middle of a conversion: the source is byte-identical, dst_path never appears."""
     rng = np.random.default_rng(5)

@@ -88,8 +88,10 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
         Budget for the tiles: bytes, or ``"256MB"``, ``"1GiB"``... The process's peak resident
         memory stays within about this plus the interpreter with numpy and numba (~90 MB).
     progress : None, bool or callable
-        A tqdm bar (terminal or Jupyter) for long work when ``None``; ``True``/``False`` force it;
-        a callable gets ``(done_bytes, total_bytes)`` after each tile.
+        A tqdm bar (terminal or Jupyter) when ``None`` and the output is 256 MB or more
+        (:data:`layouts.chunked.progress.AUTO_BYTES`; decimal megabytes, as ``memory=`` and the
+        bar count them); ``True``/``False`` force it; a callable gets ``(done_bytes, total_bytes)``
+        after each tile.
     fsync : bool
         ``True`` (default) flushes the result to the disk before the rename (in place: the data
         before each journal record that describes it), so that it survives a power cut, a kernel

@@ -1,6 +1,7 @@
 """Progress reporting for long conversions: a tqdm bar (terminal or Jupyter) or a callback.
 
-``progress=None`` shows a bar when the work is long (at least :data:`AUTO_BYTES`) and someone
+``progress=None`` shows a bar when the work is long (at least :data:`AUTO_BYTES`: 256 MB of
+output, the same decimal megabytes ``memory="256MB"`` means) and someone
 can see it (stderr is a terminal, or the code runs in a Jupyter kernel) and tqdm is installed;
 ``True`` always shows one (tqdm required: ``pip install layouts-toolkit[progress]``); ``False`` never;
 a callable is called as ``progress(done_bytes, total_bytes)`` after each piece of work.
@@ -20,8 +21,8 @@ from typing import Any, Callable, Iterator
 
 from ..errors import LayoutTypeError
 
-#: bytes of output from which ``progress=None`` shows a bar
-AUTO_BYTES = 256 << 20
+#: bytes of output from which ``progress=None`` shows a bar (256 MB, decimal, as ``memory=`` reads "256MB")
+AUTO_BYTES = 256_000_000
 
 
 def _in_notebook() -> bool:
@@ -56,7 +57,8 @@ def reporter(progress: Any, total: int, label: str) -> Iterator[Callable[[int], 
             from tqdm.auto import tqdm
         except ImportError:
             raise ImportError("progress=True needs tqdm: pip install 'layouts-toolkit[progress]' (or progress=False)") from None
-        bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=label, leave=True)
+        # decimal units, as sizes are given (memory="256MB") and as ls -h --si and file managers show them
+        bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc=label, leave=True)
         try:
             yield bar.update
         finally:
