@@ -136,3 +136,7 @@ def opencv_scalar(value) -> np.ndarray:
     values = np.atleast_1d(np.asarray(value, dtype=float))
     out[:values.size] = values
     return out
+
+
+#: why the CuTe cross-checks skip without pycute, and how to add it (the README's test section says it too)
+PYCUTE_MISSING = ("pycute (the CuTe oracle) is not installed: it ships inside CUTLASS's wheel, whose declared dependencies pull CUDA packages, so the test extra cannot ask for it; add it with pip install --no-deps nvidia-cutlass==4.2.0.0 (never pip install pycute, another project)")

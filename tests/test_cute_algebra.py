@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from oracle import PYCUTE_MISSING
+
 from layouts import LayoutError, LayoutTypeError
 from layouts import cute
 from layouts.cute import Layout
@@ -82,7 +84,7 @@ def ext(layout, i):
 # ----------------------------------------------------------------------------- oracles
 @pytest.fixture(scope="module")
 def pycute():
-    return pytest.importorskip("pycute")
+    return pytest.importorskip("pycute", reason=PYCUTE_MISSING)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from oracle import PYCUTE_MISSING
+
 pytest.importorskip("matplotlib")
 
 from layouts import LayoutError, LayoutTypeError, viz  # noqa: E402
@@ -19,7 +21,7 @@ from layouts.cute import Layout, Swizzle, composition  # noqa: E402
 from layouts.cute.atoms import SM80_16x8x16_C  # noqa: E402
 from layouts.viz._style import value_colors  # noqa: E402  (the palette; where each colour goes is checked)
 
-pycute = pytest.importorskip("pycute")
+pycute = pytest.importorskip("pycute", reason=PYCUTE_MISSING)
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
