@@ -48,6 +48,7 @@ def composition(a: Any, b: Any) -> Any:
     ...
     layouts.errors.LayoutError: composition of (6,2):(1,10) with 4:4: stride divisibility condition fails: stride 4 does not divide mode size 6 (nor the reverse) and 4 elements do not fit in it
     """
+    it.check_depth(b, "composition: b")
     if isinstance(a, (Swizzle, ComposedLayout)):
         return _compose_swizzle(a, b)
     if not isinstance(a, Layout):
@@ -234,6 +235,8 @@ def left_inverse(layout: Any) -> Layout:
     (4,2):(2,1)
     >>> print(left_inverse(Layout(4, 2)))
     (2,4):(0,1)
+    >>> print(left_inverse(Layout(4, 0)))      # its codomain is one offset: so is the inverse's domain
+    1:0
     """
     if layout is None:
         return None
@@ -263,7 +266,10 @@ def left_inverse(layout: Any) -> Layout:
         result_shape.append(d // span)
         result_stride.append(preprod[i])
         span *= d // span
-    result_shape.append(shapes[order[-1]])
+    moving = [i for i in order if strides[i] != 0]
+    if not moving:  # every offset is 0: the codomain, and so the inverse's domain, is one element
+        return Layout._raw(1, 0)
+    result_shape.append(shapes[moving[-1]])
     return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
 
 

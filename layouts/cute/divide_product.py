@@ -66,6 +66,7 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     ((3,3),((2,4),(2,2))):((177,59),((13,2),(26,1)))
     """
     a = _check_layout(a, "logical_divide")
+    it.check_depth(tiler, "logical_divide: tiler")
     if tiler is None:
         return a
     if it.is_tuple(tiler):
@@ -121,6 +122,7 @@ def zipped_divide(a: Layout, tiler: Any) -> Layout:
     ((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))
     """
     a = _check_layout(a, "zipped_divide")
+    it.check_depth(tiler, "zipped_divide: tiler")
     if tiler is None:
         return make_layout(Layout._raw(1, 0), a)
     return _unzip(_unzip_none(logical_divide, a, tiler, "zipped_divide"), tiler, "zipped_divide")
@@ -150,6 +152,7 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     (4,3):(1,4)
     """
     a = _check_layout(a, "logical_product")
+    it.check_depth(tiler, "logical_product: tiler")
     if tiler is None:
         return a
     if it.is_tuple(tiler):
@@ -167,6 +170,7 @@ def zipped_product(a: Layout, tiler: Any) -> Layout:
     ((2,2),(3,2)):((1,2),(2,1))
     """
     a = _check_layout(a, "zipped_product")
+    it.check_depth(tiler, "zipped_product: tiler")
     if tiler is None:
         return make_layout(Layout._raw(1, 0), a)
     return _unzip(_unzip_none(logical_product, a, tiler, "zipped_product"), tiler, "zipped_product")
@@ -193,15 +197,25 @@ def _append_to(layout: Layout, r: int) -> Layout:
 
 def _rank_sensitive(a: Layout, b: Any, where: str, block_first: bool) -> Layout:
     a = _check_layout(a, where)
+    it.check_depth(b, f"{where}: b")
     if it.is_tuple(b):  # a shape (4, 3), or layouts / sizes, one per mode
         b = Layout(b) if all(it.is_int(t) for t in b) else make_layout(*[_tiler_layout(t, where) for t in b])
     b = _tiler_layout(b, where)
     r = max(len(a), len(b))
     result = logical_product(_append_to(a, r), _append_to(b, r))
     first, second = (result[0], result[1]) if block_first else (result[1], result[0])
-    if r == 1 and not it.is_tuple(first.shape):
-        return Layout._raw(((first.shape, second.shape),), ((first.stride, second.stride),))
+    if r == 1:  # one mode (A, B): each half whole -- a rank-1 half's own sub-modes are all its elements
+        f, g = _whole_mode(first), _whole_mode(second)
+        return Layout._raw(((f.shape, g.shape),), ((f.stride, g.stride),))
+    if len(first) != r or len(second) != r:  # zip would drop modes: refuse, as the CuTe DSL does
+        raise LayoutError(f"{where}: unable to compute the product of {a} and {b}: its halves {first} and {second} "
+                          f"do not both have {r} modes to pair")
     return make_layout(*[make_layout(first[i], second[i]) for i in range(r)])
+
+
+def _whole_mode(x: Layout) -> Layout:
+    """``x`` as one mode: its only mode when it is a 1-tuple, else ``x`` itself (all of it)."""
+    return x[0] if it.is_tuple(x.shape) and len(x.shape) == 1 else x
 
 
 def blocked_product(a: Layout, b: Any) -> Layout:

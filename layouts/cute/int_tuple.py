@@ -43,6 +43,23 @@ def is_tuple(x: Any) -> bool:
     return isinstance(x, tuple)
 
 
+#: the deepest nesting an IntTuple or a tiler may have (CuTe's own layouts nest a few levels)
+MAX_DEPTH = 64
+
+
+def check_depth(x: Any, what: str) -> None:
+    """LayoutError when ``x`` nests tuples (or lists) deeper than :data:`MAX_DEPTH`; walked
+    without recursion, so any depth is measured, not a RecursionError."""
+    stack = [(x, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (tuple, list)):
+            if d >= MAX_DEPTH:
+                raise LayoutError(f"{what} nests tuples more than {MAX_DEPTH} deep; a layout's modes nest a few "
+                                  f"levels (layouts.cute.int_tuple.MAX_DEPTH)")
+            stack.extend((e, d + 1) for e in v)
+
+
 def as_int_tuple(x: Any, what: str, *, minimum: int | None = None) -> Any:
     """``x`` as an IntTuple of Python ints (lists read as tuples), or a LayoutTypeError /
     LayoutError naming ``what``; ``minimum`` bounds every leaf.
@@ -63,6 +80,7 @@ def as_int_tuple(x: Any, what: str, *, minimum: int | None = None) -> Any:
         if minimum is not None and v < minimum:
             raise LayoutError(f"{what} {_show(x)}: every entry must be an integer >= {minimum}, got {v}")
         return v
+    check_depth(x, what)
     return walk(x)
 
 

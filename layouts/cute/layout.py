@@ -122,8 +122,12 @@ class Layout:
         shapes, strides = it.flatten(self._shape), it.flatten(self._stride)
         if not it.is_tuple(shapes):
             shapes, strides = (shapes,), (strides,)
+        check_int64_offsets(shapes, strides, self)
         for s, d in zip(shapes, strides):
-            out = np.add.outer(np.arange(s, dtype=np.int64) * d, out).ravel()
+            if s > 1 and d:  # a size-1 or stride-0 mode adds 0 (its stride may not even fit int64)
+                out = np.add.outer(np.arange(s, dtype=np.int64) * d, out).ravel()
+            elif s != 1:
+                out = np.broadcast_to(out, (s,) + out.shape).ravel() if s else out[:0]
         return out
 
     def __getitem__(self, i: int) -> "Layout":
@@ -204,6 +208,22 @@ def _cosize(layout: Layout) -> int:
     if not it.is_tuple(shapes):
         shapes, strides = (shapes,), (strides,)
     return sum((s - 1) * d for s, d in zip(shapes, strides)) + 1
+
+
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def check_int64_offsets(shapes: Any, strides: Any, what: Any) -> None:
+    """LayoutError unless every offset of the flat modes ``shapes``/``strides`` fits int64: the
+    smallest and largest offsets, sums of ``(s - 1) * d`` over the negative and positive strides,
+    computed exactly with Python ints (every partial sum lies between them)."""
+    if any(s == 0 for s in shapes):
+        return
+    low = sum((s - 1) * d for s, d in zip(shapes, strides) if d < 0)
+    high = sum((s - 1) * d for s, d in zip(shapes, strides) if d > 0)
+    if low < INT64[0] or high > INT64[1]:
+        raise LayoutError(f"the offsets of {what} do not fit int64 (they reach {low if low < INT64[0] else high}); "
+                          f"call the layout for one exact offset, L(i)")
 
 
 def _as_layout(x: Any, what: str) -> Layout:
@@ -340,6 +360,7 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     (4,4):(1,4)
     """
     layout = _as_layout(layout, "coalesce: layout")
+    it.check_depth(profile, "coalesce: profile")
     if it.is_tuple(profile):
         if len(profile) > len(layout):
             raise LayoutError(f"coalesce: profile {profile} has more modes than layout {layout} ({len(layout)})")
@@ -369,6 +390,7 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 - CuTe'
     6:1
     """
     layout = _as_layout(layout, "filter: layout")
+    it.check_depth(profile, "filter: profile")
     if it.is_tuple(profile):
         if len(profile) > len(layout):
             raise LayoutError(f"filter: profile {profile} has more modes than layout {layout} ({len(layout)})")

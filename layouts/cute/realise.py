@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arguments import MAX_ELEMENTS
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
 from .layout import Layout, cosize
@@ -219,6 +220,9 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
     if not _injective(d):
         raise LayoutError(f"dst {d} maps two indices to one offset; a destination must be injective")
     n_out = cosize_exact(d) if d.size() else 0
+    if n_out > MAX_ELEMENTS:
+        raise LayoutError(f"dst {d} spans {n_out} elements (its cosize), past what int64 offsets and an array can hold "
+                          f"({MAX_ELEMENTS}); a destination must fit in memory")
     inner = d.inner if isinstance(d, ComposedLayout) else d
     full = d.size() == n_out and _compact(inner)  # every slot is written: no zero fill needed
     if out is None:

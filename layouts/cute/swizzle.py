@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..hooks import service
 from . import int_tuple as it
-from .layout import Layout
+from .layout import INT64, Layout
 from .words import explain_text, formula_text
 
 __all__ = ["Swizzle", "ComposedLayout"]
@@ -66,6 +66,10 @@ class Swizzle:
         if abs(shift) < bits:
             raise LayoutError(f"Swizzle({bits}, {base}, {shift}): |shift| must be >= bits (CuTe's condition), "
                               f"got shift {shift} for {bits} bits")
+        if bits and bits + base + abs(shift) > 63:  # every offset is an int64: its masks must be too
+            raise LayoutError(f"Swizzle({bits}, {base}, {shift}): its masks reach bit {bits + base + abs(shift) - 1}, "
+                              f"past the 63 bits of a non-negative int64 offset; bits + base + |shift| must be at "
+                              f"most 63")
         self.bits, self.base, self.shift = bits, base, shift
         mask = (1 << bits) - 1
         self.yyy_mask = mask << (base + max(0, shift))
@@ -148,7 +152,10 @@ class ComposedLayout:
         >>> ComposedLayout(Swizzle(1, 0, 1), 0, Layout(4)).offsets().tolist()
         [0, 1, 3, 2]
         """
-        return self.outer(self.inner.offsets() + self.offset)
+        inner = self.inner.offsets()
+        if inner.size and not INT64[0] <= int(inner.min()) + self.offset <= int(inner.max()) + self.offset <= INT64[1]:
+            raise LayoutError(f"the offsets of {self} do not fit int64; call the layout for one exact offset")
+        return self.outer(inner + self.offset)
 
     def size(self) -> int:
         return self.inner.size()
