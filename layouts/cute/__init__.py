@@ -17,9 +17,11 @@ follow CuTe C++ with static integers (where pycute and tensor-layouts differ fro
 (1,(8,2),2,2):(64,(1,32),16,8)
 """
 
-from .algebra import complement, composition, left_inverse, right_inverse
-from .divide_product import (blocked_product, logical_divide, logical_product, raked_product, tiled_divide,
-                             tiled_product, zipped_divide, zipped_product)
+from .algebra import (complement, composition, left_inverse, max_common_layout, max_common_vector, nullspace,
+                      right_inverse)
+from .divide_product import (blocked_product, flat_divide, flat_product, logical_divide, logical_product,
+                             raked_product, tiled_divide, tiled_product, zipped_divide, zipped_product)
+from .slicing import _, Underscore, slice_, slice_and_offset
 from .explain import explain, formula, print_layout
 from .int_tuple import crd2idx, idx2crd
 from .layout import Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size
@@ -31,8 +33,9 @@ __all__ = [
     "Layout", "ComposedLayout", "Swizzle", "make_layout", "make_shape", "make_stride", "make_ordered_layout",
     "make_identity_layout",
     "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten",
-    "composition", "complement", "right_inverse", "left_inverse",
-    "logical_divide", "zipped_divide", "tiled_divide",
-    "logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product",
+    "composition", "complement", "right_inverse", "left_inverse", "max_common_layout", "max_common_vector",
+    "nullspace", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+    "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
+    "_", "Underscore", "slice_", "slice_and_offset",
     "crd2idx", "idx2crd", "formula", "explain", "print_layout", "atoms",
 ]

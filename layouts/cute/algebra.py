@@ -273,6 +273,66 @@ def left_inverse(layout: Any) -> Layout:
     return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
 
 
+def max_common_layout(a: Any, b: Any) -> Layout:
+    """The largest layout ``R`` of indices that ``a`` and ``b`` both map contiguously to the same
+    offsets: ``a(R(i)) == b(R(i))`` and both step by 1 from ``R(0)`` (CuTe's
+    ``max_common_layout``: ``composition(right_inverse(b), mode 0 of coalesce(a o right_inverse(b)))``
+    when that mode has stride 1, else ``1:0``). The vector width two layouts share.
+
+    >>> from layouts.cute import Layout
+    >>> print(max_common_layout(Layout((4, 8), (1, 4)), Layout((4, 8), (1, 8))))
+    4:1
+    """
+    a, b = _plain(a, "max_common_layout: a"), _plain(b, "max_common_layout: b")
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    first = common[0]
+    if it.is_int(first.shape) and first.stride == 1:
+        return composition(inv_b, first)
+    return Layout._raw(1, 0)
+
+
+def max_common_vector(a: Any, b: Any) -> int:
+    """How many consecutive elements ``a`` and ``b`` both store contiguously at the same offsets:
+    the size of :func:`max_common_layout` (CuTe's ``max_common_vector``).
+
+    >>> from layouts.cute import Layout
+    >>> max_common_vector(Layout((4, 8), (1, 4)), Layout((4, 8), (1, 8))), max_common_vector(Layout(8), Layout(8, 2))
+    (4, 1)
+    """
+    a, b = _plain(a, "max_common_vector: a"), _plain(b, "max_common_vector: b")
+    common = coalesce(composition(a, right_inverse(b)))
+    first = common[0]
+    return int(first.shape) if it.is_int(first.shape) and first.stride == 1 else 1
+
+
+def nullspace(layout: Any) -> Layout:
+    """The indices ``layout`` maps to offset 0 through its stride-0 modes: a layout ``N`` with
+    ``layout(N(i)) == 0`` for every ``i`` (CuTe's ``nullspace``: the stride-0 modes of the flat
+    layout, with their compact column-major index strides; ``1:0`` when there are none).
+
+    >>> from layouts.cute import Layout
+    >>> print(nullspace(Layout((2, 4, 3), (0, 1, 0))))
+    (2,3):(1,8)
+    """
+    layout = _plain(layout, "nullspace")
+    shapes, strides = _flat_modes(layout)
+    index_strides = it.compact_col_major(tuple(shapes))
+    index_strides = index_strides if it.is_tuple(index_strides) else (index_strides,)
+    zero = [i for i, d in enumerate(strides) if d == 0]
+    if not zero:
+        return Layout._raw(1, 0)
+    if len(zero) == 1:
+        return Layout._raw(shapes[zero[0]], index_strides[zero[0]])
+    return Layout._raw(tuple(shapes[i] for i in zero), tuple(index_strides[i] for i in zero))
+
+
+def _plain(x: Any, where: str) -> Layout:
+    if not isinstance(x, Layout):
+        raise LayoutTypeError(f"{where}: expected a layouts.cute.Layout, got {type_name(x)}")
+    return x
+
+
 def _compose_swizzle(a: Any, b: Any) -> Any:
     """``composition`` with a swizzle (or a swizzled layout) on the left.
 

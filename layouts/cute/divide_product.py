@@ -23,8 +23,8 @@ from . import int_tuple as it
 from .algebra import complement, composition
 from .layout import Layout, coalesce, make_layout, size
 
-__all__ = ["logical_divide", "zipped_divide", "tiled_divide", "logical_product", "zipped_product",
-           "tiled_product", "blocked_product", "raked_product"]
+__all__ = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+           "tiled_product", "flat_product", "blocked_product", "raked_product"]
 
 
 def _check_layout(x: Any, where: str) -> Layout:
@@ -139,6 +139,22 @@ def tiled_divide(a: Layout, tiler: Any) -> Layout:
     return make_layout(z[0], *list(z[1]))
 
 
+def _unpack_both(z: Layout) -> Layout:
+    """``z``'s two modes unpacked one level: ``(t0, t1, ..., r0, r1, ...)`` (CuTe's
+    ``result(repeat<R0>(_), repeat<R1>(_))``)."""
+    return make_layout(*list(z[0]), *list(z[1]))
+
+
+def flat_divide(a: Layout, tiler: Any) -> Layout:
+    """``zipped_divide`` with both modes unpacked: ``(tile0, tile1, ..., rest0, rest1, ...)``.
+
+    >>> from layouts.cute import Layout
+    >>> print(flat_divide(Layout((9, (4, 8)), (59, (13, 1))), (Layout(3, 3), Layout((2, 4), (1, 8)))))
+    (3,(2,4),3,(2,2)):(177,(13,2),59,(26,1))
+    """
+    return _unpack_both(zipped_divide(a, tiler))
+
+
 def logical_product(a: Layout, tiler: Any) -> Layout:
     """``A`` repeated over ``B``: ``(A, composition(complement(A, size(A) * cosize(B)), B))``,
     by mode for a tuple; an int ``n`` is the layout ``n:1`` (pycute divides there; CuTe does not).
@@ -185,6 +201,16 @@ def tiled_product(a: Layout, tiler: Any) -> Layout:
     """
     z = zipped_product(a, tiler)
     return make_layout(z[0], *list(z[1]))
+
+
+def flat_product(a: Layout, tiler: Any) -> Layout:
+    """``zipped_product`` with both modes unpacked: ``(block0, block1, ..., rep0, rep1, ...)``.
+
+    >>> from layouts.cute import Layout
+    >>> print(flat_product(Layout((2, 5), (5, 1)), (Layout(3, 5), Layout(4, 6))))
+    (2,5,3,4):(5,1,10,30)
+    """
+    return _unpack_both(zipped_product(a, tiler))
 
 
 def _append_to(layout: Layout, r: int) -> Layout:

@@ -100,7 +100,8 @@ class Layout:
 
     def __call__(self, *coords: Any) -> int:
         """The offset of a coordinate: an int index (colexicographic) or a tuple congruent with
-        the shape at any level; several arguments are read as one tuple.
+        the shape at any level; several arguments are read as one tuple. A coordinate with ``_``
+        gives the sub-layout of those modes instead (CuTe's slice: :mod:`layouts.cute.slicing`).
 
         >>> Layout((2, 3), (3, 1))(1, 2), Layout((2, 3), (3, 1))(5)
         (5, 5)
@@ -108,6 +109,9 @@ class Layout:
         if not coords:
             raise LayoutError("Layout(): give a coordinate, an int index or a tuple")
         crd = coords[0] if len(coords) == 1 else coords
+        from .slicing import has_underscore, slice_
+        if has_underscore(crd):  # L(_, 3): CuTe's slice, the sub-layout of the _ modes
+            return slice_(crd, self)
         crd = it.as_int_tuple(crd, "coordinate")
         it.check_coord(crd, self._shape, f"layout {self}")
         return it.offset_of(crd, self._shape, self._stride)
@@ -131,11 +135,15 @@ class Layout:
         return out
 
     def __getitem__(self, i: int) -> "Layout":
-        """Mode ``i`` as a layout (a rank-1 layout is its own mode 0).
+        """Mode ``i`` as a layout (a rank-1 layout is its own mode 0); a coordinate with ``_``
+        (``L[_, 3]``) slices as ``L(_, 3)`` does.
 
         >>> print(Layout((2, (3, 4)))[1])
         (3,4):(2,6)
         """
+        from .slicing import has_underscore, slice_
+        if has_underscore(i):
+            return slice_(i, self)
         if not it.is_tuple(self._shape):
             if i in (0, -1):
                 return self

@@ -1,0 +1,123 @@
+"""Slicing a layout as CuTe users write it: ``L(_, 3)``, ``L[_, 3]``, ``slice_and_offset``.
+
+A coordinate with ``_`` (CuTe's ``Underscore``; ``None`` too, as the CuTe DSL spells it) in some
+modes selects those modes whole: the result is the sub-layout of the ``_`` modes, and the
+integer modes fix an offset. As in CuTe C++ (``slice`` over ``filter_tuple``), the kept modes
+are gathered into one tuple, each ``_`` mode whole (``(4,8):(1,4)`` sliced ``(_, 3)`` is ``(4):(1)``,
+at offset 12; ``(4,(2,4))`` sliced ``(_, (1, _))`` is ``(4,4)``).
+
+>>> from layouts.cute import Layout
+>>> L = Layout((4, 8), (1, 4))
+>>> print(L(_, 3))
+(4):(1)
+>>> sub, offset = slice_and_offset((_, 3), L)
+>>> print(sub, offset, L[_, 3] == sub)
+(4):(1) 12 True
+>>> print(slice_((2, _), Layout((4, (2, 4)), (8, (1, 2)))))
+((2,4)):((1,2))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import LayoutError, LayoutTypeError, type_name
+from . import int_tuple as it
+
+__all__ = ["Underscore", "_", "is_underscore", "slice_", "slice_and_offset", "has_underscore"]
+
+
+class Underscore:
+    """CuTe's ``_``: take this mode whole."""
+
+    _one = None
+
+    def __new__(cls) -> "Underscore":
+        if cls._one is None:
+            cls._one = super().__new__(cls)
+        return cls._one
+
+    def __repr__(self) -> str:
+        return "_"
+
+
+_ = Underscore()
+
+
+def is_underscore(x: Any) -> bool:
+    return x is _ or x is None
+
+
+def has_underscore(crd: Any) -> bool:
+    """Whether ``crd`` holds ``_`` (or None) anywhere."""
+    stack = [crd]
+    while stack:
+        v = stack.pop()
+        if is_underscore(v):
+            return True
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+    return False
+
+
+def _check(crd: Any, shape: Any, where: str) -> Any:
+    it.check_depth(crd, f"{where}: coordinate")
+    if isinstance(crd, list):
+        crd = tuple(crd)
+    if is_underscore(crd):
+        return _
+    if isinstance(crd, tuple):
+        if not it.is_tuple(shape) or len(crd) != len(shape):
+            raise LayoutError(f"{where}: coordinate {_show(crd)} has {len(crd)} modes, shape {shape} has "
+                              f"{it.rank(shape)}; a slice names each mode (an int, _ or a tuple)")
+        return tuple(_check(c, s, where) for c, s in zip(crd, shape))
+    if not it.is_int(crd):
+        raise LayoutTypeError(f"{where}: a slice's entries are ints, _ (or None) or tuples, got {type_name(crd)}")
+    n = it.product(shape)
+    if not 0 <= int(crd) < n:
+        raise LayoutError(f"{where}: coordinate {int(crd)} is out of range for mode {shape} (0 <= c < {n})")
+    return int(crd)
+
+
+def _show(crd: Any) -> str:
+    return repr(crd).replace("Underscore()", "_")
+
+
+def _kept(crd: Any, t: Any) -> tuple:
+    """CuTe's ``lift_slice`` of an IntTuple ``t`` by ``crd``: the kept parts, concatenated by
+    ``filter_tuple`` (a ``_`` keeps its part whole; a nested tuple adds its own kept parts)."""
+    if crd is _:
+        return (t,)
+    if isinstance(crd, tuple):
+        return tuple(x for c, e in zip(crd, t) for x in _kept(c, e))
+    return ()
+
+
+def _zeros(crd: Any) -> Any:
+    if crd is _:
+        return 0
+    if isinstance(crd, tuple):
+        return tuple(_zeros(c) for c in crd)
+    return crd
+
+
+def slice_and_offset(crd: Any, layout: Any) -> tuple:
+    """``(sub-layout, offset)``: the modes ``crd`` marks ``_`` as a layout, and the offset its
+    integer modes fix (CuTe's ``slice_and_offset``)."""
+    from .layout import Layout
+
+    if not isinstance(layout, Layout):
+        raise LayoutTypeError(f"slice_and_offset: layout must be a layouts.cute.Layout, got {type_name(layout)}")
+    crd = _check(crd, layout.shape, "slice")
+    if crd is _:
+        return layout, 0
+    shape, stride = _kept(crd, layout.shape), _kept(crd, layout.stride)
+    offset = it.offset_of(_zeros(crd), layout.shape, layout.stride)
+    if shape == ():
+        return Layout._raw(1, 0), offset
+    return Layout._raw(shape, stride), offset
+
+
+def slice_(crd: Any, layout: Any) -> Any:
+    """The sub-layout of the modes ``crd`` marks ``_`` (CuTe's ``slice``; ``L(crd)`` with a ``_``)."""
+    return slice_and_offset(crd, layout)[0]
