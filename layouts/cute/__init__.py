@@ -21,10 +21,11 @@ from .algebra import (complement, composition, left_inverse, max_common_layout, 
                       right_inverse)
 from .divide_product import (blocked_product, flat_divide, flat_product, logical_divide, logical_product,
                              raked_product, tiled_divide, tiled_product, zipped_divide, zipped_product)
-from .slicing import _, Underscore, slice_, slice_and_offset
+from .slicing import _, Underscore
 from .explain import explain, formula, print_layout
 from .int_tuple import crd2idx, idx2crd
-from .layout import Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size
+from .layout import (Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size, slice_,
+                     slice_and_offset)
 from .makers import make_identity_layout, make_ordered_layout, make_shape, make_stride
 from .swizzle import ComposedLayout, Swizzle
 from . import atoms

@@ -19,9 +19,11 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..hooks import service
 from . import int_tuple as it
+from .slicing import has_underscore, slice_parts
 from .words import explain_text, formula_text
 
-__all__ = ["Layout", "make_layout", "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten"]
+__all__ = ["Layout", "make_layout", "size", "cosize", "rank", "depth", "coalesce", "filter", "flatten",
+           "slice_", "slice_and_offset"]
 
 
 def _fmt(t: Any) -> str:
@@ -109,7 +111,6 @@ class Layout:
         if not coords:
             raise LayoutError("Layout(): give a coordinate, an int index or a tuple")
         crd = coords[0] if len(coords) == 1 else coords
-        from .slicing import has_underscore, slice_
         if has_underscore(crd):  # L(_, 3): CuTe's slice, the sub-layout of the _ modes
             return slice_(crd, self)
         crd = it.as_int_tuple(crd, "coordinate")
@@ -141,7 +142,6 @@ class Layout:
         >>> print(Layout((2, (3, 4)))[1])
         (3,4):(2,6)
         """
-        from .slicing import has_underscore, slice_
         if has_underscore(i):
             return slice_(i, self)
         if not it.is_tuple(self._shape):
@@ -232,6 +232,31 @@ def check_int64_offsets(shapes: Any, strides: Any, what: Any) -> None:
     if low < INT64[0] or high > INT64[1]:
         raise LayoutError(f"the offsets of {what} do not fit int64 (they reach {low if low < INT64[0] else high}); "
                           f"call the layout for one exact offset, L(i)")
+
+
+def slice_and_offset(crd: Any, layout: Layout) -> tuple:
+    """``(sub-layout, offset)``: the modes ``crd`` marks ``_`` (or None) as a layout, and the
+    offset its integer modes fix (CuTe's ``slice_and_offset``; :mod:`layouts.cute.slicing`).
+
+    >>> from layouts.cute import _
+    >>> L = Layout((4, 8), (1, 4))
+    >>> sub, offset = slice_and_offset((_, 3), L)
+    >>> print(sub, offset, L(_, 3) == L[_, 3] == sub)
+    (4):(1) 12 True
+    """
+    layout = _as_layout(layout, "slice_and_offset: layout")
+    shape, stride, offset = slice_parts(crd, layout.shape, layout.stride)
+    return (Layout._raw(1, 0) if shape == () else Layout._raw(shape, stride)), offset
+
+
+def slice_(crd: Any, layout: Layout) -> Layout:
+    """The sub-layout of the modes ``crd`` marks ``_`` (CuTe's ``slice``, as ``layout(crd)``).
+
+    >>> from layouts.cute import _
+    >>> print(slice_((2, _), Layout((4, (2, 4)), (8, (1, 2)))))
+    ((2,4)):((1,2))
+    """
+    return slice_and_offset(crd, layout)[0]
 
 
 def _as_layout(x: Any, what: str) -> Layout:

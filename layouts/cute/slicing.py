@@ -6,15 +6,10 @@ integer modes fix an offset. As in CuTe C++ (``slice`` over ``filter_tuple``), t
 are gathered into one tuple, each ``_`` mode whole (``(4,8):(1,4)`` sliced ``(_, 3)`` is ``(4):(1)``,
 at offset 12; ``(4,(2,4))`` sliced ``(_, (1, _))`` is ``(4,4)``).
 
->>> from layouts.cute import Layout
->>> L = Layout((4, 8), (1, 4))
->>> print(L(_, 3))
-(4):(1)
->>> sub, offset = slice_and_offset((_, 3), L)
->>> print(sub, offset, L[_, 3] == sub)
-(4):(1) 12 True
->>> print(slice_((2, _), Layout((4, (2, 4)), (8, (1, 2)))))
-((2,4)):((1,2))
+>>> slice_parts((_, 3), (4, 8), (1, 4))
+((4,), (1,), 12)
+>>> slice_parts((2, _), (4, (2, 4)), (8, (1, 2)))
+(((2, 4),), ((1, 2),), 16)
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ from typing import Any
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
 
-__all__ = ["Underscore", "_", "is_underscore", "slice_", "slice_and_offset", "has_underscore"]
+__all__ = ["Underscore", "_", "is_underscore", "has_underscore", "slice_parts"]
 
 
 class Underscore:
@@ -101,23 +96,12 @@ def _zeros(crd: Any) -> Any:
     return crd
 
 
-def slice_and_offset(crd: Any, layout: Any) -> tuple:
-    """``(sub-layout, offset)``: the modes ``crd`` marks ``_`` as a layout, and the offset its
-    integer modes fix (CuTe's ``slice_and_offset``)."""
-    from .layout import Layout
-
-    if not isinstance(layout, Layout):
-        raise LayoutTypeError(f"slice_and_offset: layout must be a layouts.cute.Layout, got {type_name(layout)}")
-    crd = _check(crd, layout.shape, "slice")
+def slice_parts(crd: Any, shape: Any, stride: Any) -> tuple:
+    """``(shape, stride, offset)`` of the slice ``crd`` of the layout ``shape:stride``: the
+    kept modes' shape and stride (``()`` when none is kept) and the offset the integer modes fix
+    (CuTe's ``slice_and_offset``, on IntTuples; :func:`layouts.cute.slice_and_offset` makes it a
+    layout)."""
+    crd = _check(crd, shape, "slice")
     if crd is _:
-        return layout, 0
-    shape, stride = _kept(crd, layout.shape), _kept(crd, layout.stride)
-    offset = it.offset_of(_zeros(crd), layout.shape, layout.stride)
-    if shape == ():
-        return Layout._raw(1, 0), offset
-    return Layout._raw(shape, stride), offset
-
-
-def slice_(crd: Any, layout: Any) -> Any:
-    """The sub-layout of the modes ``crd`` marks ``_`` (CuTe's ``slice``; ``L(crd)`` with a ``_``)."""
-    return slice_and_offset(crd, layout)[0]
+        return shape, stride, 0
+    return _kept(crd, shape), _kept(crd, stride), it.offset_of(_zeros(crd), shape, stride)
