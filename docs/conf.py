@@ -1,7 +1,7 @@
 """Sphinx configuration: ``python -m sphinx -W --keep-going -b html docs docs/_build/html``.
 
 Pages are MyST markdown; every ```python block in them runs in the tests (tests/test_docs.py).
-The notebooks are rendered as stored, without executing them (the tests execute them).
+The notebooks are executed when the site is built (myst-nb), so their pages show their outputs.
 """
 
 import sys
@@ -38,12 +38,17 @@ autodoc_typehints = "none"            # the docstrings' Parameters sections say 
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
-nb_execution_mode = "off"             # rendered as stored: tests/test_notebooks.py executes them
+nb_execution_mode = "force"           # executed at build: every notebook page shows its outputs
+nb_execution_timeout = 600
+nb_execution_raise_on_error = True    # a cell that fails fails the build (-W)
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"layouts {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "header_links_before_dropdown": 6,   # the six sections fit one line at 1280 px
 }
 html_static_path = []
+# the single pages have no section to navigate: no empty "Section Navigation" beside them
+html_sidebars = {"index": [], "install": [], "performance": [], "design-notes": []}

@@ -20,7 +20,27 @@ README_FIGURES = {"article": "edgeboard_figure.png", "blocked_padding": "gallery
                   "pitched_rows": "gallery_pitched_rows.png", "conversion": "gallery_conversion.png"}
 
 
+#: the CuTe guide's pictures: file in docs/ -> (layout, swizzle or None), drawn by viz.cute_svg
+CUTE_FIGURES = {
+    "cute_swizzle.svg": ("8x8 row-major tile of 16-byte elements, before and after Swizzle<3,0,3>", "swizzle"),
+    "cute_blocked_product.svg": ("blocked_product of a 2x2 block over a 2x3 grid", "blocked"),
+}
+
+
+def cute_figure(name: str) -> str:
+    """The SVG text of the CuTe guide's picture ``name`` (tests check the stored file against it)."""
+    from layouts import cute
+    from layouts.viz import cute_svg
+
+    if CUTE_FIGURES[name][1] == "swizzle":
+        return cute_svg(cute.Layout((8, 8), (8, 1)), cute.Swizzle(3, 0, 3), elem_bytes=16)
+    return cute_svg(cute.blocked_product(cute.Layout((2, 2), (2, 1)), cute.Layout((2, 3))))
+
+
 def main() -> None:
+    for name in CUTE_FIGURES:
+        (HERE / name).write_text(cute_figure(name))
+        print(f"wrote {HERE / name}")
     for name, _, make in FIGURES:
         if name not in README_FIGURES:
             continue

@@ -154,3 +154,15 @@ def test_a_full_run_file_renders(tmp_path):
     assert "0.50 / 0.25 (3.0x)" in text
     assert "1.25*" in text                   # threads=2 that ran on one thread is marked
     assert "5.50" in text and "700" in text and "met" in text
+
+
+def test_the_cute_guides_pictures_are_what_the_code_draws_now():
+    """docs/cute_*.svg, shown on the CuTe page, equal a fresh viz.cute_svg of their layouts."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_figures", DOCS / "make_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    for name in figures.CUTE_FIGURES:
+        assert (DOCS / name).read_text(encoding="utf-8") == figures.cute_figure(name), (
+            f"docs/{name} is stale: run python docs/make_figures.py")

@@ -250,6 +250,40 @@ class BenchResults(SphinxDirective):
         return out
 
 
+def headline_row(path: Path) -> list:
+    """One CPU's headline: its cases' geometric mean against np.copyto, how many beat the fastest
+    peer and the worst of them, and the targets met -- all computed from its results file."""
+    import math
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    m = data.get("machine") or {}
+    cpu = m.get("cpu_model", path.stem) + (f" ({m['llvm_host_cpu']})" if m.get("llvm_host_cpu") else "")
+    cases = data.get("cases") or []
+    ratios = [c["ratio"] for c in cases if c.get("ratio")]
+    peers = [c["vs_best_peer"] for c in cases if c.get("vs_best_peer") is not None]
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+    targets = data.get("targets") or []
+    met = sum(1 for t in targets if str(t.get("status", "")).lower().startswith("met"))
+    return [cpu, (data.get("when") or "-")[:10], str(len(cases)), _f(geo),
+            f"{sum(1 for v in peers if v >= 1)} of {len(peers)}" if peers else "-",
+            _f(min(peers)) + "x" if peers else "-", f"{met} of {len(targets)}" if targets else "-"]
+
+
+class BenchHeadline(SphinxDirective):
+    """``.. bench-headline::`` -- one row per results file: the figures a reader wants first."""
+
+    def run(self):
+        files = results_files(RESULTS)
+        if not files:
+            return [paragraph("No benchmark results yet.")]
+        for path in files:
+            self.env.note_dependency(str(path))
+        return [table(["CPU", "run", "cases", "geomean vs np.copyto", "faster than the fastest peer",
+                       "worst vs the fastest peer", "targets met"],
+                      [headline_row(p) for p in files], first_bold=True)]
+
+
 def setup(app):
     app.add_directive("bench-results", BenchResults)
+    app.add_directive("bench-headline", BenchHeadline)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
