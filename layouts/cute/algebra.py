@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .layout import Layout, _flat_modes, coalesce, coalesce_x, filter, make_layout
+from .layout import Layout, _bw_coalesce, _flat_modes, coalesce, coalesce_x, filter, make_layout
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
@@ -154,15 +154,17 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
         layout = Layout(int(layout))
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"complement: layout must be a layouts.cute.Layout, got {type_name(layout)}")
-    flat = filter(layout)
-    shapes, strides = _flat_modes(flat)
+    shapes, strides = _flat_modes(layout)
+    kept = [(n, d) for n, d in zip(shapes, strides) if n != 1 and d != 0]  # filter: what reaches offsets
+    shapes, strides = ([n for n, _ in kept], [d for _, d in kept]) if kept else ([1], [0])
     if any(d < 0 for d in strides):
         raise LayoutError(f"complement of {layout}: negative strides have no complement")
     if cotarget is None:
         cotarget = sum((s - 1) * d for s, d in zip(shapes, strides)) + 1
-    elif isinstance(cotarget, Layout):
-        cotarget = cotarget.shape
-    cotarget = it.as_int_tuple(cotarget, "complement: cotarget", minimum=0)
+    else:
+        if isinstance(cotarget, Layout):
+            cotarget = cotarget.shape
+        cotarget = it.as_int_tuple(cotarget, "complement: cotarget", minimum=0)
     if strides == [0]:  # filter left 1:0
         return coalesce(Layout(it.product(cotarget)))
     modes = sorted(zip(strides, range(len(shapes)), shapes))  # stable: equal strides keep their order
@@ -179,7 +181,7 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
     result_shape.append(rest)
     if rest == 1:
         result_stride[-1] = 0
-    return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
+    return _bw_coalesce(result_shape[:-1], result_stride[:-1], result_shape[-1], result_stride[-1])
 
 
 def right_inverse(layout: Any) -> Layout:

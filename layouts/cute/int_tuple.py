@@ -31,6 +31,8 @@ def is_int(x: Any) -> bool:
     >>> is_int(3), is_int(True), is_int((3,))
     (True, False, False)
     """
+    if type(x) is int:  # the common case, without the ABC check below
+        return True
     return isinstance(x, numbers.Integral) and not isinstance(x, bool) and type(x).__name__ != "bool_"
 
 
@@ -50,6 +52,8 @@ MAX_DEPTH = 64
 def check_depth(x: Any, what: str) -> None:
     """LayoutError when ``x`` nests tuples (or lists) deeper than :data:`MAX_DEPTH`; walked
     without recursion, so any depth is measured, not a RecursionError."""
+    if not isinstance(x, (tuple, list)):
+        return
     stack = [(x, 0)]
     while stack:
         v, d = stack.pop()
@@ -71,6 +75,9 @@ def as_int_tuple(x: Any, what: str, *, minimum: int | None = None) -> Any:
     ...
     layouts.errors.LayoutError: shape (2, -1): every entry must be an integer >= 0, got -1
     """
+    if type(x) is int and (minimum is None or x >= minimum):  # an int: nothing to walk
+        return x
+
     def walk(v: Any) -> Any:
         if isinstance(v, (tuple, list)):
             return tuple(walk(e) for e in v)
@@ -106,9 +113,24 @@ def flatten(t: Any) -> Any:
     >>> flatten((2, (3, (4, 5)))), flatten(7)
     ((2, 3, 4, 5), 7)
     """
-    if is_tuple(t):
-        return tuple(leaf for e in t for leaf in (flatten(e) if is_tuple(e) else (e,)))
-    return t
+    if not isinstance(t, tuple):
+        return t
+    for e in t:
+        if isinstance(e, tuple):
+            break
+    else:  # already flat: the common case, no copy
+        return t
+    out: list = []
+    _leaves(t, out)
+    return tuple(out)
+
+
+def _leaves(t: tuple, out: list) -> None:
+    for e in t:
+        if isinstance(e, tuple):
+            _leaves(e, out)
+        else:
+            out.append(e)
 
 
 def rank(t: Any) -> int:

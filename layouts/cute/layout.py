@@ -56,7 +56,7 @@ class Layout:
     layouts.errors.LayoutError: Layout: shape (2, 3) and stride (1, 2, 3) are not congruent
     """
 
-    __slots__ = ("_shape", "_stride")
+    __slots__ = ("_shape", "_stride", "_flat")
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if isinstance(shape, Layout):
@@ -70,11 +70,12 @@ class Layout:
                 raise LayoutError(f"Layout: shape {shape} and stride {stride} are not congruent")
         self._shape = shape
         self._stride = stride
+        self._flat = None
 
     @classmethod
     def _raw(cls, shape: Any, stride: Any) -> "Layout":
         obj = object.__new__(cls)
-        obj._shape, obj._stride = shape, stride
+        obj._shape, obj._stride, obj._flat = shape, stride, None
         return obj
 
     @classmethod
@@ -357,10 +358,13 @@ def flatten(x: Any) -> Any:
 
 
 def _flat_modes(layout: Layout) -> tuple[list[int], list[int]]:
-    shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
-    if not it.is_tuple(shapes):
-        return [shapes], [strides]
-    return list(shapes), list(strides)
+    """The leaves of the shape and of the stride (new lists: callers may change them), computed
+    once per layout (a layout never changes)."""
+    flat = layout._flat
+    if flat is None:
+        shapes, strides = it.flatten(layout._shape), it.flatten(layout._stride)
+        flat = layout._flat = ((shapes,), (strides,)) if not isinstance(shapes, tuple) else (shapes, strides)
+    return list(flat[0]), list(flat[1])
 
 
 def _bw_coalesce(shapes: list[int], strides: list[int], new_shape: int, new_stride: int) -> Layout:
@@ -431,8 +435,6 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 - CuTe'
         modes += [layout[i] for i in range(len(profile), len(layout))]
         return make_layout(*modes)
 
-    def zero_out(s: Any, d: Any) -> Any:
-        if it.is_tuple(s):
-            return tuple(zero_out(a, b) for a, b in zip(s, d))
-        return 1 if d == 0 else s
-    return coalesce(Layout._raw(zero_out(layout.shape, layout.stride), layout.stride))
+    shapes, strides = _flat_modes(layout)
+    shapes = [1 if d == 0 else n for n, d in zip(shapes, strides)]  # a stride-0 mode as size 1: coalesce drops it
+    return _bw_coalesce(shapes[:-1], strides[:-1], shapes[-1], strides[-1])
