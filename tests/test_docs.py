@@ -73,9 +73,10 @@ def test_notebooks_are_all_in_the_docs():
     assert stored and shown == stored, f"docs/notebooks/ shows {sorted(shown)}, notebooks/ holds {sorted(stored)}"
     for p in (DOCS / "notebooks").glob("*.ipynb"):
         assert p.read_bytes() == (ROOT / "notebooks" / p.name).read_bytes(), f"docs/notebooks/{p.name} is stale"
-    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "notebooks/index" in (DOCS / "index.md").read_text(encoding="utf-8"), "the notebooks' section is not linked"
+    section = (DOCS / "notebooks" / "index.md").read_text(encoding="utf-8")
     for name in stored:
-        assert f"notebooks/{name[:-6]}" in index, f"{name} is not in the docs' table of contents"
+        assert f"\n{name[:-6]}\n" in section, f"{name} is not in the notebooks' table of contents"
 
 
 # ------------------------------------------------------------------ benchmark results
