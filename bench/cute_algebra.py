@@ -5,7 +5,8 @@
 pycute ships in CUTLASS's wheel: ``pip install --no-deps nvidia-cutlass==4.2.0.0``. For each
 function, ``--n`` random inputs (seeded: the same every run) are built for both libraries before
 timing; a round times ours over all of them, then pycute (the order alternates between rounds);
-figures are medians over the rounds, in one process. Inputs either library refuses (a
+figures are medians over the rounds, in one process; each round times fresh layout objects, so
+no cache a layout keeps of itself helps. Inputs either library refuses (a
 divisibility condition) are dropped from both before timing, so both time the same work. Ratio =
 pycute's time / ours (> 1: ours is faster).
 """
@@ -85,6 +86,10 @@ def _to_pycute(pycute, x):
     return pycute.Layout(x.shape, x.stride) if isinstance(x, cute.Layout) else x
 
 
+def _fresh(x):
+    return cute.Layout(x.shape, x.stride) if isinstance(x, cute.Layout) else x
+
+
 def _usable(ours, theirs, ours_args, their_args) -> bool:
     try:
         ours(*ours_args)
@@ -128,9 +133,12 @@ def main() -> None:
             b = tuple(_to_pycute(pycute, x) for x in a)
             if _usable(ours, theirs, a, b):
                 pairs.append((a, b))
-        mine, refs = [p[0] for p in pairs], [p[1] for p in pairs]
         t_ours, t_ref = [], []
         for r in range(args.rounds):
+            # fresh objects each round (built outside the timing): no cache a layout keeps of itself
+            # carries over from an earlier round, as none would for layouts met the first time
+            mine = [tuple(_fresh(x) for x in a) for a, _ in pairs]
+            refs = [tuple(_to_pycute(pycute, x) for x in a) for a, _ in pairs]
             if r % 2:
                 t_ref.append(_time(theirs, refs))
                 t_ours.append(_time(ours, mine))
