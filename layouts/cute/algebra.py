@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .layout import Layout, _bw_coalesce, _flat_modes, coalesce, coalesce_x, filter, make_layout
+from .layout import Layout, _bw_coalesce, _coalesced_modes, _flat_modes, coalesce, coalesce_x, filter, make_layout
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
@@ -206,18 +206,18 @@ def right_inverse(layout: Any) -> Layout:
         raise LayoutError("right_inverse of a swizzled layout is not a plain layout; invert its inner layout")
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"right_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
-    shapes, strides = _flat_modes(coalesce(layout))
+    shapes, strides = _coalesced_modes(layout)
     preprod = [1]
     for s in shapes:
         preprod.append(preprod[-1] * s)
-    order = sorted(range(len(strides)), key=lambda i: strides[i])
+    order = sorted(range(len(strides)), key=strides.__getitem__)
     result_shape, result_stride, curr = [1], [0], 1
     for i in order:
         if strides[i] == curr:
             result_shape.append(shapes[i])
             result_stride.append(preprod[i])
             curr = shapes[i] * strides[i]
-    return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
+    return _bw_coalesce(result_shape[:-1], result_stride[:-1], result_shape[-1], result_stride[-1])
 
 
 def left_inverse(layout: Any) -> Layout:

@@ -370,6 +370,20 @@ def _flat_modes(layout: Layout) -> tuple[list[int], list[int]]:
 def _bw_coalesce(shapes: list[int], strides: list[int], new_shape: int, new_stride: int) -> Layout:
     """CuTe's ``bw_coalesce``: walk the flat modes right to left from (new_shape, new_stride),
     dropping size-1 modes and merging a mode into the next when ``s * d`` is the next stride."""
+    ns, nd = _bw_lists(shapes, strides, new_shape, new_stride)
+    if len(ns) == 1:
+        return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
+    return Layout._raw(tuple(ns), tuple(nd))
+
+
+def _coalesced_modes(layout: Layout) -> tuple[list[int], list[int]]:
+    """The flat modes of ``coalesce(layout)``, as lists, without building the layout."""
+    shapes, strides = _flat_modes(layout)
+    ns, nd = _bw_lists(shapes[:-1], strides[:-1], shapes[-1], strides[-1])
+    return ([1], [0]) if len(ns) == 1 and ns[0] == 1 else (ns, nd)
+
+
+def _bw_lists(shapes: list[int], strides: list[int], new_shape: int, new_stride: int) -> tuple[list, list]:
     ns, nd = [new_shape], [new_stride]
     for s, d in zip(reversed(shapes), reversed(strides)):
         if s == 1:
@@ -381,9 +395,7 @@ def _bw_coalesce(shapes: list[int], strides: list[int], new_shape: int, new_stri
         else:
             ns.insert(0, s)
             nd.insert(0, d)
-    if len(ns) == 1:
-        return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
-    return Layout._raw(tuple(ns), tuple(nd))
+    return ns, nd
 
 
 def coalesce(layout: Layout, profile: Any = None) -> Layout:
