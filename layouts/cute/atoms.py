@@ -1,26 +1,69 @@
-"""Thread-value layouts of MMA atoms, written out from CuTe's ``mma_traits_sm80.hpp``.
+"""Thread-value layouts of MMA atoms, the values of CuTe's ``mma_traits_sm80.hpp`` (CUTLASS).
 
-A TV layout maps (thread, value) to the column-major index ``m + M*n`` of an element of the
-atom's M x N tile.
+A TV layout maps (thread, value) to the column-major index of an element of the operand's tile:
+``m + M*k`` for A (M x K), ``n + N*k`` for B (N x K: CuTe's B is K-major), ``m + M*n`` for the
+accumulator C (M x N). :data:`SM80` names each atom by its CUTLASS name, ``SM80_MxNxK_<types>_TN``;
+:func:`tv_coords` gives, per element of a tile, the thread (lane) and the value (register slot)
+that hold it, which is what PTX's fragment tables list.
 
 >>> t, v = tv_coords(SM80_16x8x16_C, 16, 8)
 >>> t[0, :2].tolist(), v[0, :2].tolist(), int(t[8, 0]), int(v[8, 0])
 ([0, 0], [0, 1], 0, 2)
+>>> atom = SM80["SM80_16x8x16_F32F16F16F32_TN"]
+>>> atom.shape_mnk, str(atom.A)
+((16, 8, 16), '((4,8),(2,2,2)):((32,1),(16,8,128))')
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import LayoutError
 from .layout import Layout
 
-__all__ = ["SM80_16x8x16_C", "tv_coords"]
+__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "tv_coords"]
 
 #: The C (accumulator) fragment of SM80's ``mma.sync.m16n8k16`` (``SM80_16x8_Row`` in CuTe):
 #: ``((T4,T8),(V2,V2)):((32,1),(16,8))`` -- thread ``t`` holds rows ``t/4`` and ``t/4 + 8``,
 #: columns ``2*(t%4)`` and ``2*(t%4) + 1``.
 SM80_16x8x16_C = Layout(((4, 8), (2, 2)), ((32, 1), (16, 8)))
+
+
+@dataclass(frozen=True)
+class MMAAtom:
+    """One MMA instruction as CuTe describes it: its ``(M, N, K)`` and the TV layouts of A, B, C
+    (thread modes first: 32 lanes of a warp, ``lane = t0 + 4*t1``)."""
+
+    name: str
+    shape_mnk: tuple
+    A: Layout
+    B: Layout
+    C: Layout
+
+    @property
+    def threads(self) -> int:
+        return self.C[0].size()
+
+
+_ROW_8x8 = Layout(((4, 8), 2), ((16, 1), 8))                 # SM80_8x8_Row: (T32,V2) -> (M8,N8)
+_F16_16x8x8 = (SM80_16x8x16_C, _ROW_8x8, SM80_16x8x16_C)
+_F16_16x8x16 = (Layout(((4, 8), (2, 2, 2)), ((32, 1), (16, 8, 128))),
+                Layout(((4, 8), (2, 2)), ((16, 1), (8, 64))), SM80_16x8x16_C)
+_TF32_16x8x8 = (Layout(((4, 8), (2, 2)), ((16, 1), (8, 64))), Layout(((4, 8), 2), ((8, 1), 32)), SM80_16x8x16_C)
+
+#: CUTLASS's SM80 MMA atoms by name: f16/bf16 16x8x8 and 16x8x16 (their f16 and f32 accumulator
+#: forms share the layouts), tf32 16x8x8
+SM80 = {name: MMAAtom(name, mnk, *tv) for name, mnk, tv in [
+    ("SM80_16x8x8_F16F16F16F16_TN", (16, 8, 8), _F16_16x8x8),
+    ("SM80_16x8x8_F32F16F16F32_TN", (16, 8, 8), _F16_16x8x8),
+    ("SM80_16x8x8_F32BF16BF16F32_TN", (16, 8, 8), _F16_16x8x8),
+    ("SM80_16x8x16_F16F16F16F16_TN", (16, 8, 16), _F16_16x8x16),
+    ("SM80_16x8x16_F32F16F16F32_TN", (16, 8, 16), _F16_16x8x16),
+    ("SM80_16x8x16_F32BF16BF16F32_TN", (16, 8, 16), _F16_16x8x16),
+    ("SM80_16x8x8_F32TF32TF32F32_TN", (16, 8, 8), _TF32_16x8x8),
+]}
 
 
 def tv_coords(tv: Layout, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:

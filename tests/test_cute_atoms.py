@@ -1,0 +1,66 @@
+"""CUTLASS's SM80 MMA atoms (layouts.cute.atoms.SM80) against PTX's fragment tables for mma.sync.
+
+The oracle is the PTX ISA's description of who holds what ("Matrix Fragments for mma.m16n8k16 /
+m16n8k8"), written as formulas in lane = 4 * groupID + threadID_in_group and the register index i:
+an independent source from the CuTe TV layouts under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from layouts.cute.atoms import SM80, tv_coords
+
+
+def _ptx_f16_m16n8k16(operand, lane, i):
+    g, t = lane // 4, lane % 4
+    if operand == "A":        # 16 x 16 (row m, col k), 8 halves a0..a7
+        return g + 8 * ((i // 2) % 2), 2 * t + (i % 2) + 8 * (i // 4)
+    if operand == "B":        # 16 x 8 (row k, col n), 4 halves b0..b3
+        return 2 * t + (i % 2) + 8 * (i // 2), g
+    return g + 8 * (i // 2), 2 * t + (i % 2)          # C/D 16 x 8, 4 values c0..c3
+
+
+def _ptx_f16_m16n8k8(operand, lane, i):
+    g, t = lane // 4, lane % 4
+    if operand == "A":        # 16 x 8, a0..a3
+        return g + 8 * (i // 2), 2 * t + (i % 2)
+    if operand == "B":        # 8 x 8 (k, n), b0..b1
+        return 2 * t + i, g
+    return g + 8 * (i // 2), 2 * t + (i % 2)
+
+
+def _ptx_tf32_m16n8k8(operand, lane, i):
+    g, t = lane // 4, lane % 4
+    if operand == "A":        # 16 x 8, a0..a3
+        return g + 8 * (i % 2), t + 4 * (i // 2)
+    if operand == "B":        # 8 x 8 (k, n), b0..b1
+        return t + 4 * i, g
+    return g + 8 * (i // 2), 2 * t + (i % 2)
+
+
+PTX = {"SM80_16x8x16": _ptx_f16_m16n8k16, "SM80_16x8x8_F32TF32": _ptx_tf32_m16n8k8, "SM80_16x8x8": _ptx_f16_m16n8k8}
+
+
+def _oracle(name):
+    for prefix, f in PTX.items():
+        if name.startswith(prefix):
+            return f
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("name", sorted(SM80))
+@pytest.mark.parametrize("operand", ["A", "B", "C"])
+def test_each_lane_and_register_holds_what_ptx_says(name, operand):
+    atom = SM80[name]
+    M, N, K = atom.shape_mnk
+    ptx = _oracle(name)
+    tv = getattr(atom, operand)
+    rows, cols = {"A": (M, K), "B": (N, K), "C": (M, N)}[operand]
+    lane, reg = tv_coords(tv, rows, cols)                     # covers the tile exactly once, or raises
+    assert atom.threads == 32
+    for r in range(rows):
+        for c in range(cols):
+            # PTX indexes B as (k, n); CuTe's B tile is N x K
+            want = (c, r) if operand == "B" else (r, c)
+            assert ptx(operand, int(lane[r, c]), int(reg[r, c])) == want, (name, operand, r, c)
