@@ -64,3 +64,37 @@ def test_each_lane_and_register_holds_what_ptx_says(name, operand):
             # PTX indexes B as (k, n); CuTe's B tile is N x K
             want = (c, r) if operand == "B" else (r, c)
             assert ptx(operand, int(lane[r, c]), int(reg[r, c])) == want, (name, operand, r, c)
+
+
+# ------------------------------------------------------------------ ldmatrix (SM75)
+from layouts.cute.atoms import SM75_LDSM  # noqa: E402
+
+
+def _ptx_ldmatrix(trans, lane, matrix, half):
+    """(row, col) of the 16-bit element a lane holds in its register for ``matrix``, half ``half``
+    (PTX: without .trans, row lane/4 and columns 2*(lane%4) + half; with .trans, the transpose)."""
+    if trans:
+        return 2 * (lane % 4) + half, lane // 4
+    return lane // 4, 2 * (lane % 4) + half
+
+
+@pytest.mark.parametrize("name", sorted(SM75_LDSM))
+def test_ldmatrix_lanes_get_what_ptx_says(name):
+    atom = SM75_LDSM[name]
+    n = atom.matrices
+    seen = set()
+    for lane in range(32):
+        for v in range(32 * n):
+            bit = atom.dst(lane, v)
+            seen.add(bit)
+            e, within = divmod(bit, 16)
+            matrix, row, col = e // 64, (e % 64) // 8, e % 8
+            half = (v % 32) // 16
+            assert within == v % 16, (name, lane, v)                 # whole elements, bit by bit
+            assert matrix == v // 32, (name, lane, v)                # register k holds matrix k
+            assert (row, col) == _ptx_ldmatrix(atom.trans, lane, matrix, half), (name, lane, v)
+    assert seen == set(range(1024 * n))                              # every bit lands once
+    for lane in range(8 * n):                                        # lane l gives row l % 8 of matrix l // 8
+        first = atom.src(lane, 0) // 16
+        assert (first // 64, (first % 64) // 8, first % 8) == (lane // 8, lane % 8, 0)
+        assert [atom.src(lane, b) for b in range(128)] == list(range(atom.src(lane, 0), atom.src(lane, 0) + 128))

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import LayoutError
 from .layout import Layout
 
-__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "tv_coords"]
+__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "CopyAtom", "SM75_LDSM", "tv_coords"]
 
 #: The C (accumulator) fragment of SM80's ``mma.sync.m16n8k16`` (``SM80_16x8_Row`` in CuTe):
 #: ``((T4,T8),(V2,V2)):((32,1),(16,8))`` -- thread ``t`` holds rows ``t/4`` and ``t/4 + 8``,
@@ -63,6 +63,37 @@ SM80 = {name: MMAAtom(name, mnk, *tv) for name, mnk, tv in [
     ("SM80_16x8x16_F32F16F16F32_TN", (16, 8, 16), _F16_16x8x16),
     ("SM80_16x8x16_F32BF16BF16F32_TN", (16, 8, 16), _F16_16x8x16),
     ("SM80_16x8x8_F32TF32TF32F32_TN", (16, 8, 8), _TF32_16x8x8),
+]}
+
+
+@dataclass(frozen=True)
+class CopyAtom:
+    """One copy instruction as CuTe describes it: ``src`` and ``dst`` map (thread, value) to a
+    bit of the data moved (``copy_traits_sm75.hpp``); ``matrices`` 8 x 8 matrices of 16-bit
+    elements, stored row after row, matrix after matrix; ``trans``: ldmatrix's ``.trans``."""
+
+    name: str
+    matrices: int
+    trans: bool
+    src: Layout
+    dst: Layout
+
+
+def _ldsm(name: str, n: int, trans: bool) -> CopyAtom:
+    # the rows' addresses: each of 8*n lanes gives one 128-bit row (the other lanes' are unused)
+    src = Layout((32, 128), (128, 1)) if n == 4 else Layout(((8 * n, 4 // n), 128), ((128, 0), 1))
+    if trans:  # lane t0 + 4*t1 holds column t1 of rows 2*t0, 2*t0 + 1 of each matrix
+        vals = (16, 2) + ((n,) if n > 1 else ())
+        dst = Layout(((4, 8), vals), ((256, 16), (1, 128) + ((1024,) if n > 1 else ())))
+    else:      # lane t holds 32 bits: row t/4, columns 2*(t%4) and 2*(t%4) + 1 of each matrix
+        dst = Layout((32, 32), (32, 1)) if n == 1 else Layout((32, (32, n)), (32, (1, 1024)))
+    return CopyAtom(name, n, trans, src, dst)
+
+
+#: CUTLASS's SM75 ldmatrix atoms (``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16``) by name
+SM75_LDSM = {a.name: a for a in [
+    _ldsm("SM75_U32x1_LDSM_N", 1, False), _ldsm("SM75_U32x2_LDSM_N", 2, False), _ldsm("SM75_U32x4_LDSM_N", 4, False),
+    _ldsm("SM75_U16x2_LDSM_T", 1, True), _ldsm("SM75_U16x4_LDSM_T", 2, True), _ldsm("SM75_U16x8_LDSM_T", 4, True),
 ]}
 
 
