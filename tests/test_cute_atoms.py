@@ -98,3 +98,27 @@ def test_ldmatrix_lanes_get_what_ptx_says(name):
         first = atom.src(lane, 0) // 16
         assert (first // 64, (first % 64) // 8, first % 8) == (lane // 8, lane % 8, 0)
         assert [atom.src(lane, b) for b in range(128)] == list(range(atom.src(lane, 0), atom.src(lane, 0) + 128))
+
+
+# ------------------------------------------------------------------ wgmma accumulators (SM90)
+from layouts import LayoutError  # noqa: E402
+from layouts.cute.atoms import sm90_gmma_accumulator  # noqa: E402
+
+
+@pytest.mark.parametrize("n", [8, 16, 64, 128, 200, 256])
+def test_wgmma_accumulator_holds_what_ptx_says(n):
+    """PTX's m64nNk16 D fragment: thread 32*w + lane, value i holds row 16w + lane/4 + 8*((i >> 1) & 1),
+    column 8*(i >> 2) + 2*(lane % 4) + (i & 1)."""
+    tv = sm90_gmma_accumulator(n)
+    thread, value = tv_coords(tv, 64, n)
+    for r in range(64):
+        for c in range(n):
+            t, i = int(thread[r, c]), int(value[r, c])
+            w, lane = divmod(t, 32)
+            assert (16 * w + lane // 4 + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * (lane % 4) + (i & 1)) == (r, c)
+
+
+@pytest.mark.parametrize("bad", [0, 4, 12, 264, 8.0])
+def test_wgmma_accumulator_refuses_an_n_wgmma_has_not(bad):
+    with pytest.raises(LayoutError, match="multiple of 8"):
+        sm90_gmma_accumulator(bad)

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import LayoutError
 from .layout import Layout
 
-__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "CopyAtom", "SM75_LDSM", "tv_coords"]
+__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "CopyAtom", "SM75_LDSM", "sm90_gmma_accumulator", "tv_coords"]
 
 #: The C (accumulator) fragment of SM80's ``mma.sync.m16n8k16`` (``SM80_16x8_Row`` in CuTe):
 #: ``((T4,T8),(V2,V2)):((32,1),(16,8))`` -- thread ``t`` holds rows ``t/4`` and ``t/4 + 8``,
@@ -95,6 +95,22 @@ SM75_LDSM = {a.name: a for a in [
     _ldsm("SM75_U32x1_LDSM_N", 1, False), _ldsm("SM75_U32x2_LDSM_N", 2, False), _ldsm("SM75_U32x4_LDSM_N", 4, False),
     _ldsm("SM75_U16x2_LDSM_T", 1, True), _ldsm("SM75_U16x4_LDSM_T", 2, True), _ldsm("SM75_U16x8_LDSM_T", 4, True),
 ]}
+
+
+def sm90_gmma_accumulator(n: int) -> Layout:
+    """The accumulator of SM90's ``wgmma.mma_async.m64nNk*``: (128 threads of a warpgroup, N/2
+    values) -> element ``m + 64*n`` of the 64 x N tile (CUTLASS's ``GMMA::CLayout_64xN``; this
+    keeps its last mode for N = 8 too, as CUTLASS's current header does). Warp ``w`` holds rows
+    ``16w .. 16w + 15``; ``N`` is a multiple of 8 from 8 to 256.
+
+    >>> print(sm90_gmma_accumulator(64))
+    ((4,8,4),(2,2,8)):((128,1,16),(64,8,512))
+    """
+    from . import int_tuple as it
+
+    if not it.is_int(n) or n % 8 or not 8 <= n <= 256:
+        raise LayoutError(f"sm90_gmma_accumulator: N must be a multiple of 8 from 8 to 256 (wgmma's m64nNk), got {n!r}")
+    return Layout(((4, 8, 4), (2, 2, int(n) // 8)), ((128, 1, 16), (64, 8, 512)))
 
 
 def tv_coords(tv: Layout, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
