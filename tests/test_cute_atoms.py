@@ -122,3 +122,32 @@ def test_wgmma_accumulator_holds_what_ptx_says(n):
 def test_wgmma_accumulator_refuses_an_n_wgmma_has_not(bad):
     with pytest.raises(LayoutError, match="multiple of 8"):
         sm90_gmma_accumulator(bad)
+
+
+# ------------------------------------------------------------------ tiling an atom over warps
+from layouts.cute.atoms import tile_atom  # noqa: E402
+
+
+@pytest.mark.parametrize("warps", [(1, 1), (2, 2), (1, 4), (4, 1), (2, 3)])
+@pytest.mark.parametrize("operand", ["A", "B", "C"])
+def test_a_tiled_atom_gives_each_warp_its_block(operand, warps):
+    """Oracle: the atom's own lane and register at (r % m, c % n), on warp (r // m) + wm * (c // n)."""
+    atom = SM80["SM80_16x8x16_F32F16F16F32_TN"]
+    M, N, K = atom.shape_mnk
+    m, n = {"A": (M, K), "B": (N, K), "C": (M, N)}[operand]
+    tv = getattr(atom, operand)
+    lane, reg = tv_coords(tv, m, n)
+    wm, wn = warps
+    thread, value = tv_coords(tile_atom(tv, m, n, warps), m * wm, n * wn)   # exactly once, or it raises
+    for r in range(m * wm):
+        for c in range(n * wn):
+            warp = r // m + wm * (c // n)
+            assert int(thread[r, c]) == int(lane[r % m, c % n]) + 32 * warp
+            assert int(value[r, c]) == int(reg[r % m, c % n])
+
+
+def test_tiling_refuses_a_stride_across_rows_and_columns():
+    from layouts.cute import Layout
+
+    with pytest.raises(LayoutError, match="both"):
+        tile_atom(Layout((2, 2), (1, 3)), 2, 2, (2, 1))

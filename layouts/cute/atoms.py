@@ -17,13 +17,14 @@ that hold it, which is what PTX's fragment tables list.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..errors import LayoutError
 from .layout import Layout
 
-__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "CopyAtom", "SM75_LDSM", "sm90_gmma_accumulator", "tv_coords"]
+__all__ = ["MMAAtom", "SM80", "SM80_16x8x16_C", "CopyAtom", "SM75_LDSM", "sm90_gmma_accumulator", "tile_atom", "tv_coords"]
 
 #: The C (accumulator) fragment of SM80's ``mma.sync.m16n8k16`` (``SM80_16x8_Row`` in CuTe):
 #: ``((T4,T8),(V2,V2)):((32,1),(16,8))`` -- thread ``t`` holds rows ``t/4`` and ``t/4 + 8``,
@@ -111,6 +112,40 @@ def sm90_gmma_accumulator(n: int) -> Layout:
     if not it.is_int(n) or n % 8 or not 8 <= n <= 256:
         raise LayoutError(f"sm90_gmma_accumulator: N must be a multiple of 8 from 8 to 256 (wgmma's m64nNk), got {n!r}")
     return Layout(((4, 8, 4), (2, 2, int(n) // 8)), ((128, 1, 16), (64, 8, 512)))
+
+
+def tile_atom(tv: Layout, m: int, n: int, warps: tuple = (1, 1)) -> Layout:
+    """An atom's TV layout over its ``m x n`` tile, repeated over ``warps = (wm, wn)`` warps laid
+    out column-major (``make_tiled_mma(atom, Layout<Shape<wm, wn>>)``'s thread order: thread
+    ``lane + T*(i + wm*j)`` runs the atom on the tile's block ``(i, j)``): the TV layout over the
+    ``(m*wm) x (n*wn)`` tile, index ``row + m*wm*col``.
+
+    >>> C = tile_atom(SM80_16x8x16_C, 16, 8, (2, 2))
+    >>> print(C)
+    ((4,8,2,2),(2,2)):((64,1,16,256),(32,8))
+    """
+    from . import int_tuple as it
+
+    if not isinstance(tv, Layout) or len(tv) != 2:
+        raise LayoutError(f"tile_atom: a TV layout is a rank-2 layouts.cute.Layout (thread, value), got {tv!r}")
+    if not (isinstance(warps, tuple) and len(warps) == 2 and all(it.is_int(w) and w >= 1 for w in warps)):
+        raise LayoutError(f"tile_atom: warps must be (wm, wn), two counts >= 1, got {warps!r}")
+    wm, wn = (int(w) for w in warps)
+    tall = m * wm
+
+    def lift(d: int) -> int:  # a stride of the m x n tile, as a stride of the tiled one
+        if d >= m and d % m:
+            raise LayoutError(f"tile_atom: stride {d} of {tv} moves along both the {m} rows and the columns; "
+                              f"only a stride within one column or of whole columns can be tiled")
+        return d % m + tall * (d // m)
+
+    def lifted(shape: Any, stride: Any) -> Any:
+        return tuple(lifted(s, d) for s, d in zip(shape, stride)) if isinstance(shape, tuple) else lift(stride)
+
+    (ts, vs), (td, vd) = tv.shape, tv.stride
+    tshape = (ts if isinstance(ts, tuple) else (ts,)) + (wm, wn)
+    tstride = (lifted(ts, td) if isinstance(ts, tuple) else (lift(td),)) + (m, tall * n)
+    return Layout((tshape, vs), (tstride, lifted(vs, vd)))
 
 
 def tv_coords(tv: Layout, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
