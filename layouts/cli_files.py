@@ -18,9 +18,7 @@ x.npy: a .npy file, shape (2, 3, 32, 32), float32, 24576 bytes of data (header 1
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import struct
 
 __all__ = ["add_commands", "run_convert", "describe_file"]
 
@@ -131,18 +129,20 @@ def _readings(shape: tuple[int, ...]) -> list[str]:
 
 
 def _marked(path: str, head: bytes) -> str:
-    from .chunked.inplace_file import journal_path
+    from .chunked.journal import Journal
+    from .chunked.recover import marked_journal
+    from .errors import LayoutError
 
-    rest = head[8:].split(b"\n", 1)[0]
-    name = os.fsdecode(rest.split(b"journal=", 1)[1]) if b"journal=" in rest else ""
-    folder = os.path.dirname(os.path.realpath(path))
-    jpath = os.path.join(folder, name) if name else journal_path(path, os.stat(path))
+    jpath, _ = marked_journal(path, head, os.stat(path))
     lines = [f"{os.path.basename(path)}: MARKED by an interrupted in-place conversion (np.load refuses it)"]
-    meta = _journal_meta(jpath)
-    if meta is None:
+    try:
+        journal = Journal.open(jpath)
+    except (OSError, LayoutError, ValueError):
         lines.append(f"  its journal {os.path.basename(jpath)!r} is missing or unreadable: the data is a partial "
                      f"permutation that cannot be repaired; restore the file from a copy")
         return "\n".join(lines)
+    meta = journal.meta
+    journal.close()
     start, end = _header_shape(meta.get("start_header", "")), _header_shape(meta.get("end_header", ""))
     outcome = meta.get("outcome", "converted")
     lines.append(f"  before the run: shape {start}; at the end of its journal ({outcome}): shape {end}")
@@ -150,27 +150,17 @@ def _marked(path: str, head: bytes) -> str:
     return "\n".join(lines)
 
 
-def _journal_meta(jpath: str) -> dict | None:
-    try:
-        with open(jpath, "rb") as f:
-            head = f.read(8192)
-        if head[:8] != b"LAYOUTSJ":
-            return None
-        (n,) = struct.unpack("<I", head[12:16])
-        return json.loads(head[16:16 + n])
-    except (OSError, ValueError, struct.error):
-        return None
-
-
 def _header_shape(hexed: str) -> str:
-    import ast
+    """``"(shape), dtype"`` of a hex-encoded ``.npy`` header, read by numpy's own reader."""
+    import io
+
+    import numpy as np
 
     try:
-        raw = bytes.fromhex(hexed)
-        text = raw[10:].decode("latin1") if raw[6] == 1 else raw[12:].decode("latin1")
-        d = ast.literal_eval(text.strip())
-        import numpy as np
-
-        return f"{tuple(d['shape'])}, {np.dtype(d['descr'])}"
-    except (ValueError, SyntaxError, KeyError, IndexError, TypeError):
+        f = io.BytesIO(bytes.fromhex(hexed))
+        version = np.lib.format.read_magic(f)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(f)
+        return f"{tuple(shape)}, {dtype}"
+    except (ValueError, TypeError, OSError):
         return "unknown"

@@ -109,6 +109,7 @@ class Recorder:
         self.folder = os.path.realpath(folder)
         self.dir_ino = os.stat(self.folder).st_ino
         self.ids: dict[int, int] = {}        # inode -> file id (a reused inode gets a new id)
+        self._made = 0
         self.cache: dict[int, bytes] = {}    # file id -> what a read sees now
         self.names: dict[str, int] = {}
         self.trace: list[tuple[str, object]] = []   # ("units", [Unit]) | ("sync", file id) | ("syncdir", None)
@@ -123,7 +124,7 @@ class Recorder:
 
     def _id(self, ino: int, new: bool = False) -> int:
         if new or ino not in self.ids:
-            self._made = getattr(self, "_made", 0) + 1
+            self._made += 1
             self.ids[ino] = self._made
         return self.ids[ino]
 

@@ -212,11 +212,12 @@ class Journal:
 
     def _direct_fd(self) -> int:
         if self._direct is None:
-            try:
-                self._direct = os.open(self.path, os.O_WRONLY | getattr(os, "O_DIRECT", 0) | getattr(os, "O_CLOEXEC", 0)) \
-                    if hasattr(os, "O_DIRECT") else -1
-            except OSError:  # tmpfs and others refuse O_DIRECT: buffered writes instead
-                self._direct = -1
+            self._direct = -1
+            if hasattr(os, "O_DIRECT"):
+                try:
+                    self._direct = os.open(self.path, os.O_WRONLY | os.O_DIRECT | getattr(os, "O_CLOEXEC", 0))
+                except OSError:  # tmpfs and others refuse O_DIRECT: buffered writes instead
+                    pass
         return self._direct
 
     def backup(self, start: int, length: int) -> bytes:

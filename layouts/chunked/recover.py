@@ -33,7 +33,7 @@ from .inplace_file import (HOLD_DEFAULT, StepRunner, forget_views, journal_path,
 from .journal import Journal
 from .npyformat import INTERRUPTED_MAGIC, path_arg
 
-__all__ = ["recover"]
+__all__ = ["recover", "marked_journal"]
 
 
 def recover(path: Any) -> str:
@@ -64,10 +64,9 @@ def _recover(path: str, hold: SignalHold) -> str:
             remove_stale_journal(fd, path, os.fstat(fd))  # one left by a run killed after its last header
             raise LayoutError(f"{path!r} is not marked by an interrupted in-place conversion (np.load reads it as it "
                               f"is): nothing to recover")
-        name = _journal_name(head)
         st = os.fstat(fd)
-        jpath = os.path.join(os.path.dirname(os.path.realpath(path)), name) if name else journal_path(path, st)
-        if not name or not os.path.exists(jpath):
+        jpath, named = marked_journal(path, head, st)
+        if not named or not os.path.exists(jpath):
             raise LayoutError(f"{path!r} was being converted in place when that run was killed, and it has no journal "
                               f"({os.path.basename(jpath)!r} beside it is missing): its data is a partial permutation "
                               f"that cannot be repaired; restore it from a copy")
@@ -109,12 +108,15 @@ def _recover(path: str, hold: SignalHold) -> str:
         release(fd, mm)
 
 
-def _journal_name(head: bytes) -> str:
+def marked_journal(path: str, head: bytes, st: os.stat_result) -> tuple[str, bool]:
+    """``(journal path, named)`` of a marked file whose first bytes are ``head``: the journal its
+    marker names, or (``named`` False) where a marker without a name would have put it."""
     rest = head[len(INTERRUPTED_MAGIC):]
     key = b" journal="
-    if not rest.startswith(key):
-        return ""
-    return os.fsdecode(rest[len(key):].split(b"\n", 1)[0])
+    name = os.fsdecode(rest[len(key):].split(b"\n", 1)[0]) if rest.startswith(key) else ""
+    if not name:
+        return journal_path(path, st), False
+    return os.path.join(os.path.dirname(os.path.realpath(path)), name), True
 
 
 def _write(fd: int, header: bytes) -> None:

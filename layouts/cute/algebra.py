@@ -15,7 +15,8 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .layout import Layout, _bw_coalesce, _coalesced_modes, _flat_modes, coalesce, coalesce_x, filter, make_layout
+from .layout import (Layout, _as_layout, _bw_coalesce, _coalesced_modes, _flat_modes, coalesce, coalesce_x, filter,
+                     make_layout)
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
@@ -285,7 +286,7 @@ def max_common_layout(a: Any, b: Any) -> Layout:
     >>> print(max_common_layout(Layout((4, 8), (1, 4)), Layout((4, 8), (1, 8))))
     4:1
     """
-    a, b = _plain(a, "max_common_layout: a"), _plain(b, "max_common_layout: b")
+    a, b = _as_layout(a, "max_common_layout: a"), _as_layout(b, "max_common_layout: b")
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
     first = common[0]
@@ -302,7 +303,7 @@ def max_common_vector(a: Any, b: Any) -> int:
     >>> max_common_vector(Layout((4, 8), (1, 4)), Layout((4, 8), (1, 8))), max_common_vector(Layout(8), Layout(8, 2))
     (4, 1)
     """
-    a, b = _plain(a, "max_common_vector: a"), _plain(b, "max_common_vector: b")
+    a, b = _as_layout(a, "max_common_vector: a"), _as_layout(b, "max_common_vector: b")
     common = coalesce(composition(a, right_inverse(b)))
     first = common[0]
     return int(first.shape) if it.is_int(first.shape) and first.stride == 1 else 1
@@ -317,7 +318,7 @@ def nullspace(layout: Any) -> Layout:
     >>> print(nullspace(Layout((2, 4, 3), (0, 1, 0))))
     (2,3):(1,8)
     """
-    layout = _plain(layout, "nullspace")
+    layout = _as_layout(layout, "nullspace: layout")
     shapes, strides = _flat_modes(layout)
     index_strides = it.compact_col_major(tuple(shapes))
     index_strides = index_strides if it.is_tuple(index_strides) else (index_strides,)
@@ -327,12 +328,6 @@ def nullspace(layout: Any) -> Layout:
     if len(zero) == 1:
         return Layout._raw(shapes[zero[0]], index_strides[zero[0]])
     return Layout._raw(tuple(shapes[i] for i in zero), tuple(index_strides[i] for i in zero))
-
-
-def _plain(x: Any, where: str) -> Layout:
-    if not isinstance(x, Layout):
-        raise LayoutTypeError(f"{where}: expected a layouts.cute.Layout, got {type_name(x)}")
-    return x
 
 
 def _compose_swizzle(a: Any, b: Any) -> Any:

@@ -112,7 +112,7 @@ class Layout:
         if not coords:
             raise LayoutError("Layout(): give a coordinate, an int index or a tuple")
         crd = coords[0] if len(coords) == 1 else coords
-        if has_underscore(crd):  # L(_, 3): CuTe's slice, the sub-layout of the _ modes
+        if type(crd) is not int and has_underscore(crd):  # L(_, 3): CuTe's slice, the sub-layout of the _ modes
             return slice_(crd, self)
         crd = it.as_int_tuple(crd, "coordinate")
         it.check_coord(crd, self._shape, f"layout {self}")
@@ -143,7 +143,7 @@ class Layout:
         >>> print(Layout((2, (3, 4)))[1])
         (3,4):(2,6)
         """
-        if has_underscore(i):
+        if type(i) is not int and has_underscore(i):  # mode access by int is the hot path
             return slice_(i, self)
         if not it.is_tuple(self._shape):
             if i in (0, -1):
