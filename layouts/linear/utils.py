@@ -1,0 +1,115 @@
+"""Layout builders Triton's encodings are made of (``include/triton/Tools/LayoutUtils.h``).
+
+>>> from layouts.linear import identity_standard_nd
+>>> identity_standard_nd("lane", [4, 8], [1, 0]).bases["lane"]
+((0, 1), (0, 2), (0, 4), (1, 0), (2, 0))
+"""
+
+from typing import Any, Mapping, Sequence
+
+from ..errors import LayoutError, LayoutTypeError, type_name
+from .algebra import multiply
+from .layout import LinearLayout, _dims_arg, _index, _is_pow2, _name
+from .reshape import _layout
+
+
+def _shape_map(layout: LinearLayout, shape: Any) -> Mapping[str, int]:
+    if not isinstance(shape, Mapping):
+        raise LayoutTypeError(f"shape must be a dict {{out_dim: size}}, got {type_name(shape)}")
+    sizes = dict(_dims_arg("shape", shape))
+    if set(sizes) != set(layout.out_dim_names):
+        raise LayoutError(f"shape must give a size for each out-dim {layout.out_dim_names}; got {list(sizes)}")
+    return sizes
+
+
+def ensure_layout_not_larger_than(layout: Any, shape: Any, broadcast_registers: bool = True) -> LinearLayout:
+    """Each out-dim cut to ``shape[dim]`` by zeroing its largest bases (the data is broadcast).
+
+    With ``broadcast_registers=False`` a register basis that would be zeroed is dropped instead
+    (Triton's ``ensureLayoutNotLargerThan``).
+
+    >>> L = LinearLayout.identity_1d(8, "register", "dim0")
+    >>> ensure_layout_not_larger_than(L, {"dim0": 2}).bases
+    {'register': ((1,), (0,), (0,))}
+    """
+    layout = _layout("layout", layout)
+    sizes = _shape_map(layout, shape)
+    if not isinstance(broadcast_registers, bool):
+        raise LayoutTypeError("broadcast_registers must be True or False")
+    bases = {n: [list(b) for b in rows] for n, rows in layout._bases}
+    dropped = set()
+    for k, (out, actual) in enumerate(layout._outs):
+        want = sizes[out]
+        if actual <= want:
+            continue
+        found = []
+        for order, (name, rows) in enumerate(layout._bases):
+            for i, b in enumerate(rows):
+                if b[k]:
+                    if not _is_pow2(b[k]):
+                        raise LayoutError(f"ensure_layout_not_larger_than needs single-bit bases along "
+                                          f"{out!r}; bases[{name!r}][{i}] = {list(b)} is not")
+                    found.append((b[k], order, name, i))
+        found.sort(key=lambda t: -t[0])       # largest first; stable for equal values
+        for _, _, name, i in found:
+            if actual <= want:
+                break
+            if not broadcast_registers and name == "register":
+                dropped.add(i)
+            else:
+                bases[name][i][k] = 0
+            actual >>= 1
+    if dropped:
+        bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped]
+    return LinearLayout.from_bases(list(bases.items()), layout.out_dim_names)
+
+
+def ensure_layout_not_smaller_than(layout: Any, shape: Any) -> LinearLayout:
+    """Each out-dim grown to at least ``shape[dim]`` by more bases along the first in-dim
+    ("register" or "offset": the data repeats in registers or memory).
+
+    >>> L = LinearLayout.identity_1d(2, "register", "dim0")
+    >>> ensure_layout_not_smaller_than(L, {"dim0": 8}).bases
+    {'register': ((1,), (2,), (4,))}
+    """
+    layout = _layout("layout", layout)
+    sizes = _shape_map(layout, shape)
+    if not sizes:
+        return layout
+    first = layout.in_dim_names[0] if layout.in_dim_names else None
+    if first not in ("register", "offset"):
+        raise LayoutError(f"ensure_layout_not_smaller_than grows the first in-dim, which must be "
+                          f"'register' or 'offset'; it is {first!r}")
+    result = layout
+    for out, actual in layout._outs:
+        want = sizes[out]
+        if want > actual:
+            result = multiply(result, LinearLayout.identity_1d(want // actual, first, out))
+    return result
+
+
+def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
+    """``in_dim`` -> ``dim0, dim1, ...`` of ``shape``, filled in ``order`` (most minor first).
+
+    >>> identity_standard_nd("register", [2, 2], [0, 1]).bases
+    {'register': ((1, 0), (0, 1))}
+    """
+    in_dim = _name("in_dim", in_dim)
+    shape = [_index(f"shape[{i}]", s) for i, s in enumerate(shape)]
+    order = [_index(f"order[{i}]", o) for i, o in enumerate(order)]
+    if sorted(order) != list(range(len(shape))):
+        raise LayoutError(f"order must be a permutation of 0..{len(shape) - 1}, got {order}")
+    for i, s in enumerate(shape):
+        if not _is_pow2(s):
+            raise LayoutError(f"shape[{i}] must be a power of two, got {s}")
+    names = [f"dim{i}" for i in range(len(shape))]
+    result = LinearLayout.empty()
+    for d in order:
+        result = multiply(result, LinearLayout.identity_1d(shape[d], in_dim, names[d]))
+    return transpose_to_standard(result, names)
+
+
+def transpose_to_standard(layout: LinearLayout, names: Sequence[str]) -> LinearLayout:
+    """Out-dims in ``dim0, dim1, ...`` order (the product builds them in fill order)."""
+    from .reshape import transpose_outs
+    return transpose_outs(layout, list(names))
