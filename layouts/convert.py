@@ -106,7 +106,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         done = _known_into(x, src, dst, out, threads)
         if done is not None:
             return done
-    if any(type(t).__module__.startswith("layouts.cute.") for t in (src, dst)):  # CuTe layouts: layouts.cute.realise
+    if any(hasattr(type(t), "__layouts_memory__") for t in (src, dst)):  # CuTe or linear layouts (layouts.kinds)
         from .cute.realise import convert_cute
         return convert_cute(x, src, dst, out, threads=threads, copy=copy, **dims)
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)

@@ -118,6 +118,10 @@ class Layout:
         it.check_coord(crd, self._shape, f"layout {self}")
         return it.offset_of(crd, self._shape, self._stride)
 
+    def __layouts_memory__(self) -> "Layout":
+        """A CuTe layout is its own memory form (the protocol of :mod:`layouts.kinds`)."""
+        return self
+
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every ``i`` in ``range(size(L))``, as an int64 array.
 

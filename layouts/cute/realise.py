@@ -25,6 +25,7 @@ import numpy as np
 
 from ..arguments import MAX_ELEMENTS
 from ..errors import LayoutError, LayoutTypeError, type_name
+from ..kinds import OffsetTable, memory_form
 from . import int_tuple as it
 from .layout import Layout, cosize
 from .swizzle import ComposedLayout, _compact
@@ -43,8 +44,9 @@ def is_cute(obj: Any) -> bool:
 
 def _as_cute(layout: Any, dims: dict, what: str) -> Any:
     from ..layout import Layout as NamedLayout
-    if is_cute(layout):
-        return layout
+    form = memory_form(layout)      # a CuTe layout is its own form; a linear layout gives its CuTe form or a table
+    if form is not None:
+        return form
     if isinstance(layout, str):
         if not dims:
             raise LayoutError(f"{what} {layout!r} beside a CuTe layout needs its sizes: pass them as **dims "
@@ -52,7 +54,8 @@ def _as_cute(layout: Any, dims: dict, what: str) -> Any:
         layout = NamedLayout(layout, **dims)
     if isinstance(layout, NamedLayout):
         return layout.to_cute()
-    raise LayoutTypeError(f"{what} must be a CuTe layout, a layouts.Layout or a spec string, got {type_name(layout)}")
+    raise LayoutTypeError(f"{what} must be a CuTe or linear layout, a layouts.Layout or a spec string, "
+                          f"got {type_name(layout)}")
 
 
 def _flat(layout: Layout) -> tuple[list[int], list[int]]:
@@ -215,6 +218,8 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
         raise LayoutError(f"x must be the 1-D buffer holding the tensor in src, got an array of shape {xa.shape}")
     if s.size() != d.size():
         raise LayoutError(f"src {s} has {s.size()} elements but dst {d} has {d.size()}; the sizes must match")
+    if isinstance(s, OffsetTable) or isinstance(d, OffsetTable):
+        return _by_table(xa, s, d, out)
     _check_range(s, "src", xa.size)
     _check_range(d, "dst")
     if not _injective(d):
@@ -237,6 +242,27 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
         _swizzled(result, xa, s, d)
     else:
         _plain(result, xa, s, d, threads)
+    return result
+
+
+def _table(layout: Any) -> OffsetTable:
+    return layout if isinstance(layout, OffsetTable) else OffsetTable(layout.offsets(), str(layout))
+
+
+def _by_table(x: np.ndarray, s: Any, d: Any, out: Any) -> np.ndarray:
+    """A side given by its offsets alone: numpy's gather and scatter (zeros where dst reaches nothing)."""
+    s, d = _table(s), _table(d)
+    if s.size() and s.cosize() > x.size:
+        raise LayoutError(f"x holds {x.size} elements, but src {s} reaches offset {s.cosize() - 1}")
+    if not d.is_injective():
+        raise LayoutError(f"dst {d} maps two indices to one offset; a destination must be injective")
+    n_out = d.cosize()
+    if n_out > MAX_ELEMENTS:
+        raise LayoutError(f"dst {d} spans {n_out} elements, past what an array can hold ({MAX_ELEMENTS})")
+    result = np.zeros(n_out, dtype=x.dtype) if out is None else _check_out(out, n_out, x.dtype)
+    if out is not None:
+        result[:n_out] = 0
+    result[d.offsets()] = x[s.offsets()]
     return result
 
 

@@ -146,6 +146,10 @@ class ComposedLayout:
     def __call__(self, *coords: Any) -> int:
         return self.outer(self.offset + self.inner(*coords))
 
+    def __layouts_memory__(self) -> "ComposedLayout":
+        """A swizzled layout is its own memory form (the protocol of :mod:`layouts.kinds`)."""
+        return self
+
     def offsets(self) -> np.ndarray:
         """``S(i)`` for every index, as an int64 array.
 

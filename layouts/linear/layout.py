@@ -440,6 +440,22 @@ class LinearLayout:
         from .apply import apply
         return apply(self, coords)
 
+    # ----------------------------------------------------------------- memory (layouts.kinds)
+    def __layouts_memory__(self) -> Any:
+        """The memory this layout stands for (the orientation rule of :func:`layouts.linear.memory_map`):
+        its CuTe form when it has one (the fast copy and swizzle kernels), else its offset table."""
+        from .memory import memory_form
+        return memory_form(self)
+
+    def offsets(self):
+        """The offset of each element, in index order (coordinates -> offset; see memory_map).
+
+        >>> LinearLayout.from_bases({"offset": [[0, 1], [1, 0]]}, ["dim0", "dim1"]).offsets().tolist()
+        [0, 2, 1, 3]
+        """
+        from .memory import offsets
+        return offsets(self)
+
     # ----------------------------------------------------------------- equality and text
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LinearLayout):
