@@ -85,8 +85,88 @@ def _tables(layout, name: str) -> List[Tuple[int, int, Any]]:
     return chunks
 
 
+_INT64 = None      # np.dtype("int64"), set on first use (the module imports no numpy at import)
+
+#: Arrays of at least this many elements go through one numba pass (apply_kernel); smaller
+#: ones through numpy, which needs no compiled kernel.
+KERNEL_MIN = 512
+
+
+def _kernel_plan(layout, names: Tuple[str, ...]):
+    """For inputs naming ``names``: (kernel, tables, shifts, masks), or False when the kernel
+    cannot take them (more than 4 inputs, an in-dim of several table chunks, wide outputs)."""
+    import numpy as np
+    if not 1 <= len(names) <= 4 or layout.total_out_bits > 63:
+        return False
+    sizes = layout.in_dims
+    if any(n not in sizes for n in names):
+        return False
+    tables = []
+    for name in names:
+        chunks = _tables(layout, name)
+        if len(chunks) != 1:
+            return False
+        tables.append(chunks[0][2])
+    shifts, masks, bit = [], [], 0
+    for _, size in layout._outs:
+        shifts.append(bit)
+        masks.append(size - 1)
+        bit += size.bit_length() - 1
+    try:
+        from .apply_kernel import KERNELS
+    except ImportError:          # numba missing: numpy's path
+        return False
+    return (KERNELS[len(names)], tables, np.array(shifts, dtype=np.int64), np.array(masks, dtype=np.int64),
+            layout.out_dim_names)
+
+
+def _fast_arrays(layout, coords: Any):
+    """One numba pass for large C-contiguous int64 arrays of one shape (values checked in the
+    kernel); None when the inputs are anything else (numpy's path takes them)."""
+    global _INT64
+    import numpy as np
+    if type(coords) is not dict or not coords:
+        return None
+    if _INT64 is None:
+        _INT64 = np.dtype(np.int64)
+    key = tuple(coords)
+    plan = layout._tables.get(key)
+    if plan is None:
+        plan = _kernel_plan(layout, key)
+        layout._tables[key] = plan
+    if not plan:
+        return None
+    kernel, tables, shifts, masks, names = plan
+    args = []
+    shape = None
+    for t, v in zip(tables, coords.values()):
+        if type(v) is not np.ndarray or v.dtype is not _INT64 or not v.flags.c_contiguous:
+            return None
+        if shape is None:
+            shape = v.shape
+            if v.size < KERNEL_MIN:
+                return None
+        elif v.shape != shape:
+            return None
+        args += (t, v if v.ndim == 1 else v.reshape(-1))
+    out = np.empty((len(names), args[1].size), dtype=_INT64)
+    bad = kernel(*args, shifts, masks, out)
+    if bad >= 0:
+        sizes = layout.in_dims
+        for name, v in coords.items():
+            x = int(v.reshape(-1)[bad])
+            if not 0 <= x < sizes[name]:
+                raise LayoutError(f"{name} has values outside 0..{sizes[name] - 1} (such as {x})")
+    if len(shape) == 1:
+        return {name: out[k] for k, name in enumerate(names)}
+    return {name: out[k].reshape(shape) for k, name in enumerate(names)}
+
+
 def apply(layout, coords: Any) -> Dict[str, Any]:
     """The layout at ``coords`` (in-dims left out are 0); see the module docstring."""
+    fast = _fast_arrays(layout, coords)          # large arrays: one compiled pass
+    if fast is not None:
+        return fast
     coords, vector = _checked(layout, coords)
     if not vector:
         return _scalar_apply(layout, coords)

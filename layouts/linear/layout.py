@@ -489,6 +489,20 @@ class LinearLayout:
             lines.append(" - " + "\n   ".join(parts))
         return "\n".join(lines) + f"\nwhere out dims are: {outs}"
 
+    def explain(self) -> str:
+        """Each basis in words and the CuTe form, when there is one (:mod:`layouts.linear.explain`).
+
+        >>> print(LinearLayout.identity_1d(2, "lane", "dim0").explain().splitlines()[1])
+          lane bit 0 (lane 1) -> 1: one step along dim0
+        """
+        from .explain import explain
+        return explain(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        """Jupyter's display: the picture of :func:`layouts.viz.draw_linear` and :meth:`explain`."""
+        from ..hooks import service
+        return service("linear picture")(self, include=include, exclude=exclude)
+
     # ----------------------------------------------------------------- the algebra (layouts.linear.algebra)
     def __mul__(self, other: "LinearLayout") -> "LinearLayout":
         from .algebra import multiply
