@@ -39,9 +39,15 @@ def _to_cute():
     return to_cute
 
 
+def _linear_picture():
+    from .viz.linear import mimebundle
+    return mimebundle
+
+
 _hooks.provide("layout picture", _layout_picture)
 _hooks.provide("cute picture", _cute_picture)
 _hooks.provide("to_cute", _to_cute)
+_hooks.provide("linear picture", _linear_picture)
 
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",

@@ -8,7 +8,7 @@ must not import them: each service is a name here, bound by the package's front
 
 >>> from layouts import hooks
 >>> sorted(hooks.provided())
-['cute picture', 'layout picture', 'to_cute']
+['cute picture', 'layout picture', 'linear picture', 'to_cute']
 >>> hooks.service("to_cute").__module__
 'layouts.cute.bridge'
 """

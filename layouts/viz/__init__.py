@@ -39,4 +39,15 @@ __all__ = [
     "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
     "save_tour_figures", "to_png", "to_svg", "save", "default_wrap", "LayoutFigure", "MAX_CELLS",
     "explore", "Explorer", "ExplorerModel", "write_gallery", "draw_cute", "cute_svg",
+    "draw_linear", "draw_banks",
 ]
+
+# Pictures of the GPU kinds load with their modules, when first asked for.
+_LAZY = {"draw_linear": "linear", "draw_banks": "banks"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'layouts.viz' has no attribute {name!r}")
