@@ -1,0 +1,197 @@
+"""Who touches which element of a tile: one warp's thread map and the width of each request.
+
+A thread map is read into one array, ``values[thread, k]``: the flat (colexicographic) index of
+the tile element that ``thread`` holds as its ``k``-th value, for the 32 threads of a warp. It
+comes from a CuTe TV layout (domain ``(thread, value)``, value = the element's index in the tile),
+a linear layout with ``lane`` and ``register`` in-dims (``warp`` and ``block`` fixed at one
+index) and the tile's modes as out-dims, a Triton distributed encoding with its shape, or the
+array itself.
+
+>>> from layouts import cute
+>>> acc = Access(threads=cute.Layout((32, 32), (32, 1)), width_bytes=4)   # thread t: row t of 32x32
+>>> acc.values_of(1)[:3], acc.values_per_thread
+((32, 33, 34), 32)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from ..errors import LayoutError, LayoutTypeError, _is_int, type_name
+from .instructions import VectorInstruction, check_width
+
+__all__ = ["Access", "WARP"]
+
+#: Threads in a warp: every thread map has this many.
+WARP = 32
+
+
+class Access:
+    """One warp's access to a shared tile: its thread map and the width of each request.
+
+    Parameters
+    ----------
+    threads
+        Who holds what: a CuTe TV layout ``((32, ...), (values, ...))`` whose value is the
+        element's flat index in the tile (colexicographic over the tile's shape); a
+        :class:`layouts.linear.LinearLayout` with in-dims ``lane`` (32) and ``register`` (and
+        ``warp``/``block``, fixed at ``warp``) and out-dims ``dim0, dim1, ...``; a Triton
+        distributed encoding of :mod:`layouts.linear.triton` as ``(encoding, shape)``; or an int
+        array of shape ``(32, values)``.
+    width_bytes : int or instruction, optional
+        The bytes one request moves per thread: 1, 2, 4, 8 or 16 (``smem.lds(16)`` and
+        ``smem.sts(16)`` say it with a direction). ``None``: as wide as the shared layout allows.
+    shape : tuple of ints, optional
+        The tensor shape of a Triton encoding given alone.
+    warp : int
+        Which warp (and block 0) of a linear layout with several.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> acc = Access(np.arange(64).reshape(32, 2), width_bytes=8)
+    >>> acc.values_of(31), acc.width_bytes, acc.op
+    ((62, 63), 8, 'access')
+    >>> Access(np.arange(64).reshape(16, 4), 4)
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: threads: a thread map covers one warp of 32 threads; this array has 16 rows
+    """
+
+    __slots__ = ("values", "width_bytes", "op", "shape", "source")
+
+    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: int = 0) -> None:
+        op = "access"
+        if isinstance(width_bytes, VectorInstruction):
+            op, width_bytes = width_bytes.op, width_bytes.width_bytes
+        elif width_bytes is not None:
+            width_bytes = check_width(width_bytes)
+        if not _is_int(warp) or warp < 0:
+            raise LayoutError(f"warp must be an int >= 0, got {type_name(warp)}")
+        values, tile = _thread_map(threads, shape, int(warp))
+        values.setflags(write=False)
+        self.values: np.ndarray = values
+        self.width_bytes: Optional[int] = width_bytes
+        self.op = op
+        self.shape: Optional[Tuple[int, ...]] = tile
+        self.source = threads
+
+    @property
+    def values_per_thread(self) -> int:
+        return int(self.values.shape[1])
+
+    def values_of(self, thread: int) -> Tuple[int, ...]:
+        """The flat element indices that ``thread`` holds, in value order."""
+        if not _is_int(thread) or not 0 <= thread < WARP:
+            raise LayoutError(f"thread must be an int in 0..{WARP - 1}, got {type_name(thread)}")
+        return tuple(int(v) for v in self.values[int(thread)] if v >= 0)
+
+    def with_width(self, width_bytes: Any) -> "Access":
+        """The same thread map, requests of another width.
+
+        >>> import numpy as np
+        >>> Access(np.arange(32).reshape(32, 1), 4).with_width(2).width_bytes
+        2
+        """
+        out = object.__new__(Access)
+        out.values, out.shape, out.source, out.op = self.values, self.shape, self.source, self.op
+        out.width_bytes = None if width_bytes is None else check_width(width_bytes)
+        return out
+
+    def __repr__(self) -> str:
+        width = "widest" if self.width_bytes is None else f"{self.width_bytes} B"
+        return f"Access({self.op}, {self.values_per_thread} values per thread, {width} requests)"
+
+
+def _thread_map(threads: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Optional[Tuple[int, ...]]]:
+    from ..cute.layout import Layout as CuteLayout
+    from ..linear.layout import LinearLayout
+    if isinstance(threads, tuple) and len(threads) == 2 and _is_triton(threads[0]):
+        threads, shape = threads
+    if _is_triton(threads):
+        return _triton_map(threads, shape, warp)
+    if isinstance(threads, CuteLayout):
+        return _cute_map(threads), None
+    if isinstance(threads, LinearLayout):
+        return _linear_map(threads, warp)
+    if isinstance(threads, np.ndarray) or (isinstance(threads, (list, tuple)) and threads
+                                           and isinstance(threads[0], (list, tuple, np.ndarray))):
+        arr = np.asarray(threads)
+        if arr.dtype.kind not in "iu" or arr.ndim != 2:
+            raise LayoutTypeError(f"threads: an array thread map is a 2-D int array (thread, value), got "
+                                  f"{arr.ndim}-D {arr.dtype}")
+        if arr.shape[0] != WARP:
+            raise LayoutError(f"threads: a thread map covers one warp of {WARP} threads; this array has {arr.shape[0]} rows")
+        if arr.size and arr.min() < 0:
+            raise LayoutError(f"threads: element indices must be >= 0, got {int(arr.min())}")
+        return arr.astype(np.int64), None
+    raise LayoutTypeError(f"threads must be a CuTe TV layout, a linear layout (lane, register -> dim0, dim1...), "
+                          f"a Triton distributed encoding with its shape, or a (32, values) int array; "
+                          f"got {type_name(threads)}")
+
+
+def _is_triton(obj: Any) -> bool:
+    return type(obj).__module__.startswith("layouts.linear.triton")
+
+
+def _cute_map(tv: Any) -> np.ndarray:
+    from ..cute.layout import Layout as CuteLayout
+    if len(tv) > 2:
+        raise LayoutError(f"threads: a TV layout has two modes, (thread, value); {tv} has {len(tv)}")
+    threads = tv[0].size() if len(tv) == 2 else tv.size()
+    if threads != WARP:
+        raise LayoutError(f"threads: a TV layout's thread mode is one warp of {WARP} threads; {tv} has {threads} "
+                          f"(for one warp of a larger one take its first {WARP} threads)")
+    offs = tv.offsets() if isinstance(tv, CuteLayout) else np.asarray(tv.offsets())
+    if offs.size and offs.min() < 0:
+        raise LayoutError(f"threads: TV layout {tv} gives the negative element index {int(offs.min())}")
+    return offs.reshape(-1, WARP).T.copy()        # index t + 32 * v: the thread mode is the fastest
+
+
+def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
+    ins = layout.in_dims
+    extra = [d for d in ins if d not in ("register", "lane", "warp", "block")]
+    if extra:
+        raise LayoutError(f"threads: a linear thread map has in-dims register, lane (warp, block); this one also "
+                          f"has {extra}")
+    if ins.get("lane", 1) != WARP:
+        raise LayoutError(f"threads: a linear thread map has a lane in-dim of {WARP} lanes; this one has "
+                          f"{ins.get('lane', 'none')}")
+    if warp >= ins.get("warp", 1):
+        raise LayoutError(f"warp {warp} is past the layout's {ins.get('warp', 1)} warps")
+    regs = ins.get("register", 1)
+    lane = np.repeat(np.arange(WARP, dtype=np.int64), regs)
+    reg = np.tile(np.arange(regs, dtype=np.int64), WARP)
+    coords = {"lane": lane}
+    if "register" in ins:
+        coords["register"] = reg
+    if "warp" in ins:
+        coords["warp"] = np.full(lane.shape, warp, dtype=np.int64)
+    out = layout.apply(coords)
+    flat = np.zeros(lane.shape, dtype=np.int64)
+    scale = 1
+    sizes = []
+    for name, size in layout.out_dims.items():
+        flat += np.asarray(out[name], dtype=np.int64) * scale
+        scale *= int(size)
+        sizes.append(int(size))
+    return flat.reshape(WARP, regs), tuple(sizes)
+
+
+def _triton_map(encoding: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
+    if shape is None:
+        raise LayoutError(f"threads: a Triton encoding {encoding!r} needs its tensor shape: (encoding, shape)")
+    try:
+        from ..linear import triton as tt
+    except ImportError:
+        raise LayoutError("threads: a Triton encoding needs layouts.linear.triton, which this installation lacks") from None
+    from .memory import _shape_arg
+    shape = _shape_arg("shape", shape)
+    try:
+        linear = tt.to_linear_layout(encoding, list(shape))
+    except LayoutError as e:
+        raise LayoutError(f"threads: {encoding!r} over shape {shape}: {e}") from None
+    values, _ = _linear_map(linear, warp)
+    return values, shape

@@ -1,0 +1,257 @@
+"""layouts.smem: the known answers of issue 42 and bad input.
+
+Oracles: the figures the anchors' own documents give (CUDA's programming guide for the padded
+32 x 32 float tile, CUTLASS's SM80 ``Swizzle<3,3,3> o (8,64):(64,1)`` half tiles read by
+``ldmatrix.x4``, CuTe's SM75 ldmatrix atoms for who gives which row), hand-computed bank
+arithmetic (rows 128 bytes apart land on the same banks), and the cross-checks between the
+layout kinds (one tile said as CuTe, framework and linear layout gives one answer).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import layouts as ly
+from layouts import cute, smem
+from layouts.errors import LayoutError, LayoutTypeError
+from layouts.linear import LinearLayout, from_cute
+
+ROW_MAJOR_32 = cute.Layout((32, 32), (32, 1))
+# thread t holds row t; its request v reads column v: one column of the tile per request ("by columns")
+BY_COLUMNS = cute.Layout((32, 32), (1, 32))
+# thread t holds column t; its request v reads row v
+BY_ROWS = cute.Layout((32, 32), (32, 1))
+
+
+# ---------------------------------------------------------------- the padded and swizzled float tile
+def test_row_major_float_tile_read_by_columns_is_32_way():
+    r = smem.conflicts(ROW_MAJOR_32, smem.Access(BY_COLUMNS, 4), element_bytes=4)
+    # each request: 32 rows of one column, 128 bytes apart: one bank, 32 different words
+    assert r.per_phase == [32] * 32 and r.ways == 32 and r.wavefronts == 1024 and r.ideal == 32
+    p = r.phases[0]
+    assert p.threads == tuple(range(32)) and list(p.banks) == [0] and len(p.banks[0]) == 32
+    assert p.colliding() == [(0, tuple(range(32)))]
+    assert p.elements[5] == (5,) and p.words[5] == (5 * 32,)      # element (5, 0) at byte 5 * 128
+
+
+def test_row_major_float_tile_read_by_rows_is_conflict_free():
+    r = smem.conflicts(ROW_MAJOR_32, smem.Access(BY_ROWS, 4), element_bytes=4)
+    assert r.per_phase == [1] * 32 and r.conflict_free
+
+
+@pytest.mark.parametrize("padded", [ly.Layout("HW", H=32, W=32, pitch={"H": 33}), cute.Layout((32, 32), (33, 1))])
+def test_padding_rows_to_33_floats_makes_columns_one_way(padded):
+    r = smem.conflicts(padded, smem.Access(BY_COLUMNS, 4), element_bytes=4)
+    assert r.per_phase == [1] * 32 and r.ways == 1
+    assert smem.conflicts(padded, smem.Access(BY_ROWS, 4), element_bytes=4).ways == 1
+
+
+def test_swizzle_5_0_5_makes_columns_one_way():
+    sw = cute.composition(cute.Swizzle(5, 0, 5), ROW_MAJOR_32)
+    for tv in (BY_COLUMNS, BY_ROWS):
+        r = smem.conflicts(sw, smem.Access(tv, 4), element_bytes=4)
+        assert r.per_phase == [1] * 32
+
+
+def test_one_tile_said_three_ways_gives_one_answer():
+    """The swizzled tile as CuTe, as a linear layout in CuTe's orientation and in Triton's."""
+    sw = cute.composition(cute.Swizzle(5, 0, 5), ROW_MAJOR_32)
+    cute_to_offset = from_cute(sw)
+    offset_to_elem = cute_to_offset.invert()             # in-dim offset -> m0, m1
+    acc = smem.Access(BY_COLUMNS, 4)
+    answers = [smem.conflicts(x, acc, element_bytes=4).per_phase for x in (sw, cute_to_offset, offset_to_elem)]
+    assert answers[0] == answers[1] == answers[2] == [1] * 32
+    mems = [smem.memory_of(x) for x in (sw, cute_to_offset, offset_to_elem)]
+    assert all(m.shape == (32, 32) for m in mems)
+    assert all(np.array_equal(m.offsets, mems[0].offsets) for m in mems)
+
+
+# ---------------------------------------------------------------- CUTLASS's SM80 half tiles and ldmatrix
+SM80_HALF = cute.Layout((8, 64), (64, 1))
+
+
+def test_cutlass_sm80_swizzled_half_tile_read_by_ldmatrix_x4_is_conflict_free():
+    r = smem.conflicts(cute.composition(cute.Swizzle(3, 3, 3), SM80_HALF), smem.ldmatrix(x4=True))
+    # 8 x 64 halves = 8 matrices of 8 x 8: two issues of x4, one phase per matrix
+    assert r.per_phase == [1] * 8 and r.wavefronts == r.ideal == 8 and r.vector_bytes == 16
+
+
+def test_cutlass_sm80_unswizzled_half_tile_is_8_way_on_four_banks():
+    r = smem.conflicts(SM80_HALF, smem.ldmatrix(x4=True))
+    assert r.per_phase == [8] * 8 and r.ways == 8 and r.wavefronts == 64
+    # rows 128 bytes apart: all eight 16-byte rows of a phase on the same four banks
+    for p in r.phases:
+        assert len(p.banks) == 4 and all(len(words) == 8 for words in p.banks.values())
+        first_bank = p.words[0][0] % 32
+        assert sorted(p.banks) == [first_bank + k for k in range(4)]
+    assert "8-way" in r.explain() and "threads 0-7" in r.explain()
+
+
+@pytest.mark.parametrize("x", [1, 2, 4])
+def test_ldmatrix_rows_are_the_ones_cute_atoms_give_each_thread(x):
+    """Thread t gives the address of row t % 8 of matrix t // 8: CuTe's SM75 atom says which of the
+    8x rows (row after row, matrix after matrix) each thread's 128 address bits select."""
+    atom = cute.atoms.SM75_LDSM[f"SM75_U32x{x}_LDSM_N"]
+    row_of_thread = atom.src.offsets().reshape(128, 32)[0] // 128     # value 0 of every thread
+    instr = smem.ldmatrix(**{f"x{x}": True})
+    values, width, per_phase = instr.thread_map((8, 8 * x), 2)       # one issue: matrices side by side
+    assert width == 16 and per_phase == 8
+    for t in range(8 * x):
+        m, r = divmod(int(row_of_thread[t]), 8)
+        expected = [r + 8 * (8 * m + j) for j in range(8)]            # row r, columns 8m..8m+7, index row + 8 col
+        assert values[t].tolist() == expected
+    assert (values[8 * x:] == -1).all()
+
+
+def test_ldmatrix_x1_has_one_phase_per_issue():
+    r = smem.conflicts(cute.composition(cute.Swizzle(3, 3, 3), SM80_HALF), smem.ldmatrix(x1=True))
+    assert r.ideal == 8 and all(p.threads == tuple(range(8)) for p in r.phases)
+    assert [p.request for p in r.phases] == list(range(8))
+
+
+def test_ldmatrix_trans_reads_columns_of_a_column_major_tile():
+    col_major = cute.Layout((64, 8), (1, 64))                      # the SM80 tile, transposed
+    sw = cute.composition(cute.Swizzle(3, 3, 3), col_major)
+    assert smem.conflicts(sw, smem.ldmatrix(x4=True, trans=True)).per_phase == [1] * 8
+    assert smem.conflicts(col_major, smem.ldmatrix(x4=True, trans=True)).per_phase == [8] * 8
+    with pytest.raises(LayoutError, match="width_bytes=16 is not allowed"):
+        smem.conflicts(col_major, smem.ldmatrix(x4=True))             # its rows are not contiguous
+
+
+def test_stmatrix_counts_like_ldmatrix():
+    sw = cute.composition(cute.Swizzle(3, 3, 3), SM80_HALF)
+    assert smem.conflicts(sw, smem.stmatrix(x4=True)).per_phase == smem.conflicts(sw, smem.ldmatrix(x4=True)).per_phase
+
+
+# ---------------------------------------------------------------- widths, phases, broadcast
+def test_sixteen_byte_requests_are_served_eight_threads_a_phase():
+    tile = cute.Layout((8, 64), (64, 1))
+    # thread t0 + 4 t1: row t1, columns 16 t0 .. 16 t0 + 15 (index row + 8 col): two 16 B requests
+    acc = smem.Access(cute.Layout(((4, 8), 16), ((128, 1), 8)), 16)
+    r = smem.conflicts(tile, acc)
+    assert r.ideal == 8 and [p.threads for p in r.phases[:2]] == [tuple(range(8)), tuple(range(8, 16))]
+    # phase 0: rows 0 and 1 (128 bytes apart), 16-byte chunks at bytes 0, 32, 64, 96 of each: 2-way
+    assert r.per_phase == [2] * 8 and r.phases[0].elements[5] == tuple(1 + 8 * (16 + j) for j in range(8))
+
+
+def test_eight_byte_requests_are_served_sixteen_threads_a_phase():
+    acc = smem.Access(np.arange(64).reshape(32, 2), smem.lds(8))
+    r = smem.conflicts(cute.Layout(64), acc, element_bytes=4)
+    assert r.ideal == 2 and r.per_phase == [1, 1] and r.vector_bytes == 8
+
+
+def test_the_same_word_read_by_every_thread_is_a_broadcast():
+    acc = smem.Access(np.zeros((32, 1), dtype=np.int64), 4)
+    r = smem.conflicts(cute.Layout(64), acc, element_bytes=4)
+    assert r.per_phase == [1]
+    acc = smem.Access(np.tile([[0], [32]], (16, 1)), 4)               # two words of bank 0
+    assert smem.conflicts(cute.Layout(64), acc, element_bytes=4).per_phase == [2]
+
+
+def test_two_byte_requests_in_one_word_are_one_wavefront():
+    acc = smem.Access(np.arange(32).reshape(32, 1), 2)
+    assert smem.conflicts(cute.Layout(64), acc, element_bytes=2).per_phase == [1]
+
+
+def test_vector_bytes_is_the_widest_allowed_not_the_one_asked():
+    acc = smem.Access(cute.Layout((32, 8), (8, 1)), 4)
+    r = smem.conflicts(cute.Layout(256), acc, element_bytes=2)
+    assert r.vector_bytes == 16 and r.width_bytes == 4 and r.ideal == 4
+    widest = smem.conflicts(cute.Layout(256), acc.with_width(None), element_bytes=2)
+    assert widest.width_bytes == 16 and widest.ideal == 4
+
+
+def test_linear_thread_map_and_shared_layout():
+    mma = LinearLayout.from_bases({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]},
+                                  ["dim0", "dim1"])                  # 8 x 8: lane holds row lane//4, 2 columns
+    acc = smem.Access(mma, 4)
+    assert acc.shape == (8, 8) and acc.values_of(5) == (1 + 8 * 2, 1 + 8 * 3)
+    tile = LinearLayout.from_bases({"offset": [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}, ["dim0", "dim1"])
+    r = smem.conflicts(tile, acc, element_bytes=2)                   # row-major 8 x 8 halves: 128 bytes
+    assert r.per_phase == [1] and r.vector_bytes == 4
+
+
+# ---------------------------------------------------------------- bad input
+def test_a_width_the_layout_does_not_allow_names_the_width():
+    acc = smem.Access(BY_COLUMNS, 8)          # thread t's values 0, 1 are (t, 0), (t, 1): contiguous rows...
+    with pytest.raises(LayoutError, match="width_bytes=8"):
+        smem.conflicts(cute.Layout((32, 32), (1, 32)), acc, element_bytes=4)   # ...but this tile is column-major
+    with pytest.raises(LayoutError, match="width_bytes=16 takes 4 values at a time, but each thread"):
+        smem.conflicts(ROW_MAJOR_32, smem.Access(np.arange(64).reshape(32, 2), 16), element_bytes=4)
+    with pytest.raises(LayoutError, match="width_bytes=2 is narrower"):
+        smem.conflicts(ROW_MAJOR_32, smem.Access(BY_ROWS, 2), element_bytes=4)
+    with pytest.raises(LayoutError, match="width_bytes=12"):
+        smem.Access(BY_ROWS, 12)
+    with pytest.raises(LayoutTypeError, match="width_bytes must be an int"):
+        smem.Access(BY_ROWS, "16")
+
+
+def test_two_elements_at_one_address_is_a_layout_error():
+    with pytest.raises(LayoutError, match="two elements at one address"):
+        smem.memory_of(cute.Layout((4, 4), (1, 2)))
+    with pytest.raises(LayoutError, match="two elements at one address"):
+        smem.conflicts(cute.Layout((32, 32), (0, 1)), smem.Access(BY_ROWS, 4))
+    with pytest.raises(LayoutError, match="negative offset"):
+        smem.memory_of(cute.Layout((4, 4), (-4, 1)))
+
+
+def test_a_thread_map_that_is_not_one_warp_is_refused():
+    with pytest.raises(LayoutError, match="one warp of 32 threads; .* has 64"):
+        smem.Access(cute.Layout((64, 2), (2, 1)), 4)
+    with pytest.raises(LayoutError, match="has 16 rows"):
+        smem.Access(np.zeros((16, 2), dtype=int), 4)
+    with pytest.raises(LayoutError, match="lane in-dim of 32 lanes; this one has 16"):
+        smem.Access(LinearLayout.from_bases({"lane": [[1], [2], [4], [8]]}, ["dim0"]), 4)
+    with pytest.raises(LayoutError, match="also has"):
+        smem.Access(LinearLayout.from_bases({"lane": [[1], [2], [4], [8], [16]], "x": [[32]]}, ["dim0"]), 4)
+    with pytest.raises(LayoutTypeError, match="threads must be"):
+        smem.Access("row-major", 4)
+    with pytest.raises(LayoutTypeError, match="2-D int array"):
+        smem.Access(np.zeros((32, 2)), 4)
+
+
+def test_an_access_past_the_tile_is_refused():
+    with pytest.raises(LayoutError, match="reaches element 1023 but the shared layout .* has 64 elements"):
+        smem.conflicts(cute.Layout((8, 8), (8, 1)), smem.Access(BY_ROWS, 4), element_bytes=4)
+    mma = LinearLayout.from_bases({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]},
+                                  ["dim0", "dim1"])
+    with pytest.raises(LayoutError, match=r"acc is over a tile of shape \(8, 8\)"):
+        smem.conflicts(cute.Layout((4, 16), (16, 1)), smem.Access(mma, 4))
+
+
+def test_bad_arguments_of_conflicts_are_named():
+    acc = smem.Access(BY_ROWS, 4)
+    with pytest.raises(LayoutError, match="element_bytes must be one of"):
+        smem.conflicts(ROW_MAJOR_32, acc, element_bytes=3)
+    with pytest.raises(LayoutError, match="bank_bytes must be a power of two"):
+        smem.conflicts(ROW_MAJOR_32, acc, element_bytes=4, bank_bytes=6)
+    with pytest.raises(LayoutTypeError, match="banks must be an int"):
+        smem.conflicts(ROW_MAJOR_32, acc, element_bytes=4, banks=None)
+    with pytest.raises(LayoutTypeError, match=r"acc: lds\(16\) is a width"):
+        smem.conflicts(ROW_MAJOR_32, smem.lds(16))
+    with pytest.raises(LayoutTypeError, match="acc must be"):
+        smem.conflicts(ROW_MAJOR_32, BY_ROWS)
+    with pytest.raises(LayoutTypeError, match="shared_layout must be a layout"):
+        smem.conflicts("NCHW", acc)
+    with pytest.raises(LayoutError, match="ldmatrix.x4 reads a 2-D"):
+        smem.conflicts(cute.Layout(512), smem.ldmatrix(x4=True))
+    with pytest.raises(LayoutError, match="16 matrices|not a multiple of the 4"):
+        smem.conflicts(cute.Layout((8, 24), (24, 1)), smem.ldmatrix(x4=True))
+    with pytest.raises(LayoutError, match="must be a multiple of 8"):
+        smem.conflicts(cute.Layout((4, 64), (64, 1)), smem.ldmatrix(x4=True))
+    with pytest.raises(LayoutError, match="exactly one of"):
+        smem.ldmatrix(x1=True, x4=True)
+    with pytest.raises(LayoutError, match=r"shape \(3, 3\) has 9 elements"):
+        smem.memory_of(ROW_MAJOR_32, shape=(3, 3))
+
+
+def test_inputs_are_not_changed():
+    values = np.arange(64).reshape(32, 2)
+    acc = smem.Access(values, 8)
+    values[0, 0] = 5
+    assert acc.values_of(0) == (0, 1)
+    with pytest.raises(ValueError):
+        acc.values[0, 0] = 3
+    with pytest.raises(ValueError):
+        smem.memory_of(ROW_MAJOR_32).offsets[0] = 1
