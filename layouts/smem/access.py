@@ -19,7 +19,8 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ..errors import LayoutError, LayoutTypeError, _is_int, type_name
+from ..cute.int_tuple import is_int
+from ..errors import LayoutError, LayoutTypeError, type_name
 from .instructions import VectorInstruction, check_width
 
 __all__ = ["Access", "WARP"]
@@ -68,7 +69,7 @@ class Access:
             op, width_bytes = width_bytes.op, width_bytes.width_bytes
         elif width_bytes is not None:
             width_bytes = check_width(width_bytes)
-        if not _is_int(warp) or warp < 0:
+        if not is_int(warp) or warp < 0:
             raise LayoutError(f"warp must be an int >= 0, got {type_name(warp)}")
         values, tile = _thread_map(threads, shape, int(warp))
         values.setflags(write=False)
@@ -84,7 +85,7 @@ class Access:
 
     def values_of(self, thread: int) -> Tuple[int, ...]:
         """The flat element indices that ``thread`` holds, in value order."""
-        if not _is_int(thread) or not 0 <= thread < WARP:
+        if not is_int(thread) or not 0 <= thread < WARP:
             raise LayoutError(f"thread must be an int in 0..{WARP - 1}, got {type_name(thread)}")
         return tuple(int(v) for v in self.values[int(thread)] if v >= 0)
 

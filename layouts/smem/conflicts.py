@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import LayoutError, LayoutTypeError, _is_int, type_name
+from ..cute.int_tuple import is_int
+from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
 from .instructions import MatrixInstruction, VectorInstruction, ldmatrix, threads_per_phase
 from .memory import SharedMemory, memory_of
@@ -161,7 +162,7 @@ class Conflicts:
 
 
 def _positive_int(name: str, value: Any, power_of_two: bool = False) -> int:
-    if not _is_int(value):
+    if not is_int(value):
         raise LayoutTypeError(f"{name} must be an int, got {type_name(value)}")
     value = int(value)
     if value < 1 or (power_of_two and value & (value - 1)):
@@ -226,7 +227,7 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: int = 2, banks: int =
     ...
     layouts.errors.LayoutError: width_bytes=8 is not allowed by this shared layout: thread 1's values 0..1 (elements [1, 33]) are at offsets [33, 34], not 2 consecutive offsets aligned to 8 bytes; the widest this layout allows for this access is 4 bytes
     """
-    if not _is_int(element_bytes) or int(element_bytes) not in ELEMENT_BYTES:
+    if not is_int(element_bytes) or int(element_bytes) not in ELEMENT_BYTES:
         raise LayoutError(f"element_bytes must be one of {', '.join(map(str, ELEMENT_BYTES))}, got {type_name(element_bytes)}")
     element_bytes = int(element_bytes)
     banks = _positive_int("banks", banks)

@@ -25,7 +25,8 @@ from typing import Any, Tuple
 
 import numpy as np
 
-from ..errors import LayoutError, LayoutTypeError, _is_int, type_name
+from ..cute.int_tuple import is_int
+from ..errors import LayoutError, LayoutTypeError, type_name
 
 __all__ = ["VectorInstruction", "MatrixInstruction", "lds", "sts", "ldmatrix", "stmatrix", "check_width",
            "threads_per_phase", "WIDTHS"]
@@ -42,7 +43,7 @@ def check_width(width_bytes: Any, name: str = "width_bytes") -> int:
     ...
     layouts.errors.LayoutError: width_bytes=12 is not a shared-memory access width; expected one of 1, 2, 4, 8, 16 bytes
     """
-    if not _is_int(width_bytes):
+    if not is_int(width_bytes):
         raise LayoutTypeError(f"{name} must be an int (bytes per thread and request), got {type_name(width_bytes)}")
     if int(width_bytes) not in WIDTHS:
         raise LayoutError(f"{name}={int(width_bytes)} is not a shared-memory access width; expected one of "

@@ -19,6 +19,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from ..cute.int_tuple import is_int
 from ..errors import LayoutError, LayoutTypeError, type_name
 
 __all__ = ["SharedMemory", "memory_of"]
@@ -101,10 +102,10 @@ def _coord_text(shape: Tuple[int, ...], index: int) -> str:
 
 
 def _shape_arg(name: str, shape: Any) -> Tuple[int, ...]:
-    from ..errors import _is_int
-    if _is_int(shape):
+    
+    if is_int(shape):
         shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or not shape or not all(_is_int(s) for s in shape):
+    if not isinstance(shape, (tuple, list)) or not shape or not all(is_int(s) for s in shape):
         raise LayoutTypeError(f"{name} must be a tuple of ints (the tile's modes), got {type_name(shape)}")
     if any(int(s) < 1 for s in shape):
         raise LayoutError(f"{name} must have modes of size >= 1, got {tuple(shape)}")
