@@ -230,3 +230,13 @@ def test_the_64_bit_limit_is_reached_not_exceeded():
     assert L.total_in_bits == 64 and L.matrix().shape == (64, 64)
     assert L.apply({"i": 2**64 - 1}) == {"o": 2**64 - 1}
     check_refused(lambda: L.apply({"i": np.arange(4)}), E, ["int64"])    # an array cannot hold its outputs
+
+
+@pytest.mark.parametrize("n", [3, 700])
+def test_arrays_that_do_not_broadcast_are_named(n):
+    """Was numpy's ValueError ("shape mismatch: objects cannot be broadcast"), naming no dim."""
+    reg, lane = np.zeros(n - 1, np.int64), np.zeros(n, np.int64)
+    check_refused(lambda: MMA.apply({"register": reg, "lane": lane}), E,
+                  ["broadcast", f"register ({n - 1},)", f"lane ({n},)"], keep=[reg, lane])
+    check_refused(lambda: MMA.apply({"register": np.zeros((2, 3), np.int64), "lane": np.zeros((3, 2), np.int64)}),
+                  E, ["register (2, 3)", "lane (3, 2)"])

@@ -175,8 +175,12 @@ def apply(layout, coords: Any) -> Dict[str, Any]:
         if size > 1 << 62 or layout.total_out_bits > 63:
             raise LayoutError(f"the outputs of this layout ({layout.total_out_bits} bits; out-dim {name!r} "
                               f"of size {size}) do not fit int64 arrays; apply it to Python ints")
-    arrays = [v for v in coords.values() if isinstance(v, np.ndarray)]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    shapes = {name: v.shape for name, v in coords.items() if isinstance(v, np.ndarray)}
+    try:
+        shape = np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        raise LayoutError(f"the in-dims' arrays do not broadcast together: shapes "
+                          f"{', '.join(f'{n} {s}' for n, s in shapes.items())}") from None
     packed = None
     scalar = 0
     for name, v in coords.items():
