@@ -240,3 +240,12 @@ def test_arrays_that_do_not_broadcast_are_named(n):
                   ["broadcast", f"register ({n - 1},)", f"lane ({n},)"], keep=[reg, lane])
     check_refused(lambda: MMA.apply({"register": np.zeros((2, 3), np.int64), "lane": np.zeros((3, 2), np.int64)}),
                   E, ["register (2, 3)", "lane (3, 2)"])
+
+
+def test_basis_index_out_of_range_is_named_not_wrapped():
+    """Was an IndexError for i = 7, and for i = -1 the LAST basis (8), a wrong number."""
+    assert MMA.basis("register", 1, "dim0") == 8
+    check_refused(lambda: MMA.basis("register", 7, "dim0"), E, ["'register'", "2 bases", "7"])
+    check_refused(lambda: MMA.basis("register", -1, "dim0"), E, ["'register'", "-1"])
+    check_refused(lambda: MMA.basis("register", 1.0, "dim0"), T, ["i"])
+    check_refused(lambda: MMA.basis("register", 0, "x"), E, ["'x'"])

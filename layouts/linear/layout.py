@@ -355,8 +355,17 @@ class LinearLayout:
         return len(self._outs)
 
     def basis(self, in_dim: str, i: int, out_dim: str) -> int:
-        """``bases[in_dim][i]`` for ``out_dim``."""
-        return self._in_rows(in_dim)[i][self.out_dim_index(out_dim)]
+        """``bases[in_dim][i]`` for ``out_dim``: the image of ``in_dim = 2**i`` (Triton's getBasis).
+
+        >>> LinearLayout.from_bases({"lane": [[0, 2], [1, 0]]}, ["dim0", "dim1"]).basis("lane", 1, "dim0")
+        1
+        """
+        rows = self._in_rows(_name("in_dim", in_dim))
+        i = _index("i", i)
+        if not 0 <= i < len(rows):
+            raise LayoutError(f"in-dim {in_dim!r} has {len(rows)} bases (bits 0..{len(rows) - 1}); "
+                              f"there is no basis {i}")
+        return rows[i][self.out_dim_index(_name("out_dim", out_dim))]
 
     # ----------------------------------------------------------------- bits
     def _packed_bases(self) -> List[int]:
