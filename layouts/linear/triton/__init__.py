@@ -1,0 +1,53 @@
+"""Triton's encodings with Gluon's names (``triton.experimental.gluon.language``), and their
+linear layouts: a Python port of Triton 3.9.0's ``LinearLayoutConversions.cpp`` that gives what
+Gluon's builder gives, with a :class:`~layouts.LayoutError` for every bad argument.
+
+Distributed encodings map ``register, lane, warp, block`` to ``dim0, dim1, ...``; shared ones map
+``offset, block`` to the same dims (Triton's orientation: memory offset -> element).
+
+>>> from layouts.linear import triton as tt
+>>> blocked = tt.BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0])
+>>> L = tt.to_linear_layout(blocked, [32, 16])
+>>> L.bases["register"], L.bases["lane"], L.bases["warp"]
+(((0, 1), (0, 2)), ((0, 4), (0, 8), (1, 0), (2, 0), (4, 0)), ((8, 0), (16, 0)))
+>>> L(register=3, lane=5, warp=1)
+{'dim0': 9, 'dim1': 7}
+>>> mma = tt.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
+>>> tt.to_linear_layout(mma, [16, 8]).bases["lane"]
+((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
+"""
+
+from typing import Any
+
+from ..layout import LinearLayout
+from ._base import Encoding, _encoding, check_shape
+from .distributed import IN_DIMS, BlockedLayout, DistributedEncoding, SliceLayout
+from .mma import DotOperandLayout, NVMMADistributedLayout
+from .shared import NVMMASharedLayout, SharedEncoding, SwizzledSharedLayout
+
+__all__ = [
+    "BlockedLayout", "SliceLayout", "NVMMADistributedLayout", "DotOperandLayout",
+    "SwizzledSharedLayout", "NVMMASharedLayout", "to_linear_layout",
+    "Encoding", "DistributedEncoding", "SharedEncoding",
+]
+
+
+def to_linear_layout(encoding: Any, shape: Any) -> LinearLayout:
+    """The linear layout of ``encoding`` for a tensor of ``shape`` (a list of powers of two, one
+    per dim of the encoding; a slice's shape is the sliced tensor's), as Gluon's
+    ``to_linear_layout`` gives it. Out-dims ``dim0, dim1, ...`` of exactly ``shape``; in-dims
+    ``register, lane, warp, block`` (distributed) or ``offset, block`` (shared).
+
+    >>> from layouts.linear.triton import BlockedLayout
+    >>> to_linear_layout(BlockedLayout([4], [4], [4], [0]), [8]).bases
+    {'register': ((1,), (2,)), 'lane': ((4,), (0,)), 'warp': ((0,), (0,)), 'block': ()}
+    >>> to_linear_layout(BlockedLayout([4], [4], [4], [0]), [8, 8])
+    Traceback (most recent call last):
+    layouts.errors.LayoutError: shape has 2 entries; expected 1 (the rank of BlockedLayout)
+    """
+    encoding = _encoding("encoding", encoding)
+    shape = check_shape(encoding, shape)
+    layout = encoding._linear(shape)
+    in_dims = IN_DIMS if isinstance(encoding, DistributedEncoding) else ("offset", "block")
+    bases = {d: [list(b) for b in layout.bases.get(d, ())] for d in in_dims}
+    return LinearLayout.from_bases(bases, layout.out_dims, require_surjective=False)

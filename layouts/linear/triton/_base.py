@@ -1,0 +1,197 @@
+"""The common ground of the encodings: argument checks that name the argument, the immutable
+value-object base class, and the builders Triton's conversions share (``LayoutUtils.h``).
+
+>>> _pow2_list("order", [1, 0], rank=2, pow2=False)
+(1, 0)
+>>> _pow2_list("warps_per_cta", [4, 3])
+Traceback (most recent call last):
+layouts.errors.LayoutError: warps_per_cta[1] must be a power of two, got 3
+"""
+
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from ...errors import LayoutError, LayoutTypeError, _is_int, kind, show, type_name
+from ..algebra import multiply
+from ..layout import LinearLayout
+from ..reshape import transpose_outs
+from ..utils import ensure_layout_not_larger_than, ensure_layout_not_smaller_than
+
+MAX_DIM = 1 << 30       # Triton keeps sizes in int32; a dim of 2**31 overflows its arithmetic
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _int(name: str, value: Any) -> int:
+    if not _is_int(value):
+        raise LayoutTypeError(f"{name} must be an int, got {kind(value)}")
+    return int(value)
+
+
+def _seq(name: str, value: Any) -> Sequence[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise LayoutTypeError(f"{name} must be a list of ints, got {type_name(value)}")
+    return value
+
+
+def _pow2_list(name: str, value: Any, rank: Optional[int] = None, pow2: bool = True,
+               rank_from: str = "") -> Tuple[int, ...]:
+    """``value`` as a tuple of ints, each a power of two (``pow2``) or >= 0, of length ``rank``."""
+    items = _seq(name, value)
+    if rank is not None and len(items) != rank:
+        raise LayoutError(f"{name} has {len(items)} entries; expected {rank} (the rank{rank_from})")
+    out = []
+    for i, v in enumerate(items):
+        v = _int(f"{name}[{i}]", v)
+        if pow2 and not _is_pow2(v):
+            raise LayoutError(f"{name}[{i}] must be a power of two, got {show(v)}")
+        if pow2 and v > MAX_DIM:
+            raise LayoutError(f"{name}[{i}] is {show(v)}; at most 2**30 (Triton keeps sizes in int32)")
+        if not pow2 and v < 0:
+            raise LayoutError(f"{name}[{i}] must be >= 0, got {show(v)}")
+        out.append(v)
+    return tuple(out)
+
+
+def _order(name: str, value: Any, rank: int, rank_from: str = "") -> Tuple[int, ...]:
+    order = _pow2_list(name, value, rank, pow2=False, rank_from=rank_from)
+    if sorted(order) != list(range(rank)):
+        raise LayoutError(f"{name} must be a permutation of 0..{rank - 1}, got {list(order)}")
+    return order
+
+
+def _cga(value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
+    """``cga_layout``: block bases (one int per dim, each 0 or a power of two), in CTA tiles."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise LayoutTypeError(f"cga_layout must be a list of bases (lists of {rank} ints) or None, "
+                              f"got {type_name(value)}")
+    bases = []
+    for i, basis in enumerate(value):
+        b = _pow2_list(f"cga_layout[{i}]", basis, rank, pow2=False)
+        for v in b:
+            if v and not (_is_pow2(v) and v <= MAX_DIM):
+                raise LayoutError(f"cga_layout[{i}] = {list(b)}: each entry must be 0 or a power of two")
+        bases.append(b)
+    bases = tuple(bases)
+    try:
+        cga_linear(bases, rank)
+    except LayoutError as e:
+        raise LayoutError(f"cga_layout {[list(b) for b in bases]} is not a valid block layout: {e}") from None
+    return bases
+
+
+def dim_names(rank: int) -> Tuple[str, ...]:
+    return tuple(f"dim{i}" for i in range(rank))
+
+
+def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
+    """Triton's ``identityStandardND``: out-dims left in fill order (most minor first)."""
+    names = dim_names(len(shape))
+    result = LinearLayout.empty()
+    for d in order:
+        result = multiply(result, LinearLayout.identity_1d(shape[d], in_dim, names[d]))
+    return result
+
+
+def cga_linear(bases: Sequence[Sequence[int]], rank: int) -> LinearLayout:
+    """The block -> CTA-tile layout of a ``cga_layout`` (sizes inferred, surjective)."""
+    return LinearLayout.from_bases({"block": [list(b) for b in bases]}, list(dim_names(rank)))
+
+
+def combine_cta_cga(cta: LinearLayout, cga_bases: Sequence[Sequence[int]], shape: Sequence[int],
+                    broadcast_registers: bool = True) -> LinearLayout:
+    """Triton's ``combineCtaCgaWithShape``: the CTA layout repeated or cut to ``shape`` divided by
+    the CGA's tiles, then the blocks on top; out-dims in standard order. A register basis that
+    falls outside the shape stays as a zero (a broadcast) or, with ``broadcast_registers=False``,
+    is dropped."""
+    names = dim_names(len(shape))
+    labeled = dict(zip(names, shape))
+    cga = ensure_layout_not_larger_than(cga_linear(cga_bases, len(shape)), labeled)
+    cga = transpose_outs(cga, cta.out_dim_names)
+    cta_shape = {d: max(1, labeled[d] // cga.out_dim_size(d)) for d in cta.out_dim_names}
+    cta = ensure_layout_not_smaller_than(cta, cta_shape)
+    cta = ensure_layout_not_larger_than(cta, cta_shape, broadcast_registers=broadcast_registers)
+    return transpose_outs(multiply(cta, cga), list(names))
+
+
+def shape_per_cta(shape: Sequence[int], cga_bases: Sequence[Sequence[int]]) -> Tuple[int, ...]:
+    """``shape`` divided by the CGA's split in each dim (at least 1), as Triton's getShapePerCTA."""
+    if not cga_bases:
+        return tuple(shape)
+    cga = cga_linear(cga_bases, len(shape))
+    return tuple(max(1, s // cga.out_dim_size(n)) for s, n in zip(shape, dim_names(len(shape))))
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_listed(v) for v in value]
+    return value
+
+
+class Encoding:
+    """A Triton encoding: an immutable value object (equal and hashable by its arguments) with
+    Gluon's class and argument names; :func:`to_linear_layout` gives its linear layout.
+
+    >>> from layouts.linear.triton import BlockedLayout
+    >>> BlockedLayout([1], [32], [4], [0]) == BlockedLayout((1,), (32,), (4,), (0,))
+    True
+    """
+
+    __slots__ = ()
+    _fields: Tuple[str, ...] = ()
+    kind = "distributed"          # or "shared": in-dims (register, lane, warp, block) or (offset, block)
+
+    def _init(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _key(self) -> Tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._key() == other._key()   # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__,) + self._key())
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{f}={_listed(getattr(self, f))!r}" for f in self._fields)
+        return f"{type(self).__name__}({args})"
+
+    @property
+    def rank(self) -> int:
+        raise NotImplementedError
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        raise NotImplementedError
+
+    def to_linear_layout(self, shape: Any) -> LinearLayout:
+        """The linear layout of this encoding for a tensor of ``shape`` (see :func:`to_linear_layout`)."""
+        from . import to_linear_layout
+        return to_linear_layout(self, shape)
+
+
+def _encoding(name: str, value: Any, kinds: Tuple[type, ...] = ()) -> Encoding:
+    if not isinstance(value, kinds or Encoding):
+        wanted = " or ".join(k.__name__ for k in kinds) if kinds else "a layouts.linear.triton encoding"
+        raise LayoutTypeError(f"{name} must be {wanted}, got {type_name(value)}")
+    return value
+
+
+def check_shape(encoding: Encoding, shape: Any) -> Tuple[int, ...]:
+    rank = encoding.rank
+    return _pow2_list("shape", shape, rank, rank_from=f" of {type(encoding).__name__}")
+
+
+def empty_block(layout: LinearLayout, in_dims: Sequence[str]) -> Dict[str, Any]:
+    """The bases of ``layout`` over exactly ``in_dims`` (missing ones empty), for a final rebuild."""
+    return {d: [list(b) for b in layout.bases.get(d, ())] for d in in_dims}

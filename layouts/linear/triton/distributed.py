@@ -1,0 +1,110 @@
+"""Distributed encodings built from sizes: ``BlockedLayout`` and ``SliceLayout`` (Gluon's names),
+ported from Triton 3.9.0's ``LinearLayoutConversions.cpp``.
+
+>>> from layouts.linear.triton import BlockedLayout, SliceLayout, to_linear_layout
+>>> blocked = BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0])
+>>> to_linear_layout(blocked, [16, 16]).bases["lane"]
+((0, 4), (0, 8), (1, 0), (2, 0), (4, 0))
+>>> to_linear_layout(SliceLayout(1, blocked), [16]).bases["lane"]
+((0,), (0,), (1,), (2,), (4,))
+"""
+
+from typing import Any, Tuple
+
+from ...errors import LayoutError
+from ..layout import LinearLayout
+from ..algebra import compose, multiply
+from ._base import Encoding, _cga, _encoding, _int, _order, _pow2_list, combine_cta_cga, dim_names, identity_nd
+
+IN_DIMS = ("register", "lane", "warp", "block")
+
+
+class DistributedEncoding(Encoding):
+    """A register layout: in-dims ``register, lane, warp, block`` -> ``dim0, dim1, ...``."""
+
+    __slots__ = ()
+    kind = "distributed"
+
+
+class BlockedLayout(DistributedEncoding):
+    """Each thread holds ``size_per_thread`` elements, a warp ``threads_per_warp`` threads, a CTA
+    ``warps_per_cta`` warps, all filled along ``order`` (most minor dim first); ``cga_layout``
+    lists block bases in CTA tiles (Gluon's spelling; None or [] for one CTA).
+
+    >>> BlockedLayout([1, 2], [4, 8], [2, 2], [1, 0])
+    BlockedLayout(size_per_thread=[1, 2], threads_per_warp=[4, 8], warps_per_cta=[2, 2], order=[1, 0], cga_layout=[])
+    >>> BlockedLayout([1, 2], [4, 8], [2], [1, 0])
+    Traceback (most recent call last):
+    layouts.errors.LayoutError: warps_per_cta has 1 entries; expected 2 (the rank, from size_per_thread)
+    """
+
+    __slots__ = ("size_per_thread", "threads_per_warp", "warps_per_cta", "order", "cga_layout")
+    _fields = __slots__
+
+    def __init__(self, size_per_thread: Any, threads_per_warp: Any, warps_per_cta: Any, order: Any,
+                 cga_layout: Any = None):
+        spt = _pow2_list("size_per_thread", size_per_thread)
+        rank = len(spt)
+        if rank == 0:
+            raise LayoutError("size_per_thread must have at least one entry (the rank)")
+        why = ", from size_per_thread"
+        self._init(size_per_thread=spt,
+                   threads_per_warp=_pow2_list("threads_per_warp", threads_per_warp, rank, rank_from=why),
+                   warps_per_cta=_pow2_list("warps_per_cta", warps_per_cta, rank, rank_from=why),
+                   order=_order("order", order, rank, rank_from=why),
+                   cga_layout=_cga(cga_layout, rank))
+
+    @property
+    def rank(self) -> int:
+        return len(self.size_per_thread)
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        cta = multiply(multiply(identity_nd("register", self.size_per_thread, self.order),
+                                identity_nd("lane", self.threads_per_warp, self.order)),
+                       identity_nd("warp", self.warps_per_cta, self.order))
+        # the 3.9.0 wheel drops a blocked layout's registers that fall outside the shape
+        return combine_cta_cga(cta, self.cga_layout, shape, broadcast_registers=False)
+
+
+class SliceLayout(DistributedEncoding):
+    """The layout of ``parent`` with dim ``dim`` removed (a reduction's result): the tensor has one
+    dim fewer; the threads that held the removed coordinates hold the same element.
+
+    >>> parent = BlockedLayout([1, 1], [4, 8], [1, 1], [1, 0])
+    >>> SliceLayout(2, parent)
+    Traceback (most recent call last):
+    layouts.errors.LayoutError: dim is 2; expected 0..1 (a dim of the parent, rank 2)
+    """
+
+    __slots__ = ("dim", "parent")
+    _fields = __slots__
+
+    def __init__(self, dim: Any, parent: Any):
+        parent = _encoding("parent", parent, (DistributedEncoding,))
+        dim = _int("dim", dim)
+        if not 0 <= dim < parent.rank:
+            raise LayoutError(f"dim is {dim}; expected 0..{parent.rank - 1} (a dim of the parent, rank {parent.rank})")
+        if parent.rank < 2:
+            raise LayoutError(f"parent has rank {parent.rank}; slicing needs rank >= 2 (a 1-D tensor reduces to a scalar)")
+        self._init(dim=dim, parent=parent)
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank - 1
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        parent_shape = shape[:self.dim] + (1,) + shape[self.dim:]
+        parent = self.parent._linear(parent_shape)
+        names = dim_names(len(parent_shape))
+        transform = LinearLayout.empty()
+        for idx, out in enumerate(parent.out_dim_names):
+            size = parent.out_dim_size(out)
+            if idx == self.dim:     # all zeros: which slice out-dim it names does not matter
+                transform = multiply(transform, LinearLayout.zeros_1d(size, out, names[0]))
+            else:
+                transform = multiply(transform, LinearLayout.identity_1d(
+                    size, out, names[idx - (0 if idx < self.dim else 1)]))
+        sliced = compose(parent, transform)
+        bases = {d: [list(b) for b in rows] for d, rows in sliced.bases.items()}
+        bases["register"] = [b for b in bases.get("register", []) if any(b)]
+        return LinearLayout.from_bases(bases, sliced.out_dim_names)

@@ -1,0 +1,237 @@
+"""``layouts.linear.triton`` against Triton itself: every encoding's linear layout compared, basis
+for basis and size for size, with what the triton 3.9.0 wheel's Gluon builder gives
+(``GluonOpBuilder.to_linear_layout``), over many parameter sets drawn from fixed seeds plus the
+parameters of Triton's C++ tests.
+
+The wheel aborts the process on an encoding it refuses, so each test sends all its cases as JSON
+to ONE child process; the child names each case on stderr before building it, so a death says
+which case killed it. Only valid cases are generated. Skips, with the way to install it, when
+triton is absent (CI installs it in a stage of its own).
+"""
+
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from layouts.errors import LayoutError
+from layouts.linear import triton as tt
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("triton") is None,
+                                reason="the Triton oracle needs the wheel: pip install triton==3.9.0")
+
+_WORKER = r"""
+import json, os, sys
+from triton._C.libtriton import ir
+from triton._C.libtriton.gluon_ir import GluonOpBuilder
+import triton.experimental.gluon.language as ttgl
+
+ctx = ir.context(); ir.load_dialects(ctx); b = GluonOpBuilder(ctx)
+
+def build(d):
+    args = {k: (build(v) if isinstance(v, dict) else v) for k, v in d["args"].items()}
+    return getattr(ttgl, d["cls"])(**args)
+
+out = []
+for i, case in enumerate(json.load(sys.stdin)):
+    sys.stderr.write(f"CASE {i}\n"); sys.stderr.flush()
+    r = b.to_linear_layout(build(case["enc"])._to_ir(b), case["shape"])
+    if hasattr(r, "reg_bases"):
+        out.append({"register": r.reg_bases, "lane": r.lane_bases, "warp": r.warp_bases,
+                    "block": r.block_bases, "shape": list(r.shape)})
+    else:
+        out.append({"offset": r.offset_bases, "block": r.block_bases, "shape": list(r.shape)})
+sys.stdout.write(json.dumps(out)); sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def _json(enc):
+    args = {}
+    for f in enc._fields:
+        v = getattr(enc, f)
+        args[f] = _json(v) if isinstance(v, tt.Encoding) else json.loads(json.dumps(v))
+    return {"cls": type(enc).__name__, "args": args}
+
+
+def _wheel(cases):
+    """The wheel's layouts for ``cases`` [(encoding, shape)], from one child process."""
+    payload = json.dumps([{"enc": _json(e), "shape": list(s)} for e, s in cases])
+    run = subprocess.run([sys.executable, "-c", _WORKER], input=payload, capture_output=True, text=True,
+                         timeout=300)
+    if run.returncode != 0:
+        done = [ln for ln in run.stderr.splitlines() if ln.startswith("CASE ")]
+        which = int(done[-1].split()[1]) if done else None
+        bad = cases[which] if which is not None else None
+        pytest.fail(f"the wheel died (rc {run.returncode}) on case {which}: {bad!r}\n{run.stderr[-1500:]}")
+    return json.loads(run.stdout)
+
+
+def _compare(cases):
+    answers = _wheel(cases)
+    assert len(answers) == len(cases)
+    mismatches = []
+    for (enc, shape), want in zip(cases, answers):
+        ours = tt.to_linear_layout(enc, shape)
+        dims = ["offset", "block"] if "offset" in want else ["register", "lane", "warp", "block"]
+        got = {d: [list(b) for b in ours.bases[d]] for d in dims}
+        if got != {d: want[d] for d in dims} or list(ours.in_dims) != dims \
+                or list(ours.out_dims.values()) != want["shape"] or want["shape"] != list(shape):
+            mismatches.append((enc, shape, got, want))
+    assert not mismatches, f"{len(mismatches)} of {len(cases)} differ; first: {mismatches[0]}"
+    return len(cases)
+
+
+# ----------------------------------------------------------------- generators
+def _split(rng, total, rank):
+    """``total`` (a power of two) split into ``rank`` powers of two."""
+    parts = [1] * rank
+    for _ in range(total.bit_length() - 1):
+        parts[rng.randrange(rank)] *= 2
+    return parts
+
+
+def _cga(rng, rank, max_bits=2):
+    """Valid block bases: each bit a broadcast (zeros) or the next power along a random dim."""
+    bases, nxt = [], [1] * rank
+    for _ in range(rng.randrange(max_bits + 1)):
+        b = [0] * rank
+        if rng.random() < 0.8:
+            d = rng.randrange(rank)
+            b[d] = nxt[d]
+            nxt[d] *= 2
+        bases.append(b)
+    return bases
+
+
+def _shape(rng, rank, lo=0, hi=8):
+    while True:                       # the wheel's SharedLinearLayout cannot hold a one-element tensor
+        shape = [1 << rng.randint(lo, hi) for _ in range(rank)]
+        if max(shape) > 1:
+            return shape
+
+
+def _blocked(rng, rank=None, cga=True):
+    rank = rank or rng.randint(1, 3)
+    order = list(range(rank))
+    rng.shuffle(order)
+    return tt.BlockedLayout(_split(rng, 1 << rng.randint(0, 3), rank), _split(rng, 32, rank),
+                            _split(rng, 1 << rng.randint(0, 3), rank), order,
+                            _cga(rng, rank) if cga and rng.random() < 0.4 else None)
+
+
+def _mma(rng, version=None, rank=None, cga=True):
+    version = version or rng.choice([2, 3])
+    if version == 3:
+        warps = rng.choice([[4, 1], [4, 2], [8, 1], [4, 4], [8, 2]])
+        return tt.NVMMADistributedLayout([3, 0], warps, [16, 8 << rng.randint(0, 5), 16],
+                                         _cga(rng, 2) if cga and rng.random() < 0.3 else None)
+    rank = rank or rng.choice([2, 2, 3])
+    warps = _split(rng, 1 << rng.randint(0, 3), rank)
+    instr = [16, 8] if rank == 2 else [1, 16, 8]
+    return tt.NVMMADistributedLayout([2, 0], warps, instr, _cga(rng, rank) if cga and rng.random() < 0.3 else None)
+
+
+def _dot(rng):
+    if rng.random() < 0.2:
+        return tt.DotOperandLayout(rng.randint(0, 1), _blocked(rng, rank=rng.randint(2, 3)), 0)
+    parent = _mma(rng)
+    op = 0 if parent.is_hopper else rng.randint(0, 1)
+    return tt.DotOperandLayout(op, parent, 1 << rng.randint(0, 3))
+
+
+def _cases(rng, make, n, lo=0, hi=8):
+    out = []
+    for _ in range(n):
+        enc = make(rng)
+        out.append((enc, _shape(rng, enc.rank, lo, hi)))
+    return out
+
+
+# ----------------------------------------------------------------- the C++ tests' parameters
+def test_the_cpp_tests_encodings_match_the_wheel():
+    B, M, D = tt.BlockedLayout, tt.NVMMADistributedLayout, tt.DotOperandLayout
+    v2 = M([2, 0], [1, 1], [16, 8])
+    cases = [
+        (B([4], [4], [4], [0]), [8]), (B([1], [4], [4], [0]), [128]), (B([1], [4], [4], [0]), [16]),
+        (B([2, 2], [4, 8], [2, 2], [1, 0], [[0, 1], [1, 0]]), [1024, 128]),
+        (B([1, 8], [8, 4], [8, 1], [1, 0]), [1, 64]), (B([1, 1], [32, 1], [1, 8], [0, 1]), [1, 64]),
+        (v2, [32, 32]), (v2, [16, 8]), (v2, [8, 4]), (M([2, 0], [2, 2], [16, 8]), [64, 64]),
+        (M([3, 0], [4, 1], [16, 16, 16]), [64, 16]), (M([3, 0], [4, 2], [16, 32, 16]), [128, 128]),
+        (tt.SliceLayout(0, M([2, 0], [2, 2], [16, 8])), [16]), (tt.SliceLayout(1, v2), [32]),
+        (D(0, v2, 2), [32, 32]), (D(1, v2, 2), [32, 32]), (D(0, M([2, 0], [2, 2], [16, 8]), 4), [64, 64]),
+        (D(1, M([2, 0], [2, 2], [16, 8]), 8), [64, 64]), (D(0, M([3, 0], [4, 1], [16, 64, 16]), 2), [64, 64]),
+        (tt.SwizzledSharedLayout(1, 1, 4, [1, 0]), [32, 32]), (tt.SwizzledSharedLayout(2, 1, 4, [1, 0]), [4, 8]),
+        (tt.SwizzledSharedLayout(1, 1, 8, [1, 0]), [8, 8]), (tt.SwizzledSharedLayout(4, 2, 4, [0, 1]), [32, 16]),
+        (tt.NVMMASharedLayout(128, 16), [8, 64]), (tt.NVMMASharedLayout(128, 16, transposed=True), [64, 8]),
+        (tt.NVMMASharedLayout(64, 16), [16, 32]), (tt.NVMMASharedLayout(32, 8), [32, 32]),
+        (tt.NVMMASharedLayout(0, 16), [16, 16]),
+    ]
+    _compare(cases)
+
+
+# ----------------------------------------------------------------- random, from fixed seeds
+@pytest.mark.parametrize("seed", [0, 1])
+def test_blocked_layouts_match_the_wheel(seed):
+    _compare(_cases(random.Random(seed), _blocked, 150))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mma_accumulators_match_the_wheel(seed):
+    _compare(_cases(random.Random(100 + seed), _mma, 120))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dot_operands_match_the_wheel(seed):
+    _compare(_cases(random.Random(200 + seed), _dot, 120))
+
+
+def test_slices_match_the_wheel():
+    rng = random.Random(300)
+    makers = [lambda r: _blocked(r, rank=r.randint(2, 3)), _mma, _dot]
+    cases = []
+    for _ in range(150):
+        parent = rng.choice(makers)(rng)
+        enc = tt.SliceLayout(rng.randrange(parent.rank), parent)
+        if rng.random() < 0.2 and enc.rank >= 2:
+            enc = tt.SliceLayout(rng.randrange(enc.rank), enc)
+        cases.append((enc, _shape(rng, enc.rank)))
+    _compare(cases)
+
+
+def test_swizzled_shared_layouts_match_the_wheel():
+    rng = random.Random(400)
+    cases = []
+    for _ in range(200):
+        rank = rng.randint(1, 3)
+        order = list(range(rank))
+        rng.shuffle(order)
+        enc = tt.SwizzledSharedLayout(1 << rng.randint(0, 3), 1 << rng.randint(0, 3), 1 << rng.randint(0, 3),
+                                      order, _cga(rng, rank) if rng.random() < 0.3 else None)
+        shape = _shape(rng, rank, 0, 7)
+        if tt.to_linear_layout(enc, shape).bases["offset"]:   # Gluon cannot hold an empty offset list
+            cases.append((enc, shape))
+    _compare(cases)
+
+
+def test_nvmma_shared_layouts_match_the_wheel():
+    rng = random.Random(500)
+    cases = []
+    while len(cases) < 200:
+        swizzle, bits = rng.choice([0, 32, 64, 128]), rng.choice([8, 16, 32, 64])
+        fp4 = swizzle == 128 and bits == 8 and rng.random() < 0.3
+        rank = rng.choice([2, 2, 3]) if swizzle else rng.randint(1, 3)
+        transposed = rng.random() < 0.4 and (swizzle > 0 or rank <= 2)   # the one combination not ported
+        cga = _cga(rng, rank) if rng.random() < 0.3 else None
+        enc = tt.NVMMASharedLayout(swizzle, bits, rank, transposed, fp4, cga)
+        shape = _shape(rng, rank, 0, 9)
+        try:                       # only shapes the encoding accepts (we refuse those the wheel aborts on)
+            ours = tt.to_linear_layout(enc, shape)
+        except LayoutError:
+            continue
+        if ours.bases["offset"]:   # Gluon cannot hold an empty offset list
+            cases.append((enc, shape))
+    _compare(cases)
