@@ -357,7 +357,7 @@ class LinearLayout:
     def basis(self, in_dim: str, i: int, out_dim: str) -> int:
         """``bases[in_dim][i]`` for ``out_dim``: the image of ``in_dim = 2**i`` (Triton's getBasis).
 
-        >>> LinearLayout.from_bases({"lane": [[0, 2], [1, 0]]}, ["dim0", "dim1"]).basis("lane", 1, "dim0")
+        >>> LinearLayout.from_bases({"lane": [[0, 1], [1, 0]]}, ["dim0", "dim1"]).basis("lane", 1, "dim0")
         1
         """
         rows = self._in_rows(_name("in_dim", in_dim))
