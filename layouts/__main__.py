@@ -1,4 +1,5 @@
-"""Command line: ``layouts tour``, ``layouts explain SPEC N=.. C=..``, ``layouts --version``, ...
+"""Command line: ``layouts tour``, ``layouts explain SPEC N=.. C=..``, ``layouts smem --tile 32x32 ...``,
+``layouts --version``, ...
 (also ``python -m layouts``).
 
 Every user mistake -- an unknown subcommand or option, a malformed ``AXIS=SIZE``, a layout the
@@ -48,7 +49,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                                "layouts convert.")
     from . import __version__
     parser.add_argument("--version", action="version", version=f"layouts {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,convert,info,recover}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,convert,info,recover,smem}")
     tour = sub.add_parser(
         "tour", help="walk through the EdgeBoard article's example; write its figures",
         description="Print the article's formulas, physical orders, a blocked and a pitched "
@@ -107,6 +108,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     recover.add_argument("path", metavar="PATH", help="the marked .npy file")
     from .cli_files import add_commands
     add_commands(sub)
+    from .cli_smem import add_command as add_smem
+    add_smem(sub, prog)
     return parser
 
 
@@ -137,6 +140,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         elif args.command == "info":
             from .cli_files import describe_file
             print(describe_file(args.path))
+        elif args.command == "smem":
+            from .cli_smem import run_smem
+            print(run_smem(args))
         elif args.command == "recover":
             from .chunked import recover
             outcome = recover(args.path)
