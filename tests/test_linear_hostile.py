@@ -249,3 +249,12 @@ def test_basis_index_out_of_range_is_named_not_wrapped():
     check_refused(lambda: MMA.basis("register", -1, "dim0"), E, ["'register'", "-1"])
     check_refused(lambda: MMA.basis("register", 1.0, "dim0"), T, ["i"])
     check_refused(lambda: MMA.basis("register", 0, "x"), E, ["'x'"])
+
+
+def test_concat_ins_keeps_the_64_bit_limit():
+    """Was an 80-input-bit layout, past Triton's matrix limit that every other constructor keeps."""
+    a = LL.identity_1d(2**40, "a", "o")
+    b = LL.identity_1d(2**40, "b", "o").resize_out_dim("o", 2**40)
+    check_refused(lambda: a.concat_ins(b), E, ["64", "input bits", "80"])
+    c = LL.from_bases({"c": [[1 << i] for i in range(24)]}, {"o": 2**40}, require_surjective=False)
+    assert a.concat_ins(c).total_in_bits == 64                 # the limit itself is allowed

@@ -137,7 +137,9 @@ def concat_ins(layout: LinearLayout, other: Any) -> LinearLayout:
     common = set(layout.in_dim_names) & set(other.in_dim_names)
     if common:
         raise LayoutError(f"concat_ins needs disjoint in-dims; both have {sorted(common)}")
-    return LinearLayout._trusted(layout._bases + other._bases, layout._outs)
+    result = LinearLayout._trusted(layout._bases + other._bases, layout._outs)
+    result._check_size()          # the input bits add up: Triton's 64-bit limit
+    return result
 
 
 def concat_outs(layout: LinearLayout, other: Any) -> LinearLayout:
