@@ -258,3 +258,10 @@ def test_concat_ins_keeps_the_64_bit_limit():
     check_refused(lambda: a.concat_ins(b), E, ["64", "input bits", "80"])
     c = LL.from_bases({"c": [[1 << i] for i in range(24)]}, {"o": 2**40}, require_surjective=False)
     assert a.concat_ins(c).total_in_bits == 64                 # the limit itself is allowed
+
+
+@pytest.mark.parametrize("shape, order, what", [(None, [0], "shape"), ([4], None, "order"), (4, [0], "shape"),
+                                                ("44", [0, 1], "shape"), ([4, 4], {0: 1}, "order")])
+def test_identity_standard_nd_names_a_shape_or_order_that_is_no_list(shape, order, what):
+    """None was Python's "'NoneType' object is not iterable"; a str was read as its characters."""
+    check_refused(lambda: linear.identity_standard_nd("register", shape, order), T, [what, "list"])

@@ -5,9 +5,9 @@
 ((0, 1), (0, 2), (0, 4), (1, 0), (2, 0))
 """
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import LayoutError, LayoutTypeError, type_name
+from ..errors import LayoutError, LayoutTypeError, show, type_name
 from .algebra import multiply
 from .layout import LinearLayout, _dims_arg, _index, _is_pow2, _name
 from .reshape import _layout
@@ -95,6 +95,9 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     {'register': ((1, 0), (0, 1))}
     """
     in_dim = _name("in_dim", in_dim)
+    for what, value in (("shape", shape), ("order", order)):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise LayoutTypeError(f"{what} must be a list of integers, got {type_name(value)} {show(value)}")
     shape = [_index(f"shape[{i}]", s) for i, s in enumerate(shape)]
     order = [_index(f"order[{i}]", o) for i, o in enumerate(order)]
     if sorted(order) != list(range(len(shape))):
