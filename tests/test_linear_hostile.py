@@ -265,3 +265,11 @@ def test_concat_ins_keeps_the_64_bit_limit():
 def test_identity_standard_nd_names_a_shape_or_order_that_is_no_list(shape, order, what):
     """None was Python's "'NoneType' object is not iterable"; a str was read as its characters."""
     check_refused(lambda: linear.identity_standard_nd("register", shape, order), T, [what, "list"])
+
+
+def test_supremum_checks_its_lists():
+    """None was Python's "'NoneType' object is not iterable"; a repeated name gave a list with it twice."""
+    check_refused(lambda: linear.supremum(None, ["a"]), T, ["x", "dim names"])
+    check_refused(lambda: linear.supremum(["a"], [1]), T, ["y"])
+    check_refused(lambda: linear.supremum(["a", "a"], ["b"]), E, ["x", "twice"])
+    assert linear.supremum("lane", ["register", "lane"]) == ["register", "lane"]     # a str is one name

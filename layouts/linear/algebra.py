@@ -28,7 +28,7 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> List[str]:
     >>> supremum(["register", "warp"], ["lane", "warp"])
     ['register', 'lane', 'warp']
     """
-    x, y = list(x), list(y)
+    x, y = list(_names_arg("x", x)), list(_names_arg("y", y))
     pos_x = {d: i for i, d in enumerate(x)}
     pos_y = {d: i for i, d in enumerate(y)}
     never = len(x) + len(y) + 1
