@@ -277,3 +277,60 @@ def test_views_match_the_wheel():
         assert L.matrix().tolist() == matrix
         rows = [ln.split()[1:] for ln in linear.matrix_view(L).splitlines()[2:]]
         assert [[1 if v == "1" else 0 for v in r] for r in rows] == matrix, L
+
+
+# --------------------------------------------------------------------- explain: the words
+MMA_32x32 = LL.from_bases({"register": [[0, 1], [8, 0], [0, 8], [0, 16], [16, 0]],
+                           "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "warp": [], "block": []},
+                          ["dim0", "dim1"])
+
+
+def test_explain_says_lane_bit_2_moves_one_row_down():
+    lines = MMA_32x32.explain().splitlines()
+    assert "  lane bit 2 (lane 4) -> (1, 0): one row down" in lines
+    assert "  register bit 1 (register 2) -> (8, 0): 8 rows down" in lines
+    assert "  lane bit 0 (lane 1) -> (0, 2): 2 columns right" in lines
+    assert lines[0].endswith("(32 x 32): 1024 inputs onto 1024 elements, invertible")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_explain_states_every_basis_as_apply_gives_it(seed):
+    L = random_distributed(random.Random(seed))
+    lines = L.explain().splitlines()
+    for d, size in L.in_dims.items():
+        for i in range(size.bit_length() - 1):
+            got = L.apply({d: 1 << i})
+            value = [got[o] for o in L.out_dim_names]
+            shown = f"({', '.join(map(str, value))})" if len(value) != 1 else str(value[0])
+            (line,) = [ln for ln in lines if ln.startswith(f"  {d} bit {i} ({d} {1 << i}) -> ")]
+            assert line.startswith(f"  {d} bit {i} ({d} {1 << i}) -> {shown}: ")
+            words = line.split(": ", 1)[1]
+            if not any(value):
+                assert words.startswith("nothing: a broadcast")
+            if L.out_dim_names == ["dim0", "dim1"] and value[0] == 0 and value[1] and value[1] & (value[1] - 1) == 0:
+                assert words == ("one column right" if value[1] == 1 else f"{value[1]} columns right")
+
+
+def test_explain_cute_form_reads_as_it_says():
+    # "(register, lane, warp, block) -> dim0 + 32 * dim1": check the CuTe form against apply
+    line = MMA_32x32.explain().splitlines()[-1]
+    form = linear.to_cute(MMA_32x32)
+    assert line.startswith(f"CuTe form: {form} ((register, lane, warp, block) -> dim0 + 32 * dim1")
+    k = np.arange(1024)
+    got = MMA_32x32.apply({"register": k % 32, "lane": k // 32})
+    assert [form(int(i)) for i in k] == (got["dim0"] + 32 * got["dim1"]).tolist()
+
+
+def test_explain_swizzle_words_match_cutes_swizzle():
+    from layouts import cute
+    shared = LL.from_bases({"offset": [[0, 1], [0, 2], [0, 4], [1, 1], [2, 2], [4, 4]]}, ["dim0", "dim1"])
+    lines = shared.explain().splitlines()
+    assert lines[-2].startswith("CuTe form: Sw<3,0,3> o 0 o (8,8):(8,1) (read as memory")
+    m = re.fullmatch(r"  Sw<(\d),(\d),(\d)>: offset bits (\d+)\.\.(\d+) are XOR-ed into bits (\d+)\.\.(\d+): .*", lines[-1])
+    assert m
+    b, base, shift, hi_lo, hi_hi, lo_lo, lo_hi = map(int, m.groups())
+    sw = cute.Swizzle(b, base, shift)
+    for x in range(64):                         # the words, executed, are CuTe's swizzle
+        moved = (x >> hi_lo) & ((1 << (hi_hi - hi_lo + 1)) - 1)
+        assert sw(x) == x ^ (moved << lo_lo) and lo_hi - lo_lo == hi_hi - hi_lo
+    assert "  offset bit 3 (offset 8) -> (1, 1): one row down and one column right (a swizzle" in lines[4]

@@ -12,7 +12,15 @@ register x lane -> dim0 x dim1 (2 x 4): 8 inputs onto 8 elements, invertible
   register bit 0 (register 1) -> (0, 1): one column right
   lane bit 0 (lane 1) -> (0, 2): 2 columns right
   lane bit 1 (lane 2) -> (1, 0): one row down
-CuTe form: (2,(2,2)):(2,(4,1)) (the out-dims flattened, dim0 fastest)
+CuTe form: (2,(2,2)):(2,(4,1)) ((register, lane) -> dim0 + 2 * dim1: CuTe's column-major index of the 2 x 4 tile)
+
+A shared layout (offset -> element) reads as CuTe's element -> offset, its swizzle in words:
+
+>>> S = LinearLayout.from_bases({"offset": [[0, 1], [0, 2], [1, 1], [2, 2]]}, ["dim0", "dim1"])
+>>> for line in explain(S).splitlines()[-2:]:
+...     print(line)
+CuTe form: Sw<2,0,2> o 0 o (4,4):(4,1) (read as memory: element -> offset, the inverse of offset -> element)
+  Sw<2,0,2>: offset bits 2..3 are XOR-ed into bits 0..1: every 4 offsets (a row) the 4 runs of 1 element are permuted by the row number mod 4
 """
 
 from typing import Sequence
@@ -23,13 +31,25 @@ _ONE = {"row": "one row down", "column": "one column right"}
 
 
 def _steps(value: int, unit: str) -> str:
+    bits = [i for i in range(value.bit_length()) if value >> i & 1]
+    if unit == "offset":                  # memory: a new bit adds, a bit shared with others is a swizzle
+        if len(bits) == 1:
+            return "the next offset (+1)" if value == 1 else f"{value} offsets further (+{value})"
+        return f"offset XOR {value} (flips offset bits {', '.join(map(str, bits))}: a swizzle)"
     if value == 1:
         return _ONE.get(unit, f"one step along {unit}")
-    if value & (value - 1) == 0:
+    if len(bits) == 1:
         return (f"{value} rows down" if unit == "row" else f"{value} columns right" if unit == "column"
                 else f"{value} steps along {unit}")
-    bits = [i for i in range(value.bit_length()) if value >> i & 1]
     return f"flips bits {', '.join(map(str, bits))} of the {unit} index (XOR {value})"
+
+
+def _units(out_dims: Sequence[str]) -> list:
+    """Triton's standard dims read as a tensor: the last two are the row and the column."""
+    names = list(out_dims)
+    if len(names) >= 2 and names == [f"dim{i}" for i in range(len(names))]:
+        return names[:-2] + ["row", "column"]
+    return names
 
 
 def basis_words(basis: Sequence[int], out_dims: Sequence[str]) -> str:
@@ -39,14 +59,19 @@ def basis_words(basis: Sequence[int], out_dims: Sequence[str]) -> str:
     'one row down and 2 columns right (a swizzle: it moves along both dims)'
     >>> basis_words((0, 0), ["dim0", "dim1"])
     'nothing: a broadcast (inputs differing only in this bit hold the same element)'
+    >>> basis_words((2, 0, 1), ["dim0", "dim1", "dim2"])
+    '2 steps along dim0 and one column right (a swizzle: it mixes 2 dims)'
+    >>> basis_words((9,), ["offset"])
+    'offset XOR 9 (flips offset bits 0, 3: a swizzle)'
     """
-    units = ["row", "column"] if list(out_dims) == ["dim0", "dim1"] else list(out_dims)
+    units = _units(out_dims)
     moves = [_steps(v, u) for v, u in zip(basis, units) if v]
     if not moves:
         return "nothing: a broadcast (inputs differing only in this bit hold the same element)"
     text = " and ".join(moves)
     if len(moves) > 1:
-        text += " (a swizzle: it moves along both dims)" if len(moves) == 2 else " (it mixes several dims)"
+        text += (" (a swizzle: it moves along both dims)" if len(units) == 2 else
+                 f" (a swizzle: it mixes {len(moves)} dims)")
     return text
 
 
@@ -75,8 +100,39 @@ def explain(layout: LinearLayout) -> str:
     except LayoutError as e:
         lines.append(f"No CuTe form: {e}")
     else:
-        how = ("read as memory: element -> offset, the inverse of offset -> element"
-               if "offset" in layout.in_dim_names else
-               f"the out-dims flattened, {names[0]} fastest" if len(names) > 1 else f"out-dim {names[0]}")
-        lines.append(f"CuTe form: {form} ({how})")
+        lines.append(f"CuTe form: {form} ({_cute_reading(layout)})")
+        swizzle = getattr(form, "outer", None)
+        if swizzle is not None and hasattr(swizzle, "bits") and swizzle.bits:
+            lines.append("  " + swizzle_words(swizzle.bits, swizzle.base, swizzle.shift))
     return "\n".join(lines)
+
+
+def _cute_reading(layout: LinearLayout) -> str:
+    """What the CuTe form maps: its modes and the index it gives."""
+    names, sizes = layout.out_dim_names, list(layout.out_dims.values())
+    if "offset" in layout.in_dim_names:
+        return "read as memory: element -> offset, the inverse of offset -> element"
+    modes = ", ".join(layout.in_dim_names)
+    if names == ["offset"]:
+        return f"({modes}) -> offset"
+    if len(names) == 1:
+        return f"({modes}) -> {names[0]}"
+    terms, stride = [names[0]], sizes[0]
+    for name, size in zip(names[1:], sizes[1:]):
+        terms.append(f"{stride} * {name}")
+        stride *= size
+    tile = " x ".join(map(str, sizes))
+    return f"({modes}) -> {' + '.join(terms)}: CuTe's column-major index of the {tile} tile"
+
+
+def swizzle_words(bits: int, base: int, shift: int) -> str:
+    """CuTe's ``Swizzle<B, M, S>`` in words.
+
+    >>> print(swizzle_words(3, 0, 3))
+    Sw<3,0,3>: offset bits 3..5 are XOR-ed into bits 0..2: every 8 offsets (a row) the 8 runs of 1 element are permuted by the row number mod 8
+    """
+    lo, hi = base + shift, base + shift + bits - 1
+    run, row = 1 << base, 1 << (base + shift)
+    return (f"Sw<{bits},{base},{shift}>: offset bits {lo}..{hi} are XOR-ed into bits {base}..{base + bits - 1}: "
+            f"every {row} offsets (a row) the {1 << bits} runs of {run} element{'s' if run > 1 else ''} are "
+            f"permuted by the row number mod {1 << bits}")
