@@ -273,3 +273,21 @@ def test_supremum_checks_its_lists():
     check_refused(lambda: linear.supremum(["a"], [1]), T, ["y"])
     check_refused(lambda: linear.supremum(["a", "a"], ["b"]), E, ["x", "twice"])
     assert linear.supremum("lane", ["register", "lane"]) == ["register", "lane"]     # a str is one name
+
+
+def test_huge_sizes_are_refused_before_anything_is_built():
+    """identity_1d(2**(10**6)) built a million ever-larger ints (killed for memory); endless bases
+    were read forever."""
+    run_bounded("""
+        import itertools
+        from hostile import check_refused
+        from layouts.errors import LayoutError
+        from layouts.linear import LinearLayout as LL
+        check_refused(lambda: LL.identity_1d(2**(10**6), "i", "o"), LayoutError, ["size", "64"])
+        check_refused(lambda: LL.strided_1d(2**40, 2**40, "i", "o"), LayoutError, ["stride * size", "80"])
+        check_refused(lambda: LL.zeros_1d(2**(10**6), "i", "o"), LayoutError, ["size", "64"])
+        check_refused(lambda: LL.from_bases({"in": itertools.repeat([0])}, ["o"]), LayoutError,
+                      ["bases['in'][64]", "64"])
+        check_refused(lambda: LL.from_bases({"a": [[0]] * 40, "b": [[0]] * 10**7}, ["o"]), LayoutError,
+                      ["bases['b'][24]"])
+    """, timeout=20, memory_mb=1024)

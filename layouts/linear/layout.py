@@ -34,6 +34,12 @@ def _is_pow2(n: Any) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n > 0 and n & (n - 1) == 0
 
 
+def _check_bits(what: str, bits: int, side: str) -> None:
+    if bits > MAX_BITS:
+        raise LayoutError(f"{what} needs {bits} {side} bits; a linear layout has at most {MAX_BITS} "
+                          f"(Triton's matrix limit)")
+
+
 def _index(what: str, value: Any) -> int:
     """``value`` as an int (numpy integers too), or a LayoutTypeError naming ``what``."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
@@ -164,6 +170,9 @@ class LinearLayout:
             rows = []
             for i, basis in enumerate(vectors):
                 what = f"bases[{in_dim!r}][{i}]"
+                if i + sum(len(r) for _, r in checked) >= MAX_BITS:      # stop before reading endless bases
+                    raise LayoutError(f"{what}: a linear layout has at most {MAX_BITS} input bits (Triton's "
+                                      f"matrix limit); these bases have more")
                 if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
                     raise LayoutTypeError(f"{what} must be a list of {len(names)} integers, got {show(basis)}")
                 basis = tuple(_index(what, v) for v in basis)
@@ -244,6 +253,8 @@ class LinearLayout:
         if not _is_pow2(stride):
             raise LayoutError(f"stride must be a power of two, got {stride} (the out-dim's size is "
                               f"stride * size; use zeros_1d for a broadcast)")
+        _check_bits("size", _log2(size), "input")          # before building 2**60 of anything
+        _check_bits("stride * size", _log2(stride) + _log2(size), "output")
         rows = tuple((stride << i,) for i in range(_log2(size)))
         return cls.from_bases(((in_dim, rows),), ((out_dim, stride * size),), require_surjective=False)
 
@@ -269,6 +280,7 @@ class LinearLayout:
             return cls.empty()
         if not _is_pow2(size):
             raise LayoutError(f"size must be a power of two (or 0), got {size}")
+        _check_bits("size", _log2(size), "input")
         rows = tuple((0,) for _ in range(_log2(size)))
         return cls.from_bases(((in_dim, rows),), ((out_dim, out_size),), require_surjective=False)
 
