@@ -110,13 +110,20 @@ def test_ldmatrix_x1_has_one_phase_per_issue():
     assert [p.request for p in r.phases] == list(range(8))
 
 
-def test_ldmatrix_trans_reads_columns_of_a_column_major_tile():
+def test_ldmatrix_down_the_columns_of_a_column_major_tile():
     col_major = cute.Layout((64, 8), (1, 64))                      # the SM80 tile, transposed
     sw = cute.composition(cute.Swizzle(3, 3, 3), col_major)
-    assert smem.conflicts(sw, smem.ldmatrix(x4=True, trans=True)).per_phase == [1] * 8
-    assert smem.conflicts(col_major, smem.ldmatrix(x4=True, trans=True)).per_phase == [8] * 8
+    assert smem.conflicts(sw, smem.ldmatrix(x4=True, along="column")).per_phase == [1] * 8
+    assert smem.conflicts(col_major, smem.ldmatrix(x4=True, along="column")).per_phase == [8] * 8
     with pytest.raises(LayoutError, match="width_bytes=16 is not allowed"):
         smem.conflicts(col_major, smem.ldmatrix(x4=True))             # its rows are not contiguous
+
+
+def test_trans_changes_registers_not_addresses():
+    sw = cute.composition(cute.Swizzle(2, 3, 3), SM80_HALF)
+    plain, trans = smem.ldmatrix(x2=True), smem.ldmatrix(x2=True, trans=True)
+    assert np.array_equal(plain.thread_map((8, 64), 2)[0], trans.thread_map((8, 64), 2)[0])
+    assert smem.conflicts(sw, plain).per_phase == smem.conflicts(sw, trans).per_phase == [2] * 8
 
 
 def test_stmatrix_counts_like_ldmatrix():
@@ -255,3 +262,60 @@ def test_inputs_are_not_changed():
         acc.values[0, 0] = 3
     with pytest.raises(ValueError):
         smem.memory_of(ROW_MAJOR_32).offsets[0] = 1
+
+
+# ---------------------------------------------------------------- Triton's encodings
+tt = pytest.importorskip("layouts.linear.triton", reason="Triton encodings need layouts.linear.triton (issue 41)")
+
+# Triton's own choice of SwizzledSharedLayout for an MMA v2 dot operand (f16, k_width 2, order [1, 0]):
+# unittest/Dialect/TritonGPU/SwizzleTest.cpp, (shape, operand, (vec, per_phase, max_phase))
+TRITON_DOT_OPERAND_SWIZZLES = [
+    ((128, 64), 0, (8, 1, 8)), ((64, 256), 1, (8, 1, 8)), ((128, 32), 0, (8, 2, 4)), ((32, 128), 1, (8, 1, 8)),
+    ((32, 32), 0, (8, 2, 4)), ((32, 32), 1, (8, 2, 4)), ((16, 16), 0, (8, 4, 2)), ((16, 16), 1, (8, 4, 2)),
+]
+
+
+@pytest.mark.parametrize("shape, operand, params", TRITON_DOT_OPERAND_SWIZZLES)
+def test_triton_dot_operand_swizzle_is_conflict_free_for_its_ldmatrix_reads(shape, operand, params):
+    enc = tt.SwizzledSharedLayout(*params, [1, 0])
+    # operand A [M, K] and B [K, N] are both stored with their last dim contiguous (order [1, 0]) and read
+    # by ldmatrix (B with .trans) in 16-byte pieces of those rows
+    r = smem.conflicts((enc, shape), smem.ldmatrix(x4=True, trans=operand == 1))
+    assert r.ways == 1 and r.wavefronts == shape[0] * shape[1] // 64
+    # unswizzled, 8 rows of 2 * cols bytes: 128 / (2 * cols) of them fit the 32 banks, the rest collide
+    plain = smem.conflicts((tt.SwizzledSharedLayout(1, 1, 1, [1, 0]), shape), smem.ldmatrix(x4=True))
+    assert plain.ways == min(8, shape[1] // 8)
+
+
+def test_triton_swizzled_shared_offsets_follow_its_formula():
+    vec, per_phase, max_phase, rows, cols = 4, 2, 4, 16, 32
+    mem = smem.memory_of((tt.SwizzledSharedLayout(vec, per_phase, max_phase, [1, 0]), (rows, cols)))
+    assert mem.shape == (rows, cols)
+    for r in range(rows):
+        for c in range(cols):
+            phase = (r // per_phase) % max_phase
+            assert mem.offsets[r + rows * c] == r * cols + ((c // vec) ^ phase) * vec + c % vec
+
+
+def test_triton_distributed_encoding_as_a_thread_map():
+    mma = tt.NVMMADistributedLayout([2, 0], [1, 1], [16, 8])
+    acc = smem.Access((tt.DotOperandLayout(0, mma, 2), (16, 16)), 4)
+    # PTX's A fragment of mma.m16n8k16: lane 4g + t holds a0, a1 at row g, columns 2t, 2t + 1
+    for lane in range(32):
+        g, t = divmod(lane, 4)
+        assert acc.values_of(lane)[:2] == (g + 16 * 2 * t, g + 16 * (2 * t + 1))
+    r = smem.conflicts((tt.SwizzledSharedLayout(8, 4, 2, [1, 0]), (16, 16)), acc)
+    assert r.vector_bytes == 4 and r.per_phase == [1] * 4
+
+
+def test_triton_encodings_in_the_wrong_place_are_refused():
+    blocked = tt.BlockedLayout([1, 4], [8, 4], [1, 1], [1, 0])
+    shared = tt.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    with pytest.raises(LayoutTypeError, match="distributed"):
+        smem.memory_of((blocked, (32, 16)))
+    with pytest.raises(LayoutTypeError, match="shared encoding"):
+        smem.Access((shared, (32, 16)), 4)
+    with pytest.raises(LayoutError, match="needs its tensor shape"):
+        smem.Access(blocked, 4)
+    with pytest.raises(LayoutError, match="with its tensor shape"):
+        smem.memory_of(shared)

@@ -190,6 +190,9 @@ def _triton_map(encoding: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Tuple
         raise LayoutError("threads: a Triton encoding needs layouts.linear.triton, which this installation lacks") from None
     from .memory import _shape_arg
     shape = _shape_arg("shape", shape)
+    if not isinstance(encoding, tt.DistributedEncoding):
+        raise LayoutTypeError(f"threads: {encoding!r} is a shared encoding; a thread map is a distributed one "
+                              f"(BlockedLayout, NVMMADistributedLayout, DotOperandLayout, SliceLayout)")
     try:
         linear = tt.to_linear_layout(encoding, list(shape))
     except LayoutError as e:

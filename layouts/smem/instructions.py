@@ -7,11 +7,11 @@ bytes, thread ``t`` gives the address of row ``t % 8`` of matrix ``t // 8``, ``.
 move 1, 2 or 4 matrices (threads past ``8 * matrices`` give no address). On a tile of shape
 ``(rows, cols)`` the matrices lie along the row: a matrix row is ``16 // element_bytes``
 consecutive elements of one tile row, the matrices of the tile taken row block by row block, each
-row block left to right, ``x4`` four at a time. With ``trans=True`` the tile is stored the other
-way: a matrix row runs down one column (``16 // element_bytes`` consecutive rows), the matrices
-taken column block by column block -- what ``ldmatrix.trans`` reads for a tile whose
-first mode is the contiguous one. The 16-byte rows read are the same for both; ``.trans`` only
-changes which register gets which element, so it does not change bank conflicts.
+row block left to right, ``x4`` four at a time. ``.trans`` only changes which register receives
+which element, not the addresses, so it does not change bank conflicts (a B operand stored
+``[K, N]`` with N contiguous is read by ``ldmatrix.trans`` along its rows). For a tile whose first
+mode is the contiguous one, ``along="column"`` reads 16-byte pieces down the columns instead,
+the matrices taken column block by column block.
 
 >>> m = ldmatrix(x4=True)
 >>> values, width, per_phase = m.thread_map((8, 64), element_bytes=2)
@@ -107,27 +107,35 @@ class MatrixInstruction:
 
     >>> ldmatrix(x2=True, trans=True)
     ldmatrix.x2.trans
+    >>> ldmatrix(x4=True, along="column")
+    ldmatrix.x4 (down the columns)
     """
 
-    __slots__ = ("op", "matrices", "trans")
+    __slots__ = ("op", "matrices", "trans", "along")
     width_bytes = 16
 
-    def __init__(self, op: str, matrices: int, trans: bool) -> None:
-        self.op, self.matrices, self.trans = op, matrices, bool(trans)
+    def __init__(self, op: str, matrices: int, trans: Any, along: Any = "row") -> None:
+        if not isinstance(trans, bool):
+            raise LayoutTypeError(f"{op}: trans must be True or False, got {type_name(trans)}")
+        if along not in ("row", "column"):
+            raise LayoutError(f"{op}: along must be 'row' (16-byte pieces of the tile's rows) or 'column', "
+                              f"got {type_name(along)}")
+        self.op, self.matrices, self.trans, self.along = op, matrices, trans, along
 
     @property
     def name(self) -> str:
-        return f"{self.op}.x{self.matrices}{'.trans' if self.trans else ''}"
+        return (f"{self.op}.x{self.matrices}{'.trans' if self.trans else ''}"
+                f"{' (down the columns)' if self.along == 'column' else ''}")
 
     def __repr__(self) -> str:
         return self.name
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, MatrixInstruction) and (self.op, self.matrices, self.trans) == (
-            other.op, other.matrices, other.trans)
+        return isinstance(other, MatrixInstruction) and (self.op, self.matrices, self.trans, self.along) == (
+            other.op, other.matrices, other.trans, other.along)
 
     def __hash__(self) -> int:
-        return hash((self.op, self.matrices, self.trans))
+        return hash((self.op, self.matrices, self.trans, self.along))
 
     def thread_map(self, shape: Tuple[int, ...], element_bytes: int) -> Tuple[np.ndarray, int, int]:
         """``(values, 16, 8)``: the rows each thread gives, one per issue of the instruction
@@ -145,10 +153,11 @@ class MatrixInstruction:
             raise LayoutError(f"{self.name} moves 16-byte rows; element_bytes={element_bytes} does not fit one")
         rows, cols = shape
         per_row = 16 // element_bytes
-        along, across = (rows, cols) if self.trans else (cols, rows)   # the row's direction, the other one
+        down = self.along == "column"
+        along, across = (rows, cols) if down else (cols, rows)   # the row's direction, the other one
         if along % per_row or across % 8:
-            what = "rows" if self.trans else "cols"
-            other = "cols" if self.trans else "rows"
+            what = "rows" if down else "cols"
+            other = "cols" if down else "rows"
             raise LayoutError(f"{self.name} on a {rows} x {cols} tile of {element_bytes}-byte elements: its {what} "
                               f"must be a multiple of {per_row} (16-byte matrix rows) and its {other} a multiple "
                               f"of 8 (8 rows per matrix)")
@@ -167,7 +176,7 @@ class MatrixInstruction:
         j = np.arange(per_row)
         pos_along = first_along[..., None] + j                         # (issues, threads, per_row)
         pos_across = np.broadcast_to(line[..., None], pos_along.shape)
-        row, col = (pos_along, pos_across) if self.trans else (pos_across, pos_along)
+        row, col = (pos_along, pos_across) if down else (pos_across, pos_along)
         flat = row + rows * col                                        # colexicographic index
         values = np.full((32, issues, per_row), -1, dtype=np.int64)
         values[: 8 * self.matrices] = flat.transpose(1, 0, 2)
@@ -181,8 +190,10 @@ def _matrices(what: str, x1: bool, x2: bool, x4: bool) -> int:
     return chosen[0]
 
 
-def ldmatrix(x1: bool = False, x2: bool = False, x4: bool = False, trans: bool = False) -> MatrixInstruction:
-    """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` over a tile (see the module's text).
+def ldmatrix(x1: bool = False, x2: bool = False, x4: bool = False, trans: bool = False,
+             along: str = "row") -> MatrixInstruction:
+    """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` over a tile (see the module's text):
+    ``along="row"`` reads 16-byte pieces of the tile's rows, ``"column"`` of its columns.
 
     >>> ldmatrix(x4=True).matrices
     4
@@ -191,13 +202,14 @@ def ldmatrix(x1: bool = False, x2: bool = False, x4: bool = False, trans: bool =
     ...
     layouts.errors.LayoutError: ldmatrix: choose exactly one of x1=True, x2=True, x4=True (got 0)
     """
-    return MatrixInstruction("ldmatrix", _matrices("ldmatrix", x1, x2, x4), trans)
+    return MatrixInstruction("ldmatrix", _matrices("ldmatrix", x1, x2, x4), trans, along)
 
 
-def stmatrix(x1: bool = False, x2: bool = False, x4: bool = False, trans: bool = False) -> MatrixInstruction:
+def stmatrix(x1: bool = False, x2: bool = False, x4: bool = False, trans: bool = False,
+             along: str = "row") -> MatrixInstruction:
     """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (SM90): the same rows as ldmatrix, stored.
 
     >>> stmatrix(x2=True)
     stmatrix.x2
     """
-    return MatrixInstruction("stmatrix", _matrices("stmatrix", x1, x2, x4), trans)
+    return MatrixInstruction("stmatrix", _matrices("stmatrix", x1, x2, x4), trans, along)

@@ -234,6 +234,9 @@ def _triton_memory(encoding: Any, shape: Any) -> SharedMemory:
     except ImportError:
         raise LayoutError("a Triton shared encoding needs layouts.linear.triton, which this installation lacks") from None
     shape = _shape_arg("shape", shape)
+    if not isinstance(encoding, tt.SharedEncoding):
+        raise LayoutTypeError(f"shared_layout {encoding!r} is a distributed (register) encoding; a shared layout "
+                              f"is a SwizzledSharedLayout or NVMMASharedLayout (a distributed one goes in an Access)")
     try:
         linear = tt.to_linear_layout(encoding, list(shape))
     except LayoutError as e:
