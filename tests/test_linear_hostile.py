@@ -291,3 +291,11 @@ def test_huge_sizes_are_refused_before_anything_is_built():
         check_refused(lambda: LL.from_bases({"a": [[0]] * 40, "b": [[0]] * 10**7}, ["o"]), LayoutError,
                       ["bases['b'][24]"])
     """, timeout=20, memory_mb=1024)
+
+
+def test_an_offset_table_too_large_to_build_is_refused():
+    """Was numpy's MemoryError ("Unable to allocate 8.00 TiB") for 2**40 offsets."""
+    big = LL.identity_1d(2**40, "offset", "dim0")
+    check_refused(big.offsets, E, ["offset table", "2**40"])
+    assert str(big.__layouts_memory__()) == "1099511627776:1"          # its CuTe form needs no table
+    assert LL.identity_1d(8, "offset", "dim0").offsets().tolist() == list(range(8))
