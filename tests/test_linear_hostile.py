@@ -299,3 +299,10 @@ def test_an_offset_table_too_large_to_build_is_refused():
     check_refused(big.offsets, E, ["offset table", "2**40"])
     assert str(big.__layouts_memory__()) == "1099511627776:1"          # its CuTe form needs no table
     assert LL.identity_1d(8, "offset", "dim0").offsets().tolist() == list(range(8))
+
+
+@pytest.mark.parametrize("other", [3, 2.0, None, "lane", np.int64(2)])
+def test_a_product_with_a_non_layout_is_named(other):
+    """Was Python's bare "unsupported operand type(s) for *", naming neither side's role."""
+    check_refused(lambda: MMA * other, T, ["LinearLayout", "right"])
+    check_refused(lambda: other * MMA, T, ["LinearLayout", "left"])

@@ -526,10 +526,16 @@ class LinearLayout:
 
     # ----------------------------------------------------------------- the algebra (layouts.linear.algebra)
     def __mul__(self, other: "LinearLayout") -> "LinearLayout":
+        """Triton's ``operator*``: ``self`` on the low bits of every shared dim (:func:`~.algebra.multiply`)."""
         from .algebra import multiply
         if not isinstance(other, LinearLayout):
-            return NotImplemented
+            raise LayoutTypeError(f"a LinearLayout multiplies only another LinearLayout, got {type_name(other)} "
+                                  f"{show(other)} on the right")
         return multiply(self, other)
+
+    def __rmul__(self, other: Any) -> "LinearLayout":
+        raise LayoutTypeError(f"a LinearLayout multiplies only another LinearLayout, got {type_name(other)} "
+                              f"{show(other)} on the left")
 
     def compose(self, outer: "LinearLayout") -> "LinearLayout":
         """``outer(self(x))``: self's out-dims must be outer's in-dims (sizes <= outer's).
