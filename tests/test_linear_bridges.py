@@ -222,3 +222,82 @@ def test_convert_moves_data_between_linear_and_cute_layouts(seed):
 def test_convert_refuses_a_linear_layout_that_is_not_memory():
     with pytest.raises(ly.LayoutError, match="offset"):
         ly.convert(np.arange(4), cute.Layout(4), LL.identity_1d(4, "lane", "dim0"))
+
+
+def _random_invertible_columns(rng, n):
+    """n columns of an invertible n x n GF(2) matrix (a random permutation mixed by additions)."""
+    cols = [1 << int(p) for p in rng.permutation(n)]
+    for _ in range(n):
+        i, j = rng.choice(n, 2, replace=False)
+        cols[i] ^= cols[j]
+    return cols
+
+
+def _brute_offsets_triton(bases_offset, rows, cols_n):
+    """Triton's orientation by the definition: offset o holds element (dim0, dim1) = XOR of the
+    bases of o's set bits; the element's index is dim0 + rows * dim1 (dim0 the fastest)."""
+    off_of = np.full(rows * cols_n, -1, dtype=np.int64)
+    for o in range(rows * cols_n):
+        d0 = d1 = 0
+        for i, (b0, b1) in enumerate(bases_offset):
+            if o >> i & 1:
+                d0, d1 = d0 ^ b0, d1 ^ b1
+        assert off_of[d0 + rows * d1] == -1
+        off_of[d0 + rows * d1] = o
+    return off_of
+
+
+def _brute_offsets_cute(bases_m0, bases_m1, rows, cols_n):
+    """CuTe's orientation by the definition: element (m0, m1) sits at the XOR of its bits' bases."""
+    off_of = np.zeros(rows * cols_n, dtype=np.int64)
+    for m0 in range(rows):
+        for m1 in range(cols_n):
+            o = 0
+            for i, b in enumerate(bases_m0):
+                if m0 >> i & 1:
+                    o ^= b
+            for i, b in enumerate(bases_m1):
+                if m1 >> i & 1:
+                    o ^= b
+            off_of[m0 + rows * m1] = o
+    return off_of
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_convert_between_linear_layouts_of_both_orientations_is_a_gather(seed):
+    """Triton's orientation (in-dim ``offset``) and CuTe's (out-dim ``offset``), either way round and
+    each with itself: ``out[dst_offset(e)] == x[src_offset(e)]`` for every element e, the offsets
+    enumerated from the bases here (not by the library), the move a numpy gather."""
+    rng = np.random.default_rng(seed)
+    rows, cols_n = (8, 8) if seed % 2 else (4, 16)
+    r_bits, n = rows.bit_length() - 1, (rows * cols_n).bit_length() - 1
+    t_cols = _random_invertible_columns(rng, n)                  # offset bit -> element bits (dim0 low)
+    triton_bases = [[c & (rows - 1), c >> r_bits] for c in t_cols]
+    S = LL.from_bases({"offset": triton_bases}, ["dim0", "dim1"])
+    c_cols = _random_invertible_columns(rng, n)                  # element bit -> offset
+    C = LL.from_bases({"dim0": [[c] for c in c_cols[:r_bits]], "dim1": [[c] for c in c_cols[r_bits:]]},
+                      ["offset"])
+    s_off = _brute_offsets_triton(triton_bases, rows, cols_n)
+    c_off = _brute_offsets_cute(c_cols[:r_bits], c_cols[r_bits:], rows, cols_n)
+    x = rng.integers(0, 1 << 30, size=rows * cols_n).astype(np.int64)
+    for src, dst, so, do in ((S, C, s_off, c_off), (C, S, c_off, s_off), (S, S, s_off, s_off), (C, C, c_off, c_off)):
+        want = np.empty_like(x)
+        want[do] = x[so]                                         # the numpy gather
+        got = ly.convert(x, src, dst)
+        assert np.array_equal(got, want)
+    plain = cute.Layout((rows, cols_n), (cols_n, 1))               # and against a CuTe row-major tile
+    want = np.empty_like(x)
+    want[c_off] = x[plain.offsets()]
+    assert np.array_equal(ly.convert(x, plain, C), want)
+
+
+@pytest.mark.parametrize("bad, names", [
+    (LL.identity_1d(4, "lane", "dim0"), ["lane", "dim0"]),
+    (LL.from_bases({"offset": [[1]], "x": [[1]]}, {"offset": 2}), ["offset"]),
+    (LL.from_bases({"a": [[1, 0]], "b": [[0, 1]]}, ["offset", "dim1"]), ["offset", "dim1"]),
+])
+def test_convert_names_the_dims_of_a_linear_layout_that_is_not_memory(bad, names):
+    with pytest.raises(ly.LayoutError) as err:
+        ly.convert(np.arange(4), cute.Layout(4), bad)
+    for n in names:
+        assert n in str(err.value)
