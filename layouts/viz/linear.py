@@ -135,7 +135,7 @@ def _figure(p: LinearPicture, faces: np.ndarray, matrix: bool):
     grid_h = p.rows * cell
     matrix_h = n_out * mcell + 0.5 if n_in and n_out else 0.0
     body = max(grid_h, matrix_h)
-    key_h = 0.62 if show_key else 0.0
+    key_h = 0.4 if show_key else 0.0
     notes_h = 0.17 * len(notes) + (0.1 if notes else 0.0)
     height = GRID_TOP + body + 0.25 + key_h + notes_h
     fig = new_figure(width, height)
@@ -147,9 +147,9 @@ def _figure(p: LinearPicture, faces: np.ndarray, matrix: bool):
     if n_in and n_out:
         left = GRID_LEFT + p.cols * cell + GAP + row_label
         mh = n_out * mcell
-        max_ = fig.add_axes((left / width, (top - 0.5 - mh) / height, n_in * mcell / width, mh / height))
-        max_.set_label("bit matrix")
-        _draw_matrix(max_, p, mcell)
+        bits_ax = fig.add_axes((left / width, (top - 0.5 - mh) / height, n_in * mcell / width, mh / height))
+        bits_ax.set_label("bit matrix")
+        _draw_matrix(bits_ax, p, mcell)
     y = top - body - 0.25
     if show_key:
         kax = fig.add_axes((GRID_LEFT / width, (y - 0.22) / height, p.key_extent * key_cell / width, 0.22 / height))
