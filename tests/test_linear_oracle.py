@@ -40,7 +40,7 @@ def dump(L):
 def props(L):
     return {"surjective": L.is_surjective(), "injective": L.is_injective(),
             "invertible": L.is_invertible(), "matrix": L.get_matrix_view(),
-            "num_in": L.num_in_dims, "num_out": L.num_out_dims}
+            "num_in": L.num_in_dims, "num_out": L.num_out_dims, "str": str(L)}
 
 OPS = {
     "infer": lambda c: dump(T.from_bases([(n, b) for n, b in c["bases"]], c["names"])),
@@ -199,7 +199,7 @@ def test_from_bases_with_sizes_and_the_surjectivity_flag():
         _same(ours, want)
 
 
-def test_properties_and_matrix_match_the_wheel():
+def test_properties_matrix_and_text_match_the_wheel():
     rng = random.Random(43)
     specs = [random_layout(rng, max_bits=rng.choice([2, 3, 4])) for _ in range(400)]
     got = _wheel([{"op": "props", "a": d} for d in specs])
@@ -211,6 +211,7 @@ def test_properties_and_matrix_match_the_wheel():
         assert L.is_invertible() == want["invertible"], d
         assert L.matrix().tolist() == (want["matrix"] if L.total_out_bits else []), d
         assert (L.num_in_dims, L.num_out_dims) == (want["num_in"], want["num_out"])
+        assert "\n" + str(L) == want["str"]                 # toString, less its leading newline
         n_surj += want["surjective"]
     assert 40 < n_surj < 360                 # both kinds were drawn
 
@@ -318,6 +319,21 @@ def test_invert_and_compose_matches_the_wheel():
         if in_bits > 60:
             continue
         cases.append({"op": "invert_and_compose", "a": inner, "b": outer})
+    # where the C++ source and the wheel part ways: a shared in-dim equal and nonzero in both (the
+    # source maps it to itself, the wheel solves for it), zero in both but of other sizes, zero in one
+    d = lambda bases, outs: {"bases": bases, "outs": outs}                     # noqa: E731
+    cases += [{"op": "invert_and_compose", "a": a, "b": b} for a, b in [
+        (d([["lane", [[1], [2]]], ["warp", [[4]]]], [["dim0", 8]]),
+         d([["warp", [[4]]], ["lane", [[1], [2]]]], [["dim0", 8]])),
+        (d([["register", [[2]]], ["lane", [[1]]]], [["dim0", 4]]),
+         d([["lane", [[1]]], ["offset", [[2]]]], [["dim0", 4]])),
+        (d([["register", [[1], [2]]], ["block", [[0]]]], [["dim0", 4]]),
+         d([["offset", [[2], [1]]], ["block", [[0], [0]]]], [["dim0", 4]])),
+        (d([["register", [[1], [2]]], ["block", [[0]]]], [["dim0", 4]]),
+         d([["offset", [[2], [1]]], ["block", [[2]]]], [["dim0", 4]])),
+        (d([["register", [[1]]], ["block", [[2]]]], [["dim0", 4]]),
+         d([["offset", [[2], [1]]], ["block", [[0]]]], [["dim0", 4]])),
+    ]]
     for c, want in zip(cases, _wheel(cases)):
         A, B = _ours(c["a"]), _ours(c["b"])
         got = A.invert_and_compose(B)
