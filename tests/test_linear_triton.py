@@ -244,3 +244,188 @@ def test_the_cpp_tests_identity_shared_layouts():
     assert tt.to_linear_layout(shared(1, 1, 1, [1, 1], [1, 1], [0, 1], [1, 0]), [128, 128]) == col_major
     one_d = I(64, "offset", "dim0") * I(1, "offset", "dim1") * blk
     assert tt.to_linear_layout(shared(2, 2, 4, [1, 1], [1, 1], [1, 0], [1, 0]), [64, 1]) == one_d
+
+
+# ----------------------------------------------------------------- value objects
+def _examples():
+    m2 = tt.NVMMADistributedLayout([2, 0], [2, 2], [16, 8])
+    return [
+        tt.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0], [[0, 1]]),
+        tt.SliceLayout(1, tt.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])),
+        m2, tt.NVMMADistributedLayout([3, 0], [4, 1], [16, 64, 16]),
+        tt.DotOperandLayout(0, m2, 2), tt.DotOperandLayout(1, tt.BlockedLayout([1, 1], [4, 8], [1, 1], [1, 0]), 0),
+        tt.SwizzledSharedLayout(2, 1, 4, [1, 0]), tt.NVMMASharedLayout(128, 16, transposed=True),
+    ]
+
+
+@pytest.mark.parametrize("enc", _examples(), ids=lambda e: type(e).__name__)
+def test_encodings_are_immutable_values_with_a_readable_repr(enc):
+    again = eval(repr(enc), dict(vars(tt)))            # the repr is Gluon's constructor call
+    assert again == enc and hash(again) == hash(enc) and again is not enc
+    assert repr(enc).startswith(type(enc).__name__ + "(")
+    with pytest.raises(AttributeError):
+        enc.rank_ = 3
+    with pytest.raises(AttributeError):
+        setattr(enc, enc._fields[0], None)
+    assert enc != object() and len({enc, again}) == 1
+
+
+def test_an_encoding_keeps_its_arguments_not_the_callers_lists():
+    spt, cga_bases = [1, 4], [[0, 1]]
+    enc = tt.BlockedLayout(spt, [8, 4], [4, 1], [1, 0], cga_bases)
+    spt[0], cga_bases[0][1] = 8, 0
+    assert enc.size_per_thread == (1, 4) and enc.cga_layout == ((0, 1),)
+    assert spt == [8, 4]                                  # and the caller's list is not touched by us
+
+
+def test_equal_arguments_give_equal_layouts_and_different_ones_differ():
+    a = tt.SwizzledSharedLayout(1, 1, 8, [1, 0])
+    assert a == tt.SwizzledSharedLayout(1, 1, 8, (1, 0)) and a != tt.SwizzledSharedLayout(1, 1, 8, [0, 1])
+    assert a.to_linear_layout([8, 8]) == tt.to_linear_layout(a, (8, 8))
+
+
+def test_the_8x8_swizzle_is_the_inverse_of_cutes_swizzle_303():
+    """Issue 41's anchor: SwizzledSharedLayout(1, 1, 8, [1, 0]) on 8x8 inverts to
+    Swizzle<3,0,3> o (8,8):(8,1) -- row r, column c at offset 8r + (c XOR r)."""
+    L = tt.to_linear_layout(tt.SwizzledSharedLayout(1, 1, 8, [1, 0]), [8, 8])
+    for offset in range(64):
+        coord = L(offset=offset)
+        r, c = coord["dim0"], coord["dim1"]
+        assert 8 * r + (c ^ r) == offset
+
+
+def test_the_mma_accumulator_is_the_ptx_fragment_layout():
+    """PTX ISA, mma.m16n8k16 accumulator: lane l holds rows l//4 and l//4 + 8, columns
+    2*(l%4) and 2*(l%4) + 1 (registers c0..c3 in that order)."""
+    L = tt.to_linear_layout(tt.NVMMADistributedLayout([2, 0], [1, 1], [16, 8]), [16, 8])
+    for lane in range(32):
+        for reg in range(4):
+            got = L(register=reg, lane=lane)
+            assert (got["dim0"], got["dim1"]) == (lane // 4 + 8 * (reg // 2), 2 * (lane % 4) + reg % 2)
+
+
+def test_the_ldmatrix_a_operand_is_the_ptx_fragment_layout():
+    """PTX ISA, mma.m16n8k16 .f16 A fragment (k_width 2), g = lane // 4, t = lane % 4:
+    a0,a1 at row g, cols 2t, 2t+1; a2,a3 at row g+8; a4..a7 as a0..a3 with cols + 8."""
+    L = tt.to_linear_layout(tt.DotOperandLayout(0, tt.NVMMADistributedLayout([2, 0], [1, 1], [16, 8]), 2), [16, 16])
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for reg in range(8):
+            got = L(register=reg, lane=lane)
+            row = g + 8 * ((reg // 2) % 2)
+            col = 2 * t + reg % 2 + 8 * (reg // 4)
+            assert (got["dim0"], got["dim1"]) == (row, col)
+
+
+def test_a_blocked_layout_is_injective_and_covers_its_tile():
+    L = tt.to_linear_layout(tt.BlockedLayout([2, 2], [4, 8], [2, 2], [1, 0]), [16, 32])
+    assert L.is_injective() and L.is_surjective() and L.total_in_size == 16 * 32
+
+
+# ----------------------------------------------------------------- bad input, every encoding
+B = tt.BlockedLayout
+_M2 = tt.NVMMADistributedLayout([2, 0], [1, 1], [16, 8])
+_M3 = tt.NVMMADistributedLayout([3, 0], [4, 1], [16, 64, 16])
+
+BAD = [
+    # (call, error type, words the message must contain)
+    (lambda: B(4, [32], [4], [0]), LayoutTypeError, "size_per_thread must be a list"),
+    (lambda: B("14", [32], [4], [0]), LayoutTypeError, "size_per_thread"),
+    (lambda: B([], [], [], []), LayoutError, "at least one entry"),
+    (lambda: B([1.0], [32], [4], [0]), LayoutTypeError, "size_per_thread[0] must be an int"),
+    (lambda: B([True], [32], [4], [0]), LayoutTypeError, "size_per_thread[0]"),
+    (lambda: B([3], [32], [4], [0]), LayoutError, "size_per_thread[0] must be a power of two, got 3"),
+    (lambda: B([0], [32], [4], [0]), LayoutError, "size_per_thread[0] must be a power of two"),
+    (lambda: B([-4], [32], [4], [0]), LayoutError, "power of two"),
+    (lambda: B([2 ** 100], [32], [4], [0]), LayoutError, "at most 2**30"),
+    (lambda: B([1, 1], [32], [4, 1], [1, 0]), LayoutError, "threads_per_warp has 1 entries; expected 2"),
+    (lambda: B([1, 1], [4, 8], [4, 1, 1], [1, 0]), LayoutError, "warps_per_cta has 3 entries"),
+    (lambda: B([1, 1], [4, 8], [4, 1], [0]), LayoutError, "order has 1 entries"),
+    (lambda: B([1, 1], [4, 8], [4, 1], [1, 1]), LayoutError, "order must be a permutation of 0..1"),
+    (lambda: B([1, 1], [4, 8], [4, 1], [2, 0]), LayoutError, "permutation"),
+    (lambda: B([1, 1], [4, 8], [4, 1], [-1, 0]), LayoutError, "order[0] must be >= 0"),
+    (lambda: B([1], [32], [4], [0], [[3]]), LayoutError, "cga_layout[0] = [3]"),
+    (lambda: B([1], [32], [4], [0], [[2]]), LayoutError, "cga_layout [[2]] is not a valid block layout"),
+    (lambda: B([1], [32], [4], [0], [[1, 0]]), LayoutError, "cga_layout[0] has 2 entries; expected 1"),
+    (lambda: B([1], [32], [4], [0], "x"), LayoutTypeError, "cga_layout must be a list of bases"),
+    (lambda: B([1], [32], [4], [0], [3]), LayoutTypeError, "cga_layout[0] must be a list"),
+    (lambda: tt.SliceLayout(2, B([1, 1], [4, 8], [4, 1], [1, 0])), LayoutError, "dim is 2; expected 0..1"),
+    (lambda: tt.SliceLayout(-1, B([1, 1], [4, 8], [4, 1], [1, 0])), LayoutError, "dim is -1"),
+    (lambda: tt.SliceLayout("0", B([1, 1], [4, 8], [4, 1], [1, 0])), LayoutTypeError, "dim must be an int"),
+    (lambda: tt.SliceLayout(0, B([1], [32], [4], [0])), LayoutError, "slicing needs rank >= 2"),
+    (lambda: tt.SliceLayout(0, tt.SwizzledSharedLayout(1, 1, 1, [1, 0])), LayoutTypeError, "parent must be"),
+    (lambda: tt.SliceLayout(0, "blocked"), LayoutTypeError, "parent must be"),
+    (lambda: tt.NVMMADistributedLayout([1, 0], [1, 1], [16, 8]), LayoutError, "version must be [2, minor]"),
+    (lambda: tt.NVMMADistributedLayout([2], [1, 1], [16, 8]), LayoutError, "version must be"),
+    (lambda: tt.NVMMADistributedLayout([2, 0], [4], [16, 8]), LayoutError, "warps_per_cta has 1 entries"),
+    (lambda: tt.NVMMADistributedLayout([2, 0], [1, 1, 1, 1], [1, 1, 16, 8]), LayoutError, "rank 2 or 3"),
+    (lambda: tt.NVMMADistributedLayout([3, 0], [4, 1, 1], [16, 8, 16]), LayoutError, "rank 2"),
+    (lambda: tt.NVMMADistributedLayout([2, 0], [1, 1], [16, 8, 16]), LayoutError, "instr_shape has 3 entries"),
+    (lambda: tt.NVMMADistributedLayout([3, 0], [4, 1], [16, 8]), LayoutError, "[M, N, K]"),
+    (lambda: tt.NVMMADistributedLayout([2, 0], [1, 1], [4, 8]), LayoutError, "M is 4; expected a multiple of 8"),
+    (lambda: tt.NVMMADistributedLayout([3, 0], [4, 1], [16, 24, 16]), LayoutError, "instr_shape[1] must be a power"),
+    (lambda: tt.NVMMADistributedLayout([2, 0], [3, 1], [16, 8]), LayoutError, "warps_per_cta[0]"),
+    (lambda: tt.DotOperandLayout(2, _M2, 2), LayoutError, "operand_index must be 0 (A) or 1 (B), got 2"),
+    (lambda: tt.DotOperandLayout(None, _M2, 2), LayoutTypeError, "operand_index must be an int"),
+    (lambda: tt.DotOperandLayout(0, _M2, 0), LayoutError, "k_width must be a power of two in 1..32"),
+    (lambda: tt.DotOperandLayout(0, _M2, 3), LayoutError, "got 3"),
+    (lambda: tt.DotOperandLayout(0, _M2, 64), LayoutError, "got 64"),
+    (lambda: tt.DotOperandLayout(0, _M2, 2.0), LayoutTypeError, "k_width must be an int"),
+    (lambda: tt.DotOperandLayout(1, _M3, 2), LayoutError, "wgmma reads B from shared memory"),
+    (lambda: tt.DotOperandLayout(0, B([1, 1], [4, 8], [4, 1], [1, 0]), 2), LayoutError,
+     "k_width must be 0 when the parent is a BlockedLayout"),
+    (lambda: tt.DotOperandLayout(0, B([1], [32], [4], [0]), 0), LayoutError, "a dot operand has rank 2 or 3"),
+    (lambda: tt.DotOperandLayout(0, tt.SliceLayout(0, _M2), 2), LayoutTypeError, "parent must be"),
+    (lambda: tt.SwizzledSharedLayout(0, 1, 8, [1, 0]), LayoutError, "vec must be a power of two, got 0"),
+    (lambda: tt.SwizzledSharedLayout(1, 3, 8, [1, 0]), LayoutError, "per_phase must be a power of two"),
+    (lambda: tt.SwizzledSharedLayout(1, 1, -8, [1, 0]), LayoutError, "max_phase must be a power of two"),
+    (lambda: tt.SwizzledSharedLayout(1, 1, 8, []), LayoutError, "order must have at least one entry"),
+    (lambda: tt.SwizzledSharedLayout(1, 1, 8, [0, 0]), LayoutError, "permutation of 0..1"),
+    (lambda: tt.SwizzledSharedLayout(1, 1, 8, "10"), LayoutTypeError, "order must be a list"),
+    (lambda: tt.SwizzledSharedLayout("1", 1, 8, [1, 0]), LayoutTypeError, "vec must be an int"),
+    (lambda: tt.NVMMASharedLayout(96, 16), LayoutError, "swizzle_byte_width must be 0, 32, 64 or 128, got 96"),
+    (lambda: tt.NVMMASharedLayout(128, 4), LayoutError, "element_bitwidth must be 8, 16, 32 or 64, got 4"),
+    (lambda: tt.NVMMASharedLayout(128, 16, 0), LayoutError, "rank must be 1..8"),
+    (lambda: tt.NVMMASharedLayout(128, 16, 1), LayoutError, "rank must be >= 2 for a swizzled layout"),
+    (lambda: tt.NVMMASharedLayout(128, 16, 2, "yes"), LayoutTypeError, "transposed must be True or False"),
+    (lambda: tt.NVMMASharedLayout(64, 8, 2, False, True), LayoutError, "fp4_padded needs swizzle_byte_width=128"),
+    (lambda: tt.NVMMASharedLayout(0, 16, 3, True), LayoutError, "ported for rank <= 2 only"),
+    (lambda: tt.NVMMASharedLayout(128, 16, 2, False, False, [[0, 1, 0]]), LayoutError, "cga_layout[0] has 3"),
+]
+
+
+@pytest.mark.parametrize("call,error,words", BAD, ids=[w for _, _, w in BAD])
+def test_bad_arguments_are_named(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)
+
+
+BAD_SHAPES = [
+    (B([1, 1], [4, 8], [4, 1], [1, 0]), [16], LayoutError, "shape has 1 entries; expected 2 (the rank of BlockedLayout)"),
+    (B([1], [32], [4], [0]), 16, LayoutTypeError, "shape must be a list of ints"),
+    (B([1], [32], [4], [0]), [12], LayoutError, "shape[0] must be a power of two, got 12"),
+    (B([1], [32], [4], [0]), [0], LayoutError, "shape[0] must be a power of two, got 0"),
+    (B([1], [32], [4], [0]), [16.0], LayoutTypeError, "shape[0] must be an int"),
+    (B([1], [32], [4], [0]), [2 ** 31], LayoutError, "at most 2**30"),
+    (B([1, 1, 1], [1, 4, 8], [1, 1, 4], [2, 1, 0]), [2 ** 30, 2 ** 30, 2 ** 30], LayoutError, "at most 64"),
+    (tt.SliceLayout(0, _M2), [16, 16], LayoutError, "expected 1 (the rank of SliceLayout)"),
+    (tt.SwizzledSharedLayout(1, 1, 8, [1, 0]), [8], LayoutError, "expected 2"),
+    (tt.NVMMASharedLayout(128, 16), [8, 32], LayoutError, "needs at least 64"),
+    (tt.NVMMASharedLayout(128, 16), [4, 64], LayoutError, "the swizzle tile is 8 x 64"),
+    (tt.NVMMASharedLayout(128, 16, transposed=True), [32, 64], LayoutError, "the contiguous dim 0 holds 32"),
+    (tt.NVMMASharedLayout(128, 16, 3), [8, 64], LayoutError, "expected 3"),
+]
+
+
+@pytest.mark.parametrize("enc,shape,error,words", BAD_SHAPES, ids=[w for *_, w in BAD_SHAPES])
+def test_bad_shapes_are_named(enc, shape, error, words):
+    with pytest.raises(error) as info:
+        tt.to_linear_layout(enc, shape)
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("thing", [None, "BlockedLayout", {"size_per_thread": [1]}, LinearLayout.empty()])
+def test_to_linear_layout_wants_an_encoding(thing):
+    with pytest.raises(LayoutTypeError, match="encoding must be a layouts.linear.triton encoding"):
+        tt.to_linear_layout(thing, [16])

@@ -244,3 +244,20 @@ def test_the_literal_cpp_cases_are_what_the_wheel_gives():
     answers = _wheel([(enc, shape) for _, enc, shape, _ in CASES])
     for (name, _, _, expected), want in zip(CASES, answers):
         assert {d: want[d] for d in expected} == expected, name
+
+
+@pytest.mark.parametrize("enc,shape", [
+    (tt.NVMMASharedLayout(128, 16), [8, 32]),                  # contiguous dim shorter than the swizzle
+    (tt.NVMMASharedLayout(128, 16), [4, 64]),                  # fewer than 8 rows
+    (tt.NVMMASharedLayout(128, 16, transposed=True), [32, 64]),
+])
+def test_shapes_we_refuse_are_ones_the_wheel_aborts_on(enc, shape):
+    """Our LayoutError stands where Triton reports a fatal error and kills the process."""
+    with pytest.raises(LayoutError):
+        tt.to_linear_layout(enc, shape)
+    payload = json.dumps([{"enc": _json(enc), "shape": shape}])
+    run = subprocess.run([sys.executable, "-c", _WORKER], input=payload, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0, "the wheel accepted it"
+    assert "LLVM ERROR" in run.stderr and ("Illegal shared layout" in run.stderr or "getTMABlockShape" in run.stderr), \
+        run.stderr[-500:]

@@ -10,7 +10,7 @@ layouts.errors.LayoutError: warps_per_cta[1] must be a power of two, got 3
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
-from ...errors import LayoutError, LayoutTypeError, _is_int, kind, show, type_name
+from ...errors import LayoutError, LayoutTypeError, int_arg, show, type_name
 from ..algebra import multiply
 from ..layout import LinearLayout
 from ..reshape import transpose_outs
@@ -24,9 +24,7 @@ def _is_pow2(n: int) -> bool:
 
 
 def _int(name: str, value: Any) -> int:
-    if not _is_int(value):
-        raise LayoutTypeError(f"{name} must be an int, got {kind(value)}")
-    return int(value)
+    return int_arg(name, value)
 
 
 def _seq(name: str, value: Any) -> Sequence[Any]:
