@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import LayoutError, int_arg, str_arg
 from ._checks import check_axes
 from ._figure import new_figure
-from ._style import CHAR_EM, FIGURE_WIDTH, LABEL_MAX, MIN_FONTSIZE, TEXT_PT, TITLE_PT
+from ._style import CHAR_EM, FIGURE_WIDTH, LABEL_MAX, MIN_FONTSIZE, TEXT_PT, TITLE_PT, text_colors
 from .banks_model import MAX_CELLS, BankPicture, bank_palette, bank_picture
 
 __all__ = ["draw_banks", "bank_palette", "MAX_CELLS", "CONFLICT_COLOR"]
@@ -115,9 +115,10 @@ def _figure(p: BankPicture):
     tile_w, tile_h = p.cols * cell_in, p.rows * cell_in
     key_lines = len(p.key) + 1
     width = max(FIGURE_WIDTH if p.cols * cell_in > 4 else 6.0, tile_w + 0.9)
-    height = 0.55 + tile_h + 0.35 + BARS_IN + 0.3 + key_lines * KEY_LINE_IN + 0.15
+    head = 0.4 + 0.15 * p.title.count("\n")
+    height = head + tile_h + 0.35 + BARS_IN + 0.3 + key_lines * KEY_LINE_IN
     fig = new_figure(width, height)
-    top = height - 0.55
+    top = height - head
     ax = fig.add_axes((0.55 / width, (top - tile_h) / height, tile_w / width, tile_h / height))
     note = _draw_tile(ax, p, cell_in)
     bars_bottom = top - tile_h - 0.35 - BARS_IN
@@ -167,6 +168,7 @@ def _labels(ax, p: BankPicture, cell_in: float) -> int:
     """``T<thread>`` in each outline where it reads at MIN_FONTSIZE or more; returns how many were left out."""
     cell_pt = cell_in * 72
     left_out = 0
+    ink = text_colors(p.faces)
     for row, first, last, thread, _ in p.runs:
         text = f"T{thread}"
         run_pt = (last - first + 1) * cell_pt
@@ -174,9 +176,13 @@ def _labels(ax, p: BankPicture, cell_in: float) -> int:
         if size < MIN_FONTSIZE:
             left_out += 1
             continue
-        ax.text((first + last + 1) / 2, row + 0.5, text, ha="center", va="center", fontsize=size, color="black",
-                gid="thread-label", zorder=4,   # on a white box: legible on any bank's colour
-                bbox={"boxstyle": "square,pad=0.08", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+        x, y = (first + last + 1) / 2, row + 0.5
+        if first == last:   # one cell: the text in the ink that reads on its colour, the colour left visible
+            ax.text(x, y, text, ha="center", va="center", fontsize=size, color=ink[row * p.cols + first],
+                    gid="thread-label", zorder=4)
+        else:               # a run of several banks' colours: the text on a white box
+            ax.text(x, y, text, ha="center", va="center", fontsize=size, color="black", gid="thread-label", zorder=4,
+                    bbox={"boxstyle": "square,pad=0.08", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     return left_out
 
 

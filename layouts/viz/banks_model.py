@@ -27,8 +27,8 @@ __all__ = ["bank_of", "bank_palette", "thread_ranges", "BankPicture", "bank_pict
 MAX_CELLS = 16384
 #: Lines of conflicts spelled out in the key; past them the key says how many banks more.
 KEY_CONFLICT_LINES = 4
-#: Characters per key line: a 9-inch figure at 7.5 pt.
-KEY_WIDTH = 150
+#: Characters per key line: a 9-inch figure at 7.5 pt; per title line at 9 pt.
+KEY_WIDTH, TITLE_WIDTH = 150, 120
 
 
 def bank_of(offsets: np.ndarray, element_bytes: int, banks: int, bank_bytes: int) -> np.ndarray:
@@ -148,10 +148,16 @@ def bank_picture(result, phase_index, element_bytes: int, banks: int, bank_bytes
     for b, ws in phase.banks.items():
         words[int(b)] = len(set(ws))
     picture = BankPicture(rows, cols, grid, faces, _runs(phase, flagged, rows), words, colliding, phase,
-                          title or f"{mem.describe()}: the bank of each element, phase {phase.index} outlined",
+                          _title(title or f"{mem.describe()}: the bank of each element, phase {phase.index} outlined"),
                           bank_bytes)
     picture.key = _key(result, phase, colliding, element_bytes, banks, bank_bytes)
     return picture
+
+
+def _title(text: str) -> str:
+    """At most three lines of at most TITLE_WIDTH characters (a long Triton encoding's name wraps)."""
+    lines = [w for line in text.splitlines() for w in textwrap.wrap(line, TITLE_WIDTH)]
+    return "\n".join(lines[:2] + ["..."] if len(lines) > 3 else lines)
 
 
 def _key(result, phase, colliding: list, element_bytes: int, banks: int, bank_bytes: int) -> list:
