@@ -179,8 +179,10 @@ def _access(args, ebytes: int, tile: tuple[int, int]):
     if width not in WIDTHS or width % ebytes:
         raise LayoutError(f"--width {width}: expected a request of 1, 2, 4, 8 or 16 bytes holding whole "
                           f"{ebytes}-byte elements")
-    acc = smem.Access(threads=thread_map(how, tile, width // ebytes), width_bytes=width)
-    return acc, f"{how}, {width}-byte requests ({'stores' if args.write else 'loads'})"
+    instruction = (smem.sts if args.write else smem.lds)(width)
+    acc = smem.Access(threads=thread_map(how, tile, width // ebytes), width_bytes=instruction)
+    where = "down the columns" if how == "columns" else "along the rows"
+    return acc, f"{instruction}: {'stores' if args.write else 'loads'} {where}, {width} bytes per thread"
 
 
 def run_smem(args: argparse.Namespace) -> str:
