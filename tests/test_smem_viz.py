@@ -210,6 +210,24 @@ def test_padded_framework_layout_draws_like_its_cute_twin():
         draw_banks(PADDED_33, COLUMNS, element_bytes=4))
 
 
+def test_triton_swizzled_operand_and_its_linear_layout():
+    tt = pytest.importorskip("layouts.linear.triton", reason="Triton encodings need layouts.linear.triton")
+    vec, per_phase, max_phase, rows, cols = 8, 2, 4, 32, 32
+    enc = tt.SwizzledSharedLayout(vec, per_phase, max_phase, [1, 0])
+    # Triton's formula for a swizzled shared layout: the row's phase XORs the vec-element group index
+    off = np.array([[r * cols + ((c // vec) ^ ((r // per_phase) % max_phase)) * vec + c % vec for c in range(cols)]
+                    for r in range(rows)])
+    x4 = smem.ldmatrix(x4=True)
+    fig = draw_banks((enc, (rows, cols)), x4)
+    faces, palette, banks = cell_faces(fig), bank_palette(32), banks_by_hand(off, 2)
+    assert all(np.allclose(faces[(r, c)], palette[banks[r, c]]) for r in range(rows) for c in range(cols))
+    matrix0 = {(t, c) for t in range(8) for c in range(8)}       # phase 0: the first 8x8 matrix, row t by thread t
+    assert outlined(fig, "phase") == matrix0 and flagged_by_hand(off, sorted(matrix0), 2) == set()
+    assert outlined(fig, "conflicts") == set()
+    linear = tt.to_linear_layout(enc, [rows, cols])                # offset -> (dim0, dim1): the same memory
+    assert cell_faces(draw_banks(linear, x4)) == faces
+
+
 # -- house conventions ------------------------------------------------------------------------
 
 def test_legible_at_900_px_and_small_labels_left_out_and_said():
