@@ -33,7 +33,8 @@ ctx = ir.context(); ir.load_dialects(ctx); b = GluonOpBuilder(ctx)
 
 def build(d):
     args = {k: (build(v) if isinstance(v, dict) else v) for k, v in d["args"].items()}
-    return getattr(ttgl, d["cls"])(**args)
+    cls = getattr(ttgl, d["cls"], None) or getattr(ttgl.amd, d["cls"])
+    return cls(**args)
 
 out = []
 for i, case in enumerate(json.load(sys.stdin)):
@@ -191,7 +192,8 @@ def test_dot_operands_match_the_wheel(seed):
 
 def test_slices_match_the_wheel():
     rng = random.Random(300)
-    makers = [lambda r: _blocked(r, rank=r.randint(2, 3)), _mma, _dot]
+    makers = [lambda r: _blocked(r, rank=r.randint(2, 3)), _mma, _dot, _mfma,
+              lambda r: tt.DotOperandLayout(r.randint(0, 1), _mfma(r), 8)]
     cases = []
     for _ in range(150):
         parent = rng.choice(makers)(rng)
@@ -261,3 +263,24 @@ def test_shapes_we_refuse_are_ones_the_wheel_aborts_on(enc, shape):
     assert run.returncode != 0, "the wheel accepted it"
     assert "LLVM ERROR" in run.stderr and ("Illegal shared layout" in run.stderr or "getTMABlockShape" in run.stderr), \
         run.stderr[-500:]
+
+
+def _mfma(rng, rank=None):
+    m, n = rng.choice([(32, 32), (16, 16), (64, 4), (4, 64)])
+    k = {(32, 32): rng.choice([8, 16]), (16, 16): rng.choice([16, 32])}.get((m, n), 4)
+    rank = rank or rng.choice([2, 2, 3])
+    bits = 64 if (m, n) == (16, 16) and rng.random() < 0.2 else 32
+    tiles = _split(rng, 1 << rng.randint(0, 2), rank) if rng.random() < 0.4 else None
+    return tt.AMDMFMALayout(3, [m, n, k], (m, n) == (64, 4) or rng.random() < 0.5,
+                            _split(rng, 1 << rng.randint(0, 3), rank), bits, tiles,
+                            _cga(rng, rank) if rng.random() < 0.2 else None)
+
+
+def test_amd_mfma_accumulators_and_operands_match_the_wheel():
+    rng = random.Random(600)
+    cases = _cases(rng, _mfma, 120, 2, 8)
+    for _ in range(120):
+        parent = _mfma(rng)
+        enc = tt.DotOperandLayout(rng.randint(0, 1), parent, rng.choice([4, 8, 16]))
+        cases.append((enc, _shape(rng, enc.rank, 2, 8)))
+    _compare(cases)

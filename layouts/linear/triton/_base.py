@@ -94,6 +94,19 @@ def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> Line
     return result
 
 
+def matrix_order(rank: int, row_major: bool) -> Tuple[int, ...]:
+    """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the last two swapped unless row-major."""
+    order = list(range(rank - 1, -1, -1))
+    if not row_major:
+        order[0], order[1] = order[1], order[0]
+    return tuple(order)
+
+
+def dot_operand_order(op: int, rank: int) -> Tuple[int, ...]:
+    """``getOrderForDotOperand(op, rank, kContig=True)``: K fastest."""
+    return matrix_order(rank, row_major=op == 0)
+
+
 def cga_linear(bases: Sequence[Sequence[int]], rank: int) -> LinearLayout:
     """The block -> CTA-tile layout of a ``cga_layout`` (sizes inferred, surjective)."""
     return LinearLayout.from_bases({"block": [list(b) for b in bases]}, list(dim_names(rank)))

@@ -16,23 +16,12 @@ from ...errors import LayoutError
 from ..algebra import multiply
 from ..layout import LinearLayout
 from ..reshape import transpose_outs
-from ._base import _cga, _encoding, _int, _is_pow2, _pow2_list, combine_cta_cga, dim_names, identity_nd
+from ._base import (_cga, _encoding, _int, _is_pow2, _pow2_list, combine_cta_cga, dim_names, dot_operand_order,
+                    identity_nd, matrix_order)
+from .amd import AMDMFMALayout
 from .distributed import BlockedLayout, DistributedEncoding
 
 MAX_K_WIDTH = 32      # elements of one operand a thread holds together along K: 32 1-bit values fill a register
-
-
-def matrix_order(rank: int, row_major: bool) -> Tuple[int, ...]:
-    """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the last two swapped unless row-major."""
-    order = list(range(rank - 1, -1, -1))
-    if not row_major:
-        order[0], order[1] = order[1], order[0]
-    return tuple(order)
-
-
-def dot_operand_order(op: int, rank: int) -> Tuple[int, ...]:
-    """``getOrderForDotOperand(op, rank, kContig=True)``: K fastest."""
-    return matrix_order(rank, row_major=bool(op) != True)  # noqa: E712 - Triton's own spelling
 
 
 def mma_tile(tile: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
@@ -137,13 +126,15 @@ class DotOperandLayout(DistributedEncoding):
         op = _int("operand_index", operand_index)
         if op not in (0, 1):
             raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {op}")
-        parent = _encoding("parent", parent, (NVMMADistributedLayout, BlockedLayout))
+        parent = _encoding("parent", parent, (NVMMADistributedLayout, BlockedLayout, AMDMFMALayout))
         k_width = _int("k_width", k_width)
         if isinstance(parent, BlockedLayout):
             if k_width != 0:
                 raise LayoutError(f"k_width must be 0 when the parent is a BlockedLayout, got {k_width}")
             if parent.rank < 2:
                 raise LayoutError(f"parent has rank {parent.rank}; a dot operand has rank 2 or 3")
+        elif isinstance(parent, AMDMFMALayout):
+            parent._check_dot(op, k_width)
         else:
             if not (_is_pow2(k_width) and k_width <= MAX_K_WIDTH):
                 raise LayoutError(f"k_width must be a power of two in 1..{MAX_K_WIDTH} for an MMA parent, got {k_width}")
@@ -167,6 +158,9 @@ class DotOperandLayout(DistributedEncoding):
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
         if isinstance(self.parent, BlockedLayout):
             return self._fma(shape)
+        if isinstance(self.parent, AMDMFMALayout):
+            # Triton's mfmaDotToLinearLayout takes the parent's CGA as it is (no broadcast along K)
+            return self.parent._dot_linear(self.operand_index, self.k_width, self.parent.cga_layout, shape)
         rank, k_width, is_a = self.rank, self.k_width, self.operand_index == 0
         tile: List[int] = [1] * rank
         tile[rank - 2], tile[rank - 1] = (16, k_width * 8) if is_a else (k_width * 8, 8)
