@@ -797,3 +797,33 @@ def test_ensure_layout_not_larger_and_smaller_by_brute_force(seed):
             grown[o] += L.out_dims[o] * (high % reps)
             high //= reps
         assert big.apply(p) == grown
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_apply_on_whole_tiles_by_brute_force(seed):
+    """The compiled whole-array path (>= 512 int64 elements: one table for inputs of <= 12 bits in
+    all, per-dim tables beyond), 1 to 4 array inputs in any order, 1-D, 2-D and strided, against
+    the definition at every element; a bad value anywhere is named."""
+    rng = random.Random(900 + seed)
+    np_rng = np.random.default_rng(seed)
+    ins = ["register", "lane", "warp", "block"]
+    max_bits = 3 if seed % 2 else 6                        # 12 bits in all, or more (per-dim tables)
+    L = random_layout(rng, ins=ins, outs={n: 1 << rng.randint(0, 5) for n in OUT_NAMES[: rng.randint(1, 3)]},
+                      max_bits=max_bits)
+    given = rng.sample(ins, rng.randint(1, 4))
+    shape = [(1024,), (32, 40), (2048,)][seed % 3]
+    arrays = {n: np_rng.integers(0, L.in_dims[n], size=shape, dtype=np.int64) for n in given}
+    if seed % 4 == 3:                                      # strided views
+        arrays = {n: np.repeat(a, 2, axis=-1)[..., ::2] for n, a in arrays.items()}
+    got = L.apply(arrays)
+    assert list(got) == L.out_dim_names
+    flat = {n: a.reshape(-1) for n, a in arrays.items()}
+    for i in range(0, flat[given[0]].size, 7):
+        want = xor_apply(L.bases, L.out_dim_names, {n: int(v[i]) for n, v in flat.items()})
+        assert {o: int(v.reshape(-1)[i]) for o, v in got.items()} == want
+        assert all(v.shape == shape for v in got.values())
+    bad = {n: a.copy() for n, a in arrays.items()}
+    victim = rng.choice(given)
+    bad[victim].reshape(-1)[rng.randrange(bad[victim].size)] = L.in_dims[victim] if rng.random() < 0.5 else -1
+    with pytest.raises(LayoutError, match=victim):
+        L.apply(bad)

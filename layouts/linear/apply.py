@@ -13,6 +13,8 @@ and a shift-and-mask per out-dim -- no loop over bits.
 
 from typing import Any, Dict, List, Mapping, Tuple
 
+import numpy as np
+
 from ..errors import LayoutError, LayoutTypeError, show, type_name
 
 CHUNK_BITS = 12          # a table of 4096 int64 per chunk stays in L1/L2
@@ -49,7 +51,6 @@ def _checked(layout, coords: Any) -> Tuple[Dict[str, Any], bool]:
                 raise LayoutError(f"{name}={value} is outside 0..{sizes[name] - 1}")
             out[name] = value
             continue
-        import numpy as np
         arr = np.asarray(value)
         if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
             raise LayoutTypeError(f"{name} must be an integer or an integer array, got {type_name(value)} "
@@ -67,7 +68,6 @@ def _tables(layout, name: str) -> List[Tuple[int, int, Any]]:
     cached = layout._tables.get(name)
     if cached is not None:
         return cached
-    import numpy as np
     start = 0
     for n, rows in layout._bases:
         if n == name:
@@ -85,22 +85,53 @@ def _tables(layout, name: str) -> List[Tuple[int, int, Any]]:
     return chunks
 
 
-_INT64 = None      # np.dtype("int64"), set on first use (the module imports no numpy at import)
+_INT64 = np.dtype(np.int64)
 
 #: Arrays of at least this many elements go through one numba pass (apply_kernel); smaller
 #: ones through numpy, which needs no compiled kernel.
 KERNEL_MIN = 512
 
+#: Inputs of at most this many bits in all share one table (each out-dim a row of 2**bits):
+#: the kernel then only indexes it, no XOR, shift or mask left per element.
+COMBINED_BITS = 12
+
+
+def _combined_table(layout, names: Tuple[str, ...], bits: List[int]):
+    """Every output for every input of ``names`` at once: row k holds out-dim k, column
+    ``v0 | v1 << bits[0] | ...``."""
+    index = np.arange(1 << sum(bits), dtype=np.int64)
+    packed = np.zeros_like(index)
+    shift = 0
+    for name, b in zip(names, bits):
+        if b:                    # a size-1 in-dim adds nothing (and has no table)
+            packed ^= _tables(layout, name)[0][2][(index >> shift) & ((1 << b) - 1)]
+        shift += b
+    rows = np.empty((layout.num_out_dims, index.size), dtype=np.int64)
+    bit = 0
+    for k, (_, size) in enumerate(layout._outs):
+        rows[k] = (packed >> bit) & (size - 1)
+        bit += size.bit_length() - 1
+    return rows
+
 
 def _kernel_plan(layout, names: Tuple[str, ...]):
-    """For inputs naming ``names``: (kernel, tables, shifts, masks), or False when the kernel
-    cannot take them (more than 4 inputs, an in-dim of several table chunks, wide outputs)."""
-    import numpy as np
+    """For inputs naming ``names`` (in that order): (combined?, kernel, tables, extra arguments,
+    out-dim names), or False when no kernel takes them (more than 4 inputs, an in-dim of several
+    table chunks, outputs wider than int64, numba missing: numpy's path)."""
     if not 1 <= len(names) <= 4 or layout.total_out_bits > 63:
         return False
     sizes = layout.in_dims
     if any(n not in sizes for n in names):
         return False
+    try:
+        from .apply_kernel import GATHERS, KERNELS
+    except ImportError:          # numba missing: numpy's path
+        return False
+    bits = [sizes[n].bit_length() - 1 for n in names]
+    if sum(bits) <= COMBINED_BITS:
+        starts = [sum(bits[:k]) for k in range(1, len(bits))]
+        return (True, GATHERS[len(names)], _combined_table(layout, names, bits), tuple(starts),
+                layout.out_dim_names)
     tables = []
     for name in names:
         chunks = _tables(layout, name)
@@ -112,49 +143,43 @@ def _kernel_plan(layout, names: Tuple[str, ...]):
         shifts.append(bit)
         masks.append(size - 1)
         bit += size.bit_length() - 1
-    try:
-        from .apply_kernel import KERNELS
-    except ImportError:          # numba missing: numpy's path
-        return False
-    return (KERNELS[len(names)], tables, np.array(shifts, dtype=np.int64), np.array(masks, dtype=np.int64),
-            layout.out_dim_names)
+    return (False, KERNELS[len(names)], tables,
+            (np.array(shifts, dtype=np.int64), np.array(masks, dtype=np.int64)), layout.out_dim_names)
 
 
-def _fast_arrays(layout, coords: Any):
+def fast_arrays(layout, coords: Any):
     """One numba pass for large C-contiguous int64 arrays of one shape (values checked in the
-    kernel); None when the inputs are anything else (numpy's path takes them)."""
-    global _INT64
-    import numpy as np
+    kernel); None when the inputs are anything else (numpy's path takes them). Kept lean: this
+    is the per-call cost of a whole-tile apply."""
     if type(coords) is not dict or not coords:
         return None
-    if _INT64 is None:
-        _INT64 = np.dtype(np.int64)
     key = tuple(coords)
     plan = layout._tables.get(key)
     if plan is None:
-        plan = _kernel_plan(layout, key)
-        layout._tables[key] = plan
+        plan = layout._tables[key] = _kernel_plan(layout, key)
     if not plan:
         return None
-    kernel, tables, shifts, masks, names = plan
-    args = []
-    shape = None
-    for t, v in zip(tables, coords.values()):
-        if type(v) is not np.ndarray or v.dtype is not _INT64 or not v.flags.c_contiguous:
+    values = tuple(coords.values())
+    first = values[0]
+    if type(first) is not np.ndarray or first.dtype is not _INT64 or first.size < KERNEL_MIN:
+        return None
+    shape = first.shape
+    for v in values:             # any strides: numba compiles a strided variant once
+        if type(v) is not np.ndarray or v.dtype is not _INT64 or v.shape != shape:
             return None
-        if shape is None:
-            shape = v.shape
-            if v.size < KERNEL_MIN:
-                return None
-        elif v.shape != shape:
-            return None
-        args += (t, v if v.ndim == 1 else v.reshape(-1))
-    out = np.empty((len(names), args[1].size), dtype=_INT64)
-    bad = kernel(*args, shifts, masks, out)
+    if len(shape) != 1:
+        values = tuple(v.reshape(-1) for v in values)
+    combined, kernel, tables, extra, names = plan
+    out = np.empty((len(names), first.size), dtype=_INT64)
+    if combined:
+        bad = kernel(tables, *values, *extra, out)
+    else:
+        args = [a for pair in zip(tables, values) for a in pair]
+        bad = kernel(*args, *extra, out)
     if bad >= 0:
         sizes = layout.in_dims
-        for name, v in coords.items():
-            x = int(v.reshape(-1)[bad])
+        for name, v in zip(key, values):
+            x = int(v[bad])
             if not 0 <= x < sizes[name]:
                 raise LayoutError(f"{name} has values outside 0..{sizes[name] - 1} (such as {x})")
     if len(shape) == 1:
@@ -164,13 +189,12 @@ def _fast_arrays(layout, coords: Any):
 
 def apply(layout, coords: Any) -> Dict[str, Any]:
     """The layout at ``coords`` (in-dims left out are 0); see the module docstring."""
-    fast = _fast_arrays(layout, coords)          # large arrays: one compiled pass
+    fast = fast_arrays(layout, coords)           # large arrays: one compiled pass
     if fast is not None:
         return fast
     coords, vector = _checked(layout, coords)
     if not vector:
         return _scalar_apply(layout, coords)
-    import numpy as np
     for name, size in layout._outs:
         if size > 1 << 62 or layout.total_out_bits > 63:
             raise LayoutError(f"the outputs of this layout ({layout.total_out_bits} bits; out-dim {name!r} "

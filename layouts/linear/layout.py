@@ -458,8 +458,8 @@ class LinearLayout:
         >>> L.apply({"in": np.arange(4)})["a"].tolist()
         [0, 1, 2, 3]
         """
-        from .apply import apply
-        return apply(self, coords)
+        fast = _apply.fast_arrays(self, coords)          # a whole tile of int64 arrays: one compiled pass
+        return fast if fast is not None else _apply.apply(self, coords)
 
     # ----------------------------------------------------------------- memory (layouts.kinds)
     def __layouts_memory__(self) -> Any:
@@ -702,3 +702,6 @@ class LinearLayout:
         """Out-dim ``old`` called ``new``, in the same place."""
         from .reshape import rename_dim
         return rename_dim(self, old, new, side="out")
+
+
+from . import apply as _apply  # noqa: E402  (numpy only; after the class, as it needs no name from here)
