@@ -114,7 +114,7 @@ def _figure(p: BankPicture):
     cell_in = _cell_inches(p.rows, p.cols)
     tile_w, tile_h = p.cols * cell_in, p.rows * cell_in
     key_lines = len(p.key) + 1
-    width = max(FIGURE_WIDTH if p.cols * cell_in > 4 else 6.0, tile_w + 0.9)
+    width = max(FIGURE_WIDTH, tile_w + 0.9)   # the key's lines are wrapped for this width
     head = 0.4 + 0.15 * p.title.count("\n")
     height = head + tile_h + 0.35 + BARS_IN + 0.3 + key_lines * KEY_LINE_IN
     fig = new_figure(width, height)
