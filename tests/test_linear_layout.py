@@ -346,16 +346,20 @@ def test_ensure_layout_and_identity_standard_nd_build_triton_encodings():
                * identity_standard_nd("warp", wpc, order))
         want = {f"dim{i}": s for i, s in enumerate(shape)}
         cta = ensure_layout_not_larger_than(ensure_layout_not_smaller_than(cta, want), want)
-        return cta
+        return cta.transpose_outs(list(want))              # combineCtaCgaWithShape's last step
     got = blocked([4], [4], [4], [0], [8])                                               # ShapeSmallerThanLayout
     assert got == lay({"register": [[1], [2]], "lane": [[4], [0]], "warp": [[0], [0]]}, ["dim0"])
     got = blocked([1], [4], [4], [0], [128])                                             # ShapeLargerThanLayout
     assert got == lay({"register": [[16], [32], [64]], "lane": [[1], [2]], "warp": [[4], [8]]}, ["dim0"])
     got = blocked([1, 1], [1, 32], [8, 1], [1, 0], [1, 64])                              # ReversedOrder's CTA part
     assert got.bases["register"] == ((0, 32),)
-    assert identity_standard_nd("lane", [4, 8], [1, 0]).bases["lane"] == ((0, 1), (0, 2), (0, 4), (1, 0), (2, 0))
-    assert identity_standard_nd("lane", [4, 8], [0, 1]).bases["lane"] == ((1, 0), (2, 0), (0, 1), (0, 2), (0, 4))
-    assert identity_standard_nd("lane", [4, 8], [1, 0]).out_dim_names == ["dim0", "dim1"]
+    # identityStandardND leaves the out-dims in fill order, most minor first (LayoutUtils.cpp: a
+    # product of identity1D over order[0], order[1], ...; the header: "sorted according to order")
+    assert identity_standard_nd("lane", [4, 8], [1, 0]) == I1(8, "lane", "dim1") * I1(4, "lane", "dim0")
+    assert identity_standard_nd("lane", [4, 8], [1, 0]).out_dim_names == ["dim1", "dim0"]
+    assert identity_standard_nd("lane", [4, 8], [1, 0]).bases["lane"] == ((1, 0), (2, 0), (4, 0), (0, 1), (0, 2))
+    assert identity_standard_nd("lane", [4, 8], [0, 1]) == I1(4, "lane", "dim0") * I1(8, "lane", "dim1")
+    assert identity_standard_nd("w", [2, 4, 8], [2, 0, 1]).out_dim_names == ["dim2", "dim0", "dim1"]
 
 
 def test_mma_v2_32x32_from_its_tile():

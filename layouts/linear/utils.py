@@ -2,7 +2,7 @@
 
 >>> from layouts.linear import identity_standard_nd
 >>> identity_standard_nd("lane", [4, 8], [1, 0]).bases["lane"]
-((0, 1), (0, 2), (0, 4), (1, 0), (2, 0))
+((1, 0), (2, 0), (4, 0), (0, 1), (0, 2))
 """
 
 from typing import Any, Iterable, Mapping, Sequence
@@ -89,10 +89,12 @@ def ensure_layout_not_smaller_than(layout: Any, shape: Any) -> LinearLayout:
 
 
 def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
-    """``in_dim`` -> ``dim0, dim1, ...`` of ``shape``, filled in ``order`` (most minor first).
+    """``in_dim`` -> ``dim0, dim1, ...`` of ``shape``, filled in ``order`` (most minor first), the
+    out-dims left in that fill order as Triton's ``identityStandardND`` leaves them.
 
-    >>> identity_standard_nd("register", [2, 2], [0, 1]).bases
-    {'register': ((1, 0), (0, 1))}
+    >>> L = identity_standard_nd("register", [2, 4], [1, 0])
+    >>> L.out_dim_names, L.bases["register"]
+    (['dim1', 'dim0'], ((1, 0), (2, 0), (0, 1)))
     """
     in_dim = _name("in_dim", in_dim)
     for what, value in (("shape", shape), ("order", order)):
@@ -109,10 +111,4 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     result = LinearLayout.empty()
     for d in order:
         result = multiply(result, LinearLayout.identity_1d(shape[d], in_dim, names[d]))
-    return transpose_to_standard(result, names)
-
-
-def transpose_to_standard(layout: LinearLayout, names: Sequence[str]) -> LinearLayout:
-    """Out-dims in ``dim0, dim1, ...`` order (the product builds them in fill order)."""
-    from .reshape import transpose_outs
-    return transpose_outs(layout, list(names))
+    return result
