@@ -33,6 +33,8 @@ __all__ = ["draw_linear", "mimebundle", "MAX_CELLS", "COLORS", "LABELS", "MAX_SV
 
 #: The largest SVG a notebook is given; a larger picture goes as a PNG.
 MAX_SVG_BYTES = 150_000
+#: Elements past which the SVG is not tried (a 32 x 32 tile's is about 100 KB; twice as many pass the limit).
+MAX_SVG_CELLS = 1536
 #: Inches: margins around the grid (left for the row indices, top for the title and column indices).
 GRID_LEFT, GRID_TOP, GAP, RIGHT = 0.55, 0.62, 0.45, 0.15
 #: The largest grid cell and matrix cell (inches).
@@ -173,8 +175,9 @@ def _draw_grid(ax, p: LinearPicture, faces: np.ndarray, cell: float) -> None:
     from matplotlib.collections import LineCollection, PolyCollection
     rows, cols = p.rows, p.cols
     everything = np.ones(rows * cols, dtype=bool)
+    edge = 0.5 if cell >= 0.1 else 0.0          # white edges would wash out tiny cells
     ax.add_collection(PolyCollection(_squares(rows, cols, everything), facecolors=faces, edgecolors="white",
-                                     linewidths=0.5, gid="cells"))
+                                     linewidths=edge, gid="cells"))
     empty = p.holders == 0
     if empty.any():
         ax.add_collection(PolyCollection(_squares(rows, cols, empty), facecolors="none", edgecolors=PAD_EDGE,
@@ -192,7 +195,8 @@ def _draw_grid(ax, p: LinearPicture, faces: np.ndarray, cell: float) -> None:
                 ax.text(c[k] + 0.5, r[k] + 0.5, text, ha="center", va="center", fontsize=font, color=ink[k])
     if p.warp_edges:
         ax.add_collection(LineCollection([[a, b] for a, b, _ in p.warp_edges], colors="#202020",
-                                         linewidths=[w for _, _, w in p.warp_edges], gid="warp boundaries"))
+                                         linewidths=[min(w, 0.25 * cell * 72) for _, _, w in p.warp_edges],
+                                         gid="warp boundaries"))
     ax.set_xlim(0, cols)
     ax.set_ylim(rows, 0)
     ax.set_aspect("equal")
@@ -210,17 +214,19 @@ def _step(cell: float, count: int, widest: int) -> int:
 
 
 def _indices(ax, p: LinearPicture, cell: float) -> None:
+    """Row and column indices and the dims they count, a few points off the grid (whatever the cell size)."""
     size = TEXT_PT - 0.5
+    grey = dict(fontsize=size, color="#555555", textcoords="offset points")
     down = _step(cell * 0.6, p.rows, 1)       # rows are read downwards: only the height matters
     for i in range(0, p.rows, down):
-        ax.text(-0.25, i + 0.5, str(i), ha="right", va="center", fontsize=size, color="#555555")
+        ax.annotate(str(i), (0, i + 0.5), xytext=(-3, 0), ha="right", va="center", **grey)
     across = _step(cell, p.cols, len(str(p.cols - 1)))
     for j in range(0, p.cols, across):
-        ax.text(j + 0.5, -0.25, str(j), ha="center", va="bottom", fontsize=size, color="#555555")
+        ax.annotate(str(j), (j + 0.5, 0), xytext=(0, 3), ha="center", va="bottom", **grey)
     if p.row_name and p.rows > 1:
-        ax.text(-0.25, -0.25, p.row_name + " \u2193", ha="right", va="bottom", fontsize=size, color="#555555")
+        ax.annotate(p.row_name + " \u2193", (0, 0), xytext=(-8, 3), ha="right", va="bottom", **grey)
     if p.col_name:
-        ax.text(p.cols + 0.2, -0.25, p.col_name + " \u2192", ha="left", va="bottom", fontsize=size, color="#555555")
+        ax.annotate(p.col_name + " \u2192", (p.cols, 0), xytext=(6, 3), ha="left", va="bottom", **grey)
 
 
 def _draw_matrix(ax, p: LinearPicture, mcell: float) -> None:
@@ -303,7 +309,8 @@ def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
         if not (wanted("image/svg+xml") or wanted("image/png")):
             return data
         fig = draw_linear(layout)
-        svg = to_svg(fig) if wanted("image/svg+xml") else None
+        small = layout.total_out_size <= MAX_SVG_CELLS      # larger ones pass MAX_SVG_BYTES: not worth writing
+        svg = to_svg(fig) if wanted("image/svg+xml") and small else None
         if svg is not None and len(svg.encode("utf-8")) <= MAX_SVG_BYTES:
             data["image/svg+xml"] = svg
         elif wanted("image/png"):

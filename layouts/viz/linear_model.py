@@ -264,7 +264,9 @@ def linear_picture(layout: Any, *, color: Optional[str] = None, label: Optional[
     elif "offset" in outs:
         picture.row_name, picture.col_name = dims[0], ", ".join(dims[1:])
     else:
-        picture.row_name, picture.col_name = ", ".join(dims[:-1]), dims[-1]
+        picture.row_name, picture.col_name = (dims[0] if len(dims) == 2 else "rows"), dims[-1]
+        if len(dims) > 2:
+            picture.notes.append(f"rows: {' x '.join(dims[:-1])}, row-major ({dims[-2]} fastest, {dims[0]} slowest)")
     picture.matrix, picture.matrix_rows, picture.matrix_groups = _matrix(layout)
     if title is None:
         if picture.kind == "distributed":
