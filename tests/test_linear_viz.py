@@ -39,9 +39,12 @@ def cell_faces(ax) -> np.ndarray:
 
 
 def cell_texts(ax, rows, cols) -> dict:
-    """(row, col) -> text of every label inside the grid (indices sit outside it)."""
+    """(row, col) -> text of every cell label (the indices outside the grid are annotations, placed in points)."""
+    from matplotlib.text import Annotation
     out = {}
     for t in ax.texts:
+        if isinstance(t, Annotation):
+            continue
         x, y = t.get_position()
         if 0 < x < cols and 0 < y < rows:
             key = (int(y), int(x))
@@ -141,6 +144,9 @@ def test_legible_at_900_px_and_small_svg():
     sizes = [t.get_fontsize() for t in texts if t.get_text()]
     assert len(sizes) > 1024 and min(sizes) >= 7.0
     assert len(cell_texts(axes(fig, "tensor"), 32, 32)) == 1024          # every register number shown
+    from matplotlib.text import Annotation
+    indices = [t.get_text() for t in axes(fig, "tensor").texts if isinstance(t, Annotation)]
+    assert {"dim0 \u2193", "dim1 \u2192", "0", "16", "30"} <= set(indices)
     svg = viz.to_svg(fig)
     assert len(svg.encode("utf-8")) <= MAX_SVG_BYTES
     png = viz.to_png(fig, dpi=100)
