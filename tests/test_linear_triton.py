@@ -65,6 +65,9 @@ MMA_CGA = mma(2, 0, [1, 16, 8], [16, 1, 1], [4, 2, 2], [4, 2, 1], [2, 1, 0])
 SLICE_PARENT = blocked([2, 4], [4, 2], [2, 2], [2, 2], [2, 2], [1, 0], [1, 0])
 MMA_2x2 = mma(2, 0, [16, 8], [2, 2], [1, 1], [1, 1], [0, 1])
 MFMA32 = tt.AMDMFMALayout(2, [32, 32, 8], False, [2, 4])
+# the C++ test's wmma(warps, version=2): warpsPerCTA filled in the default MMA order (last dim fastest)
+WMMA_2x4 = tt.AMDWMMALayout(2, False, [[0, 1], [0, 2], [1, 0]])
+WMMA_2x4x1 = tt.AMDWMMALayout(2, False, [[0, 1, 0], [0, 2, 0], [1, 0, 0]], rank=3)
 BLOCKED_4D = blocked([1, 1, 1, 4], [2, 1, 1, 16], [1, 2, 4, 1], [1] * 4, [1] * 4, [3, 0, 1, 2], [3, 2, 1, 0])
 
 # (C++ test name, encoding, shape, expected bases)
@@ -237,6 +240,22 @@ CASES = [
     ("warp1onK_mfma32_rhs_kwidth8 1x4 256x256", tt.DotOperandLayout(1, mfma([1, 4], 32, 32, False), 8), [256, 256],
      R([[1, 0], [2, 0], [4, 0], [16, 0], [32, 0], [64, 0], [128, 0], [0, 128]],
        [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [8, 0]], [[0, 32], [0, 64]])),
+    ("WMMA_v2_2x4Warps_rhs k8 16x16", tt.DotOperandLayout(1, WMMA_2x4, 8), [16, 16],
+     R([[1, 0], [2, 0], [4, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]], [[0, 0]] * 3)),
+    ("WMMA_v2_2x4Warps_rhs k8 32x64", tt.DotOperandLayout(1, WMMA_2x4, 8), [32, 64],
+     R([[1, 0], [2, 0], [4, 0], [16, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]], [[0, 16], [0, 32], [0, 0]])),
+    ("WMMA_v2_2x4Warps_rhs k8 64x128", tt.DotOperandLayout(1, WMMA_2x4, 8), [64, 128],
+     R([[1, 0], [2, 0], [4, 0], [16, 0], [32, 0], [0, 64]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]],
+       [[0, 16], [0, 32], [0, 0]])),
+    ("WMMA_v2_2x4Warps_rhs k16 128x128", tt.DotOperandLayout(1, WMMA_2x4, 16), [128, 128],
+     R([[1, 0], [2, 0], [4, 0], [8, 0], [32, 0], [64, 0], [0, 64]], [[0, 1], [0, 2], [0, 4], [0, 8], [16, 0]],
+       [[0, 16], [0, 32], [0, 0]])),
+    ("WMMA_v2_2x4x1Warps_lhs k8 4x128x32", tt.DotOperandLayout(0, WMMA_2x4x1, 8), [4, 128, 32],
+     R([[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 16], [0, 64, 0], [2, 0, 0]],
+       [[0, 1, 0], [0, 2, 0], [0, 4, 0], [0, 8, 0], [0, 0, 8]], [[0, 16, 0], [0, 32, 0], [1, 0, 0]])),
+    ("WMMA_v2_2x4x1Warps_rhs k8 4x128x32", tt.DotOperandLayout(1, WMMA_2x4x1, 8), [4, 128, 32],
+     R([[0, 1, 0], [0, 2, 0], [0, 4, 0], [0, 16, 0], [0, 32, 0], [0, 64, 0], [0, 0, 16], [2, 0, 0]],
+       [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 8, 0]], [[0, 0, 0], [0, 0, 0], [1, 0, 0]])),
     ("SharedSwizzled2D_MaxPhaseOnly", shared(1, 1, 4, [1, 1], [1, 1], [1, 0], [1, 0]), [32, 32],
      O([[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 1], [2, 2], [4, 0], [8, 0], [16, 0]])),
     ("SharedSwizzled2D_PerPhaseMaxPhase", shared(1, 2, 4, [1, 1], [1, 1], [1, 0], [1, 0]), [32, 32],
@@ -296,6 +315,8 @@ def _examples():
         m2, tt.NVMMADistributedLayout([3, 0], [4, 1], [16, 64, 16]),
         tt.DotOperandLayout(0, m2, 2), tt.DotOperandLayout(1, tt.BlockedLayout([1, 1], [4, 8], [1, 1], [1, 0]), 0),
         tt.SwizzledSharedLayout(2, 1, 4, [1, 0]), tt.NVMMASharedLayout(128, 16, transposed=True),
+        tt.AMDMFMALayout(3, [32, 32, 8], True, [2, 2], tiles_per_warp=[2, 1]),
+        tt.DotOperandLayout(1, tt.AMDWMMALayout(2, False, [[0, 1]], [[1, 0]], rank=2), 8),
     ]
 
 
@@ -432,6 +453,23 @@ BAD = [
     (lambda: tt.NVMMASharedLayout(64, 8, 2, False, True), LayoutError, "fp4_padded needs swizzle_byte_width=128"),
     (lambda: tt.NVMMASharedLayout(0, 16, 3, True), LayoutError, "ported for rank <= 2 only"),
     (lambda: tt.NVMMASharedLayout(128, 16, 2, False, False, [[0, 1, 0]]), LayoutError, "cga_layout[0] has 3"),
+    (lambda: tt.AMDMFMALayout(5, [32, 32, 8], False, [1, 1]), LayoutError, "version must be 1..4"),
+    (lambda: tt.AMDMFMALayout(3, [32, 32], False, [1, 1]), LayoutError, "instr_shape has 2 entries"),
+    (lambda: tt.AMDMFMALayout(3, [64, 4, 4], False, [1, 1]), LayoutError, "64x4 needs transposed=True"),
+    (lambda: tt.AMDMFMALayout(3, [32, 32, 8], 0, [1, 1]), LayoutTypeError, "transposed must be True or False"),
+    (lambda: tt.AMDMFMALayout(3, [32, 32, 8], False, [4]), LayoutError, "rank 2 or 3"),
+    (lambda: tt.AMDMFMALayout(3, [32, 32, 8], False, [1, 1], 16), LayoutError, "element_bitwidth must be 32 or 64"),
+    (lambda: tt.AMDMFMALayout(3, [32, 32, 8], False, [1, 1], None, [2]), LayoutError, "tiles_per_warp has 1"),
+    (lambda: tt.DotOperandLayout(0, tt.AMDMFMALayout(3, [32, 32, 8], False, [1, 1]), 0), LayoutError,
+     "k_width must be a power of two for an MFMA parent"),
+    (lambda: tt.AMDWMMALayout(4, False, []), LayoutError, "version must be 1..3"),
+    (lambda: tt.AMDWMMALayout(3, False, []), LayoutError, "instr_shape must be one of"),
+    (lambda: tt.AMDWMMALayout(2, False, [[3, 0]]), LayoutError, "warp_bases[0] = [3, 0]"),
+    (lambda: tt.AMDWMMALayout(2, False, [[2, 0]]), LayoutError, "do not make a layout of tiles"),
+    (lambda: tt.AMDWMMALayout(2, False, [[1, 0, 0]]), LayoutError, "warp_bases[0] has 3 entries"),
+    (lambda: tt.AMDWMMALayout(2, False, [[1, 0]], rank=4), LayoutError, "rank must be 2 or 3"),
+    (lambda: tt.DotOperandLayout(0, tt.AMDWMMALayout(2, False, []), 2), LayoutError,
+     "k_width must be one of [4, 8, 16] for a WMMA version 2 parent"),
 ]
 
 

@@ -284,3 +284,34 @@ def test_amd_mfma_accumulators_and_operands_match_the_wheel():
         enc = tt.DotOperandLayout(rng.randint(0, 1), parent, rng.choice([4, 8, 16]))
         cases.append((enc, _shape(rng, enc.rank, 2, 8)))
     _compare(cases)
+
+
+def _wmma(rng, rank=None):
+    rank = rank or rng.choice([2, 2, 3])
+    version = rng.randint(1, 3)
+    instr = rng.choice({1: [[16, 16, 16]], 2: [[16, 16, 16], [16, 16, 32]],
+                        3: [[16, 16, 4], [16, 16, 32], [16, 16, 64], [16, 16, 128]]}[version])
+    bases, nxt = [], [1] * rank
+    for _ in range(rng.randint(0, 4)):
+        d = rng.randrange(rank)
+        bases.append([nxt[d] if i == d else 0 for i in range(rank)])
+        nxt[d] *= 2
+    k = rng.randint(0, len(bases))
+    return tt.AMDWMMALayout(version, rng.random() < 0.5, bases[:k], bases[k:], instr,
+                            _cga(rng, rank) if rng.random() < 0.3 else None, rank)
+
+
+def _wmma_dot(rng):
+    parent = _wmma(rng)
+    k_width = rng.choice({1: [8, 16], 2: [4, 8, 16], 3: [1, 2, 4, 8, 16, 32]}[parent.version])
+    return tt.DotOperandLayout(rng.randint(0, 1), parent, k_width)
+
+
+def test_amd_wmma_accumulators_operands_and_slices_match_the_wheel():
+    rng = random.Random(700)
+    cases = _cases(rng, _wmma, 100, 3, 7) + _cases(rng, _wmma_dot, 150, 3, 7)
+    for _ in range(60):
+        parent = rng.choice([_wmma, _wmma_dot])(rng)
+        enc = tt.SliceLayout(rng.randrange(parent.rank), parent)
+        cases.append((enc, _shape(rng, enc.rank, 2, 7)))
+    _compare(cases)

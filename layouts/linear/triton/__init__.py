@@ -21,14 +21,15 @@ from typing import Any
 
 from ..layout import LinearLayout
 from ._base import Encoding, _encoding, check_shape
-from .amd import AMDMFMALayout
+from .amd import AMDMFMALayout, AMDWMMALayout
 from .distributed import IN_DIMS, BlockedLayout, DistributedEncoding, SliceLayout
 from .mma import DotOperandLayout, NVMMADistributedLayout
 from .shared import NVMMASharedLayout, SharedEncoding, SwizzledSharedLayout
 
 __all__ = [
     "BlockedLayout", "SliceLayout", "NVMMADistributedLayout", "DotOperandLayout",
-    "SwizzledSharedLayout", "NVMMASharedLayout", "AMDMFMALayout", "to_linear_layout",
+    "SwizzledSharedLayout", "NVMMASharedLayout", "AMDMFMALayout", "AMDWMMALayout",
+    "to_linear_layout",
     "Encoding", "DistributedEncoding", "SharedEncoding",
 ]
 

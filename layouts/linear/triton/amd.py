@@ -20,6 +20,8 @@ from .distributed import DistributedEncoding
 
 WAVE = 64                           # lanes in a CDNA wavefront
 MFMA_SHAPES = ((32, 32), (16, 16), (64, 4), (4, 64))
+WMMA_SHAPES = {1: ((16, 16, 16),), 2: ((16, 16, 16), (16, 16, 32)),      # Triton 3.9.0's verifier
+               3: ((16, 16, 4), (16, 16, 32), (16, 16, 64), (16, 16, 128))}
 
 
 class AMDMFMALayout(DistributedEncoding):
@@ -128,3 +130,106 @@ class AMDMFMALayout(DistributedEncoding):
         # Triton's * keeps the left operand's dim order when the two disagree (for rank 3 they do)
         cta = multiply(tile, transpose_outs(warps, tile.out_dim_names))
         return transpose_outs(combine_cta_cga(cta, cga, shape), list(names))
+
+
+def _bases_arg(name: str, value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise LayoutTypeError(f"{name} must be a list of bases (lists of {rank} ints), got {show(value)}")
+    bases = tuple(_pow2_list(f"{name}[{i}]", b, rank, pow2=False) for i, b in enumerate(value))
+    for i, b in enumerate(bases):
+        if any(v & (v - 1) for v in b):
+            raise LayoutError(f"{name}[{i}] = {list(b)}: each entry must be 0 or a power of two")
+    return bases
+
+
+class AMDWMMALayout(DistributedEncoding):
+    """The accumulator of AMD's WMMA (RDNA3 ``version`` 1, RDNA4 2, gfx1250 3): 16x16 tiles of a
+    32-lane wave (``instr_shape`` [16, 16, K], K as the version allows), repeated by ``reg_bases``
+    and spread over warps by ``warp_bases`` (both in tiles, one int per dim); ``transposed`` puts
+    a thread's elements along N.
+
+    >>> AMDWMMALayout(2, False, [[1, 0], [0, 1]])
+    AMDWMMALayout(version=2, transposed=False, warp_bases=[[1, 0], [0, 1]], reg_bases=[], instr_shape=[16, 16, 16], cga_layout=[], rank=2)
+    """
+
+    __slots__ = ("version", "transposed", "warp_bases", "reg_bases", "instr_shape", "cga_layout", "rank")
+    _fields = __slots__
+
+    def __init__(self, version: Any, transposed: Any, warp_bases: Any, reg_bases: Any = None,
+                 instr_shape: Any = None, cga_layout: Any = None, rank: Any = None):
+        version = _int("version", version)
+        if not 1 <= version <= 3:
+            raise LayoutError(f"version must be 1..3 (RDNA3, RDNA4, gfx1250), got {show(version)}")
+        if not isinstance(transposed, bool):
+            raise LayoutTypeError(f"transposed must be True or False, got {show(transposed)}")
+        rank = 2 if rank is None else _int("rank", rank)
+        if rank not in (2, 3):
+            raise LayoutError(f"rank must be 2 or 3, got {rank}")
+        instr = (16, 16, 16) if instr_shape is None else _pow2_list("instr_shape", instr_shape)
+        if instr not in WMMA_SHAPES[version]:
+            raise LayoutError(f"instr_shape must be one of {[list(s) for s in WMMA_SHAPES[version]]} for version "
+                              f"{version}, got {list(instr)}")
+        warps = _bases_arg("warp_bases", warp_bases, rank)
+        regs = _bases_arg("reg_bases", reg_bases, rank)
+        try:
+            LinearLayout.from_bases({"register": [list(b) for b in regs], "warp": [list(b) for b in warps]},
+                                    list(dim_names(rank)))
+        except LayoutError as e:
+            raise LayoutError(f"reg_bases and warp_bases do not make a layout of tiles: {e}") from None
+        self._init(version=version, transposed=transposed, warp_bases=warps, reg_bases=regs, instr_shape=instr,
+                   cga_layout=_cga(cga_layout, rank), rank=rank)
+
+    def _tile(self) -> LinearLayout:
+        rank, names = self.rank, dim_names(self.rank)
+        order = matrix_order(rank, not self.transposed)
+        if self.version == 1:
+            reg, lane = [[0, 2], [0, 4], [0, 8]], [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]
+        else:
+            reg, lane = [[0, 1], [0, 2], [0, 4]], [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]]
+        tile = LinearLayout.from_bases({"register": reg, "lane": lane}, [names[order[0]], names[order[1]]])
+        if rank == 3:
+            tile = multiply(tile, LinearLayout.identity_1d(1, "register", names[0]))
+            tile = multiply(tile, LinearLayout.identity_1d(1, "lane", names[0]))
+        return transpose_outs(tile, list(names))
+
+    def _cta(self) -> LinearLayout:
+        return LinearLayout.from_bases({"register": [list(b) for b in self.reg_bases],
+                                        "warp": [list(b) for b in self.warp_bases]}, list(dim_names(self.rank)))
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        names = dim_names(self.rank)
+        layout = multiply(self._tile(), self._cta())
+        layout = transpose_outs(layout, [names[d] for d in matrix_order(self.rank, True)])
+        return combine_cta_cga(layout, self.cga_layout, shape)
+
+    # the operand of a dot with this accumulator (DotOperandLayout delegates here)
+    def _check_dot(self, op: int, k_width: int) -> None:
+        allowed = {1: (8, 16), 2: (4, 8, 16)}.get(self.version)        # Triton 3.9.0's verifier
+        if allowed and k_width not in allowed:
+            raise LayoutError(f"k_width must be one of {list(allowed)} for a WMMA version {self.version} parent, "
+                              f"got {k_width}")
+        if k_width < 1 or k_width & (k_width - 1) or k_width > 64:
+            raise LayoutError(f"k_width must be a power of two in 1..64 for a WMMA parent, got {k_width}")
+
+    def _dot_linear(self, op: int, k_width: int, cga: Any, shape: Tuple[int, ...]) -> LinearLayout:
+        rank, names = self.rank, dim_names(self.rank)
+        order = dot_operand_order(op, rank)
+        dim_k, dim_non_k = names[order[0]], names[order[1]]
+        I = LinearLayout.identity_1d
+        depth = 2                                            # a 32-lane wave over 16 rows or columns
+        tile = multiply(I(k_width, "register", dim_k), I(16, "lane", dim_non_k))
+        tile = multiply(tile, (LinearLayout.zeros_1d if self.version == 1 else I)(depth, "lane", dim_k))
+        tile = multiply(tile, I(self.instr_shape[2] // (depth * k_width), "register", dim_k))
+        # the warps and repeats of the accumulator, projected off K; repeats that become 0 go away
+        k = names.index(dim_k)
+        cta = self._cta()
+        bases = {d: [[0 if i == k else v for i, v in enumerate(b)] for b in rows] for d, rows in cta.bases.items()}
+        bases["register"] = [b for b in bases["register"] if any(b)]
+        sizes = {n: (1 if n == dim_k else cta.out_dim_size(n)) for n in names}
+        cta = LinearLayout.from_bases(bases, sizes, require_surjective=False)
+        rest = [n for n in names if n not in tile.out_dim_names]
+        layout = multiply(tile, transpose_outs(cta, list(tile.out_dim_names) + rest))
+        layout = transpose_outs(layout, [names[d] for d in order])
+        return combine_cta_cga(layout, cga, shape)

@@ -18,7 +18,7 @@ from ..layout import LinearLayout
 from ..reshape import transpose_outs
 from ._base import (_cga, _encoding, _int, _is_pow2, _pow2_list, combine_cta_cga, dim_names, dot_operand_order,
                     identity_nd, matrix_order)
-from .amd import AMDMFMALayout
+from .amd import AMDMFMALayout, AMDWMMALayout
 from .distributed import BlockedLayout, DistributedEncoding
 
 MAX_K_WIDTH = 32      # elements of one operand a thread holds together along K: 32 1-bit values fill a register
@@ -126,14 +126,15 @@ class DotOperandLayout(DistributedEncoding):
         op = _int("operand_index", operand_index)
         if op not in (0, 1):
             raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {op}")
-        parent = _encoding("parent", parent, (NVMMADistributedLayout, BlockedLayout, AMDMFMALayout))
+        parent = _encoding("parent", parent, (NVMMADistributedLayout, BlockedLayout, AMDMFMALayout,
+                                                   AMDWMMALayout))
         k_width = _int("k_width", k_width)
         if isinstance(parent, BlockedLayout):
             if k_width != 0:
                 raise LayoutError(f"k_width must be 0 when the parent is a BlockedLayout, got {k_width}")
             if parent.rank < 2:
                 raise LayoutError(f"parent has rank {parent.rank}; a dot operand has rank 2 or 3")
-        elif isinstance(parent, AMDMFMALayout):
+        elif isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
             parent._check_dot(op, k_width)
         else:
             if not (_is_pow2(k_width) and k_width <= MAX_K_WIDTH):
@@ -161,6 +162,8 @@ class DotOperandLayout(DistributedEncoding):
         if isinstance(self.parent, AMDMFMALayout):
             # Triton's mfmaDotToLinearLayout takes the parent's CGA as it is (no broadcast along K)
             return self.parent._dot_linear(self.operand_index, self.k_width, self.parent.cga_layout, shape)
+        if isinstance(self.parent, AMDWMMALayout):
+            return self.parent._dot_linear(self.operand_index, self.k_width, self.cga_layout, shape)
         rank, k_width, is_a = self.rank, self.k_width, self.operand_index == 0
         tile: List[int] = [1] * rank
         tile[rank - 2], tile[rank - 1] = (16, k_width * 8) if is_a else (k_width * 8, 8)
