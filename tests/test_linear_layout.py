@@ -831,3 +831,23 @@ def test_apply_on_whole_tiles_by_brute_force(seed):
     bad[victim].reshape(-1)[rng.randrange(bad[victim].size)] = L.in_dims[victim] if rng.random() < 0.5 else -1
     with pytest.raises(LayoutError, match=victim):
         L.apply(bad)
+
+
+def test_ensure_layout_not_larger_than_is_triton_3_9s():
+    """Triton 3.9.0's ensureLayoutNotLargerThan (its assert "isPowerOf2_32(newOutDim) && newOutDim
+    != 0" is in the wheel's libtriton.so; the older largest-first version's asserts are not): each
+    out-dim becomes min(size, shape), every basis value at or above it 0, no surjectivity asked."""
+    L = lay({"register": [[3], [1]]}, ["dim0"])                       # a multi-bit basis
+    assert ensure_layout_not_larger_than(L, {"dim0": 2}) == lay({"register": [[0], [1]]}, ["dim0"])
+    L = lay({"register": [[1], [4]], "lane": [[2], [4]]}, ["dim0"])   # two bases on one bit
+    assert ensure_layout_not_larger_than(L, {"dim0": 4}) == lay({"register": [[1], [0]], "lane": [[2], [0]]},
+                                                               ["dim0"])
+    L = lay({"register": [[2]]}, [("dim0", 8)], False)                 # not surjective
+    assert ensure_layout_not_larger_than(L, {"dim0": 4}) == lay({"register": [[2]]}, [("dim0", 4)], False)
+    assert ensure_layout_not_larger_than(L, {"dim0": 16}) == L         # never grows
+    L = lay({"register": [[1, 0], [0, 0], [4, 0], [0, 2]], "lane": [[8, 0], [2, 1]]}, [("dim0", 16), ("dim1", 4)],
+            False)
+    got = ensure_layout_not_larger_than(L, {"dim0": 4, "dim1": 2}, broadcast_registers=False)
+    # register [4, 0] becomes all zero: dropped; [0, 2] keeps nothing either: dropped; [0, 0] was
+    # zero already: kept; lane's bases are zeroed, never dropped
+    assert got == lay({"register": [[1, 0], [0, 0]], "lane": [[0, 0], [2, 1]]}, [("dim0", 4), ("dim1", 2)], False)

@@ -23,45 +23,33 @@ def _shape_map(layout: LinearLayout, shape: Any) -> Mapping[str, int]:
 
 
 def ensure_layout_not_larger_than(layout: Any, shape: Any, broadcast_registers: bool = True) -> LinearLayout:
-    """Each out-dim cut to ``shape[dim]`` by zeroing its largest bases (the data is broadcast).
+    """Each out-dim cut to ``min(its size, shape[dim])``: a basis value at or above the new size
+    becomes 0, so those inputs repeat data (a broadcast). Triton 3.9.0's ``ensureLayoutNotLargerThan``.
 
-    With ``broadcast_registers=False`` a register basis that would be zeroed is dropped instead
-    (Triton's ``ensureLayoutNotLargerThan``).
+    With ``broadcast_registers=False`` a register basis that this turns to all zeros is dropped
+    instead (the register count shrinks rather than holding copies).
 
     >>> L = LinearLayout.identity_1d(8, "register", "dim0")
     >>> ensure_layout_not_larger_than(L, {"dim0": 2}).bases
     {'register': ((1,), (0,), (0,))}
+    >>> ensure_layout_not_larger_than(L, {"dim0": 2}, broadcast_registers=False).bases
+    {'register': ((1,),)}
     """
     layout = _layout("layout", layout)
     sizes = _shape_map(layout, shape)
     if not isinstance(broadcast_registers, bool):
         raise LayoutTypeError("broadcast_registers must be True or False")
-    bases = {n: [list(b) for b in rows] for n, rows in layout._bases}
-    dropped = set()
-    for k, (out, actual) in enumerate(layout._outs):
-        want = sizes[out]
-        if actual <= want:
-            continue
-        found = []
-        for order, (name, rows) in enumerate(layout._bases):
-            for i, b in enumerate(rows):
-                if b[k]:
-                    if not _is_pow2(b[k]):
-                        raise LayoutError(f"ensure_layout_not_larger_than needs single-bit bases along "
-                                          f"{out!r}; bases[{name!r}][{i}] = {list(b)} is not")
-                    found.append((b[k], order, name, i))
-        found.sort(key=lambda t: -t[0])       # largest first; stable for equal values
-        for _, _, name, i in found:
-            if actual <= want:
-                break
-            if not broadcast_registers and name == "register":
-                dropped.add(i)
-            else:
-                bases[name][i][k] = 0
-            actual >>= 1
-    if dropped:
-        bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped]
-    return LinearLayout.from_bases(list(bases.items()), layout.out_dim_names)
+    new_sizes = [min(size, sizes[name]) for name, size in layout._outs]
+    bases = []
+    for name, rows in layout._bases:
+        kept = []
+        for b in rows:
+            cut = tuple(0 if v >= s else v for v, s in zip(b, new_sizes))
+            if broadcast_registers or name != "register" or any(cut) or not any(b):
+                kept.append(cut)
+        bases.append((name, tuple(kept)))
+    outs = tuple((name, s) for (name, _), s in zip(layout._outs, new_sizes))
+    return LinearLayout._trusted(tuple(bases), outs)
 
 
 def ensure_layout_not_smaller_than(layout: Any, shape: Any) -> LinearLayout:
