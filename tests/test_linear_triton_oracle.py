@@ -315,3 +315,26 @@ def test_amd_wmma_accumulators_operands_and_slices_match_the_wheel():
         enc = tt.SliceLayout(rng.randrange(parent.rank), parent)
         cases.append((enc, _shape(rng, enc.rank, 2, 7)))
     _compare(cases)
+
+
+def test_gluons_own_layout_objects_are_read_as_ours():
+    """A Triton user passes ttgl.BlockedLayout(...) etc. straight in (plain Python dataclasses;
+    nothing of Triton's C++ runs here): the result is that of our encoding with the same arguments."""
+    import triton.experimental.gluon.language as ttgl
+    m2 = ttgl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8])
+    pairs = [
+        (ttgl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0], [[0, 1]]),
+         tt.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0], [[0, 1]]), [64, 64]),
+        (ttgl.SliceLayout(1, ttgl.DotOperandLayout(0, m2, 2)),
+         tt.SliceLayout(1, tt.DotOperandLayout(0, tt.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2)), [64]),
+        (ttgl.NVMMASharedLayout(64, 16, transposed=True), tt.NVMMASharedLayout(64, 16, transposed=True), [64, 32]),
+        (ttgl.SwizzledSharedLayout(2, 2, 4, [0, 1]), tt.SwizzledSharedLayout(2, 2, 4, [0, 1]), [32, 32]),
+        (ttgl.amd.AMDMFMALayout(3, [16, 16, 16], True, [2, 1]), tt.AMDMFMALayout(3, [16, 16, 16], True, [2, 1]),
+         [32, 32]),
+        (ttgl.amd.AMDWMMALayout(2, False, [[0, 1]], [[1, 0]]), tt.AMDWMMALayout(2, False, [[0, 1]], [[1, 0]]),
+         [32, 32]),
+    ]
+    for gluon, ours, shape in pairs:
+        assert tt.from_gluon(gluon) == ours
+        assert tt.to_linear_layout(gluon, shape) == tt.to_linear_layout(ours, shape)
+    _compare([(ours, shape) for _, ours, shape in pairs])

@@ -20,7 +20,7 @@ Distributed encodings map ``register, lane, warp, block`` to ``dim0, dim1, ...``
 from typing import Any
 
 from ..layout import LinearLayout
-from ._base import Encoding, _encoding, check_shape
+from ._base import Encoding, _encoding, check_shape, from_gluon
 from .amd import AMDMFMALayout, AMDWMMALayout
 from .distributed import IN_DIMS, BlockedLayout, DistributedEncoding, SliceLayout
 from .mma import DotOperandLayout, NVMMADistributedLayout
@@ -29,7 +29,7 @@ from .shared import NVMMASharedLayout, SharedEncoding, SwizzledSharedLayout
 __all__ = [
     "BlockedLayout", "SliceLayout", "NVMMADistributedLayout", "DotOperandLayout",
     "SwizzledSharedLayout", "NVMMASharedLayout", "AMDMFMALayout", "AMDWMMALayout",
-    "to_linear_layout",
+    "to_linear_layout", "from_gluon",
     "Encoding", "DistributedEncoding", "SharedEncoding",
 ]
 
@@ -37,7 +37,8 @@ __all__ = [
 def to_linear_layout(encoding: Any, shape: Any) -> LinearLayout:
     """The linear layout of ``encoding`` for a tensor of ``shape`` (a list of powers of two, one
     per dim of the encoding; a slice's shape is the sliced tensor's), as Gluon's
-    ``to_linear_layout`` gives it. Out-dims ``dim0, dim1, ...`` of exactly ``shape``; in-dims
+    ``to_linear_layout`` gives it. ``encoding`` is one of ours or Gluon's own object of the same
+    name (read by :func:`from_gluon`, without calling Triton). Out-dims ``dim0, dim1, ...`` of exactly ``shape``; in-dims
     ``register, lane, warp, block`` (distributed) or ``offset, block`` (shared).
 
     >>> from layouts.linear.triton import BlockedLayout

@@ -155,6 +155,11 @@ class Encoding:
     _fields: Tuple[str, ...] = ()
     kind = "distributed"          # or "shared": in-dims (register, lane, warp, block) or (offset, block)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls._fields:
+            _BY_NAME[cls.__name__] = cls
+
     def _init(self, **values: Any) -> None:
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -191,7 +196,33 @@ class Encoding:
         return to_linear_layout(self, shape)
 
 
+_BY_NAME: Dict[str, type] = {}          # our encodings by class name: Gluon's names
+
+
+def from_gluon(value: Any) -> Any:
+    """Gluon's layout object (``triton.experimental.gluon.language``) as ours, by its class name
+    and fields, parents included; anything else unchanged. Triton itself is not imported.
+
+    >>> from_gluon(3)
+    3
+    """
+    ours = _BY_NAME.get(type(value).__name__)
+    if ours is None or isinstance(value, Encoding) or not type(value).__module__.startswith("triton."):
+        return value
+    args = {}
+    for field in ours._fields:
+        if hasattr(value, field):
+            item = getattr(value, field)
+            item = getattr(item, "value", item) if type(item).__name__ == "constexpr" else item
+            args[field] = from_gluon(item)
+    try:
+        return ours(**args)
+    except TypeError as e:      # a Gluon class of the same name whose fields we do not know
+        raise LayoutTypeError(f"cannot read {type(value).__name__} from {type(value).__module__}: {e}") from None
+
+
 def _encoding(name: str, value: Any, kinds: Tuple[type, ...] = ()) -> Encoding:
+    value = from_gluon(value)
     if not isinstance(value, kinds or Encoding):
         wanted = " or ".join(k.__name__ for k in kinds) if kinds else "a layouts.linear.triton encoding"
         raise LayoutTypeError(f"{name} must be {wanted}, got {type_name(value)}")
