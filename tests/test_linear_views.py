@@ -227,6 +227,8 @@ def test_refusals_name_the_dims():
         linear.shared_view(LL.from_bases({"offset": [[1]]}, {"dim0": 4}, require_surjective=False))
     with pytest.raises(LayoutError, match="MAX_VIEW_ELEMENTS"):
         linear.distributed_view(LL.identity_1d(1 << 17, "register", "dim0"))
+    with pytest.raises(LayoutError, match="MAX_VIEW_INPUTS"):          # 2**40 registers onto one element
+        linear.distributed_view(LL.zeros_1d(1 << 40, "register", "dim0"))
     with pytest.raises(LayoutError, match="no out-dims"):
         linear.distributed_view(LL.empty())
     with pytest.raises(LayoutTypeError, match="hardware"):

@@ -25,10 +25,12 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .layout import LinearLayout
 
-__all__ = ["distributed_view", "shared_view", "matrix_view", "MAX_VIEW_ELEMENTS"]
+__all__ = ["distributed_view", "shared_view", "matrix_view", "MAX_VIEW_ELEMENTS", "MAX_VIEW_INPUTS"]
 
 #: The most tensor elements a text view prints (about a megabyte of text); past it, a LayoutError.
 MAX_VIEW_ELEMENTS = 1 << 16
+#: The most hardware inputs (registers x lanes x warps x blocks) a distributed view lists.
+MAX_VIEW_INPUTS = 1 << 18
 
 DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
 SHARED_DIMS = ("offset", "block")
@@ -139,6 +141,9 @@ def distributed_view(layout: LinearLayout, hardware: bool = False) -> str:
     _check_ins(layout, DISTRIBUTED_DIMS, what)
     sizes = {d: layout.in_dims.get(d, 1) for d in DISTRIBUTED_DIMS}
     regs, lanes, warps, blocks = (sizes[d] for d in DISTRIBUTED_DIMS)
+    if layout.total_in_size > MAX_VIEW_INPUTS:
+        raise LayoutError(f"{what}: the layout has {layout.total_in_size} hardware inputs ({dict(layout.in_dims)}), more "
+                          f"than MAX_VIEW_INPUTS = {MAX_VIEW_INPUTS}; view fewer registers (L.resize_in_dim('register', n))")
     shape = list(layout.out_dims.values())
     # Triton's loop order: block, warp, lane, register (the last fastest)
     block, warp, lane, reg = (a.ravel() for a in np.meshgrid(np.arange(blocks), np.arange(warps), np.arange(lanes),
