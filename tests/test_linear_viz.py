@@ -226,3 +226,12 @@ def test_bad_input_is_refused(kwargs, error, match):
     layout = kwargs.pop("layout", BLOCKED)
     with pytest.raises(error, match=match):
         draw_linear(layout, **kwargs)
+
+
+def test_mimebundle_of_a_large_tile_is_a_png():
+    big = LL.from_bases({"register": [[0, 1], [0, 2], [16, 0], [32, 0]], "lane": [[0, 4], [0, 8], [0, 16], [0, 32], [1, 0]],
+                         "warp": [[2, 0], [4, 0], [8, 0]]}, ["dim0", "dim1"])           # 64 x 64
+    data = mimebundle(big)
+    assert set(data) == {"text/plain", "image/png"}
+    import base64
+    assert base64.b64decode(data["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
