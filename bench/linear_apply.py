@@ -82,11 +82,22 @@ def main() -> None:
         for name, fn in (runs if k % 2 == 0 else runs[::-1]):
             results[name].append(_time(fn, args.inner))
     med = {name: statistics.median(v) for name, v in results.items()}
-    print(f"CPU: {_cpu()}  numpy {np.__version__}")
+    print(f"CPU: {_cpu()}  numpy {np.__version__}  load average {_load()}")
     print(f"first apply (tables built, numba kernel loaded or compiled): {first_s * 1e3:.1f} ms")
     print(f"apply over all 1024 inputs of the 32x32 MMA layout: ours {med['ours'] * 1e6:.2f} us")
     for name in ("table", "take only"):
-        print(f"  {name:9s} {med[name] * 1e6:.2f} us   ratio {med[name] / med['ours']:.2f}")
+        # the median of each round's ratio too: rounds run back to back, so a busy spell on a shared
+        # machine moves both sides of one round's ratio alike
+        per_round = statistics.median(p / o for p, o in zip(results[name], results["ours"]))
+        print(f"  {name:9s} {med[name] * 1e6:.2f} us   ratio {med[name] / med['ours']:.2f}"
+              f"   (median of per-round ratios {per_round:.2f})")
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":
