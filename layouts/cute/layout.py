@@ -362,16 +362,41 @@ def flatten(x: Any) -> Any:
 
 
 def _flat_modes(layout: Layout) -> tuple[list[int], list[int]]:
-    """The leaves of the shape and of the stride (new lists: callers may change them), computed
-    once per layout (a layout never changes)."""
+    """The leaves of the shape and of the stride (new lists: callers may change them)."""
+    shapes, strides = _flat_tuples(layout)
+    return list(shapes), list(strides)
+
+
+def _flat_tuples(layout: Layout) -> tuple[tuple, tuple]:
+    """The leaves of the shape and of the stride as tuples, computed once per layout (a layout
+    never changes; the tuples are shared, so callers must not change them)."""
     flat = layout._flat
     if flat is None:
-        shapes, strides = it.flatten(layout._shape), it.flatten(layout._stride)
-        flat = layout._flat = ((shapes,), (strides,)) if not isinstance(shapes, tuple) else (shapes, strides)
-    return list(flat[0]), list(flat[1])
+        shape = layout._shape
+        if type(shape) is not tuple:
+            flat = ((shape,), (layout._stride,))
+        else:
+            flat = (_leaf_tuple(shape), _leaf_tuple(layout._stride))
+        layout._flat = flat
+    return flat
 
 
-def _bw_coalesce(shapes: list[int], strides: list[int], new_shape: int, new_stride: int) -> Layout:
+def _leaf_tuple(t: tuple) -> tuple:
+    # two levels inline (CuTe's layouts rarely nest deeper), the rest by the general flatten
+    out: list = []
+    for e in t:
+        if type(e) is tuple:
+            for f in e:
+                if type(f) is tuple:
+                    out.extend(it.flatten(f))
+                else:
+                    out.append(f)
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+def _bw_coalesce(shapes: Any, strides: Any, new_shape: int, new_stride: int) -> Layout:
     """CuTe's ``bw_coalesce``: walk the flat modes right to left from (new_shape, new_stride),
     dropping size-1 modes and merging a mode into the next when ``s * d`` is the next stride."""
     ns, nd = _bw_lists(shapes, strides, new_shape, new_stride)
@@ -382,24 +407,37 @@ def _bw_coalesce(shapes: list[int], strides: list[int], new_shape: int, new_stri
 
 def _coalesced_modes(layout: Layout) -> tuple[list[int], list[int]]:
     """The flat modes of ``coalesce(layout)``, as lists, without building the layout."""
-    shapes, strides = _flat_modes(layout)
-    ns, nd = _bw_lists(shapes[:-1], strides[:-1], shapes[-1], strides[-1])
+    shapes, strides = _flat_tuples(layout)
+    n = len(shapes) - 1
+    ns, nd = _bw_lists(shapes, strides, shapes[n], strides[n], n)
     return ([1], [0]) if len(ns) == 1 and ns[0] == 1 else (ns, nd)
 
 
-def _bw_lists(shapes: list[int], strides: list[int], new_shape: int, new_stride: int) -> tuple[list, list]:
-    ns, nd = [new_shape], [new_stride]
-    for s, d in zip(reversed(shapes), reversed(strides)):
+def _bw_lists(shapes: Any, strides: Any, new_shape: int, new_stride: int, n: int = -1) -> tuple[list, list]:
+    """The modes of :func:`_bw_coalesce` as lists, from the first ``n`` modes (all when -1)."""
+    out_s, out_d = [], []
+    cs, cd = new_shape, new_stride
+    i = len(shapes) if n < 0 else n
+    while i:
+        i -= 1
+        s = shapes[i]
         if s == 1:
             continue
-        if ns[0] == 1:
-            ns[0], nd[0] = s, d
-        elif s * d == nd[0]:
-            ns[0], nd[0] = s * ns[0], d
+        d = strides[i]
+        if cs == 1:
+            cs, cd = s, d
+        elif s * d == cd:
+            cs *= s
+            cd = d
         else:
-            ns.insert(0, s)
-            nd.insert(0, d)
-    return ns, nd
+            out_s.append(cs)
+            out_d.append(cd)
+            cs, cd = s, d
+    out_s.append(cs)
+    out_d.append(cd)
+    out_s.reverse()
+    out_d.reverse()
+    return out_s, out_d
 
 
 def coalesce(layout: Layout, profile: Any = None) -> Layout:
@@ -412,16 +450,58 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     >>> print(coalesce(Layout(((2, 2), (2, 2)), ((1, 2), (4, 8))), (1, 1)))
     (4,4):(1,4)
     """
+    if type(layout) is Layout and profile is None:  # the hot path, inline: no call but the flattening
+        flat = layout._flat
+        shapes, strides = flat if flat is not None else _flat_tuples(layout)
+        i = len(shapes) - 1
+        cs, cd = shapes[i], strides[i]
+        out_s, out_d = [], []
+        while i:
+            i -= 1
+            s = shapes[i]
+            if s == 1:
+                continue
+            d = strides[i]
+            if cs == 1:
+                cs, cd = s, d
+            elif s * d == cd:
+                cs *= s
+                cd = d
+            else:
+                out_s.append(cs)
+                out_d.append(cd)
+                cs, cd = s, d
+        result = object.__new__(Layout)
+        if not out_s:
+            if cs == 1:
+                cd = 0
+            result._shape, result._stride, result._flat = cs, cd, ((cs,), (cd,))
+            return result
+        out_s.append(cs)
+        out_d.append(cd)
+        out_s.reverse()
+        out_d.reverse()
+        shape, stride = tuple(out_s), tuple(out_d)
+        result._shape, result._stride, result._flat = shape, stride, (shape, stride)
+        return result
     layout = _as_layout(layout, "coalesce: layout")
-    it.check_depth(profile, "coalesce: profile")
-    if it.is_tuple(profile):
-        if len(profile) > len(layout):
-            raise LayoutError(f"coalesce: profile {profile} has more modes than layout {layout} ({len(layout)})")
-        modes = [coalesce(layout[i], p) for i, p in enumerate(profile)]
-        modes += [layout[i] for i in range(len(profile), len(layout))]
-        return make_layout(*modes)
-    shapes, strides = _flat_modes(layout)
-    return _bw_coalesce(shapes[:-1], strides[:-1], shapes[-1], strides[-1])
+    if profile is not None:
+        it.check_depth(profile, "coalesce: profile")
+        if it.is_tuple(profile):
+            if len(profile) > len(layout):
+                raise LayoutError(f"coalesce: profile {profile} has more modes than layout {layout} ({len(layout)})")
+            modes = [coalesce(layout[i], p) for i, p in enumerate(profile)]
+            modes += [layout[i] for i in range(len(profile), len(layout))]
+            return make_layout(*modes)
+    shapes, strides = _flat_tuples(layout)
+    n = len(shapes) - 1
+    return _from_lists(*_bw_lists(shapes, strides, shapes[n], strides[n], n))
+
+
+def _from_lists(ns: list, nd: list) -> Layout:
+    if len(ns) == 1:
+        return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
+    return Layout._raw(tuple(ns), tuple(nd))
 
 
 def coalesce_x(layout: Layout) -> Layout:
@@ -431,9 +511,10 @@ def coalesce_x(layout: Layout) -> Layout:
     >>> str(coalesce(Layout((4, 1), (1, 0)))), str(coalesce_x(Layout((4, 1), (1, 0))))
     ('4:1', '(4,2):(1,0)')
     """
-    shapes, strides = _flat_modes(layout)
-    last = 2 if shapes[-1] == 1 else shapes[-1]
-    return _bw_coalesce(shapes[:-1], strides[:-1], last, strides[-1])
+    shapes, strides = _flat_tuples(layout)
+    n = len(shapes) - 1
+    last = 2 if shapes[n] == 1 else shapes[n]
+    return _from_lists(*_bw_lists(shapes, strides, last, strides[n], n))
 
 
 def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 - CuTe's name
