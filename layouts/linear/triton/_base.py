@@ -82,11 +82,23 @@ def _cga(value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
 
 
 def dim_names(rank: int) -> Tuple[str, ...]:
+    """Triton's ``standardOutDimNames``.
+
+    >>> dim_names(3)
+    ('dim0', 'dim1', 'dim2')
+    """
     return tuple(f"dim{i}" for i in range(rank))
 
 
 def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
-    """Triton's ``identityStandardND``: out-dims left in fill order (most minor first)."""
+    """Triton's ``identityStandardND``: ``in_dim`` fills ``shape`` along ``order`` (most minor
+    first); the out-dims stay in fill order, as in Triton (``ensure_layout_not_smaller_than``
+    then grows them in that order).
+
+    >>> L = identity_nd("lane", [4, 8], [1, 0])
+    >>> L.out_dims, L.bases["lane"]
+    ({'dim1': 8, 'dim0': 4}, ((1, 0), (2, 0), (4, 0), (0, 1), (0, 2)))
+    """
     names = dim_names(len(shape))
     result = LinearLayout.empty()
     for d in order:
@@ -95,7 +107,11 @@ def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> Line
 
 
 def matrix_order(rank: int, row_major: bool) -> Tuple[int, ...]:
-    """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the last two swapped unless row-major."""
+    """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the last two swapped unless row-major.
+
+    >>> matrix_order(3, True), matrix_order(3, False)
+    ((2, 1, 0), (1, 2, 0))
+    """
     order = list(range(rank - 1, -1, -1))
     if not row_major:
         order[0], order[1] = order[1], order[0]
@@ -103,12 +119,20 @@ def matrix_order(rank: int, row_major: bool) -> Tuple[int, ...]:
 
 
 def dot_operand_order(op: int, rank: int) -> Tuple[int, ...]:
-    """``getOrderForDotOperand(op, rank, kContig=True)``: K fastest."""
+    """``getOrderForDotOperand(op, rank, kContig=True)``: K fastest (A is [M, K], B is [K, N]).
+
+    >>> dot_operand_order(0, 2), dot_operand_order(1, 2)
+    ((1, 0), (0, 1))
+    """
     return matrix_order(rank, row_major=op == 0)
 
 
 def cga_linear(bases: Sequence[Sequence[int]], rank: int) -> LinearLayout:
-    """The block -> CTA-tile layout of a ``cga_layout`` (sizes inferred, surjective)."""
+    """The block -> CTA-tile layout of a ``cga_layout`` (sizes inferred, surjective).
+
+    >>> cga_linear([[0, 1], [1, 0], [0, 0]], 2).out_dims
+    {'dim0': 2, 'dim1': 2}
+    """
     return LinearLayout.from_bases({"block": [list(b) for b in bases]}, list(dim_names(rank)))
 
 
@@ -117,7 +141,12 @@ def combine_cta_cga(cta: LinearLayout, cga_bases: Sequence[Sequence[int]], shape
     """Triton's ``combineCtaCgaWithShape``: the CTA layout repeated or cut to ``shape`` divided by
     the CGA's tiles, then the blocks on top; out-dims in standard order. A register basis that
     falls outside the shape stays as a zero (a broadcast) or, with ``broadcast_registers=False``,
-    is dropped."""
+    is dropped.
+
+    >>> cta = identity_nd("register", [1], [0]) * identity_nd("lane", [4], [0])
+    >>> combine_cta_cga(cta, [[1]], [16]).bases     # 2 CTAs of 8: each lane holds 2 registers
+    {'register': ((4,),), 'lane': ((1,), (2,)), 'block': ((8,),)}
+    """
     names = dim_names(len(shape))
     labeled = dict(zip(names, shape))
     cga = ensure_layout_not_larger_than(cga_linear(cga_bases, len(shape)), labeled)
@@ -129,7 +158,11 @@ def combine_cta_cga(cta: LinearLayout, cga_bases: Sequence[Sequence[int]], shape
 
 
 def shape_per_cta(shape: Sequence[int], cga_bases: Sequence[Sequence[int]]) -> Tuple[int, ...]:
-    """``shape`` divided by the CGA's split in each dim (at least 1), as Triton's getShapePerCTA."""
+    """``shape`` divided by the CGA's split in each dim (at least 1), as Triton's getShapePerCTA.
+
+    >>> shape_per_cta([64, 64], [[0, 1], [0, 0]])
+    (64, 32)
+    """
     if not cga_bases:
         return tuple(shape)
     cga = cga_linear(cga_bases, len(shape))
@@ -191,7 +224,12 @@ class Encoding:
         raise NotImplementedError
 
     def to_linear_layout(self, shape: Any) -> LinearLayout:
-        """The linear layout of this encoding for a tensor of ``shape`` (see :func:`to_linear_layout`)."""
+        """The linear layout of this encoding for a tensor of ``shape`` (see :func:`to_linear_layout`).
+
+        >>> from layouts.linear.triton import SwizzledSharedLayout
+        >>> SwizzledSharedLayout(1, 1, 4, [1, 0]).to_linear_layout([4, 4]).bases["offset"]
+        ((0, 1), (0, 2), (1, 1), (2, 2))
+        """
         from . import to_linear_layout
         return to_linear_layout(self, shape)
 
@@ -230,10 +268,6 @@ def _encoding(name: str, value: Any, kinds: Tuple[type, ...] = ()) -> Encoding:
 
 
 def check_shape(encoding: Encoding, shape: Any) -> Tuple[int, ...]:
+    """``shape`` checked against ``encoding``: one power of two per dim of its tensor."""
     rank = encoding.rank
     return _pow2_list("shape", shape, rank, rank_from=f" of {type(encoding).__name__}")
-
-
-def empty_block(layout: LinearLayout, in_dims: Sequence[str]) -> Dict[str, Any]:
-    """The bases of ``layout`` over exactly ``in_dims`` (missing ones empty), for a final rebuild."""
-    return {d: [list(b) for b in layout.bases.get(d, ())] for d in in_dims}

@@ -26,7 +26,11 @@ MAX_K_WIDTH = 32      # elements of one operand a thread holds together along K:
 
 def mma_tile(tile: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
     """Triton's ``nvidiaMmaTile``: k_width registers and 4 lanes along the inner dim, 8 lanes along
-    the outer, then registers repeat the 8x(4 k_width) subtile over the tile (outer dim first)."""
+    the outer, then registers repeat the 8x(4 k_width) subtile over the tile (outer dim first).
+
+    >>> mma_tile([16, 8], 2, [1, 0], [1, 0]).transpose_outs(["dim0", "dim1"]).bases["register"]
+    ((0, 1), (8, 0))
+    """
     names = dim_names(len(rep_order))
     inner, outer = order[0], order[1]
     m, n = tile[outer], tile[inner]
@@ -38,7 +42,11 @@ def mma_tile(tile: Sequence[int], k_width: int, order: Sequence[int], rep_order:
 
 
 def broadcast_along_k(shape: Sequence[int], order: Sequence[int], k_dim: int, in_dim: str) -> LinearLayout:
-    """Triton's ``broadcastedDotOperandLayout``: identity along every dim but K, zeros along K."""
+    """Triton's ``broadcastedDotOperandLayout``: identity along every dim but K, zeros along K.
+
+    >>> broadcast_along_k([2, 2], [1, 0], 1, "warp").transpose_outs(["dim0", "dim1"]).bases["warp"]
+    ((0, 0), (1, 0))
+    """
     names = dim_names(len(shape))
     layout = LinearLayout.empty()
     for d in order:
