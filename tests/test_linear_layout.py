@@ -851,3 +851,15 @@ def test_ensure_layout_not_larger_than_is_triton_3_9s():
     # register [4, 0] becomes all zero: dropped; [0, 2] keeps nothing either: dropped; [0, 0] was
     # zero already: kept; lane's bases are zeroed, never dropped
     assert got == lay({"register": [[1, 0], [0, 0]], "lane": [[0, 0], [2, 1]]}, [("dim0", 4), ("dim1", 2)], False)
+
+
+def test_a_layout_pickles_and_copies_as_a_value():
+    """Was AttributeError ("LinearLayout is immutable") from pickle, copy.copy and copy.deepcopy:
+    the default slot-state restore sets attributes one by one."""
+    import copy
+    import pickle
+    for L in (I1(4, "in", "out"), lay({"offset": [[0, 1], [1, 1]]}, ["dim0", "dim1"]), LL.empty(),
+              lay({"in": [[1, 0]], "x": []}, [("a", 4), ("b", 1)], False)):
+        back = pickle.loads(pickle.dumps(L))
+        assert back == L and hash(back) == hash(L) and back.is_surjective() == L.is_surjective()
+        assert copy.copy(L) == L and copy.deepcopy(L) == L

@@ -96,6 +96,11 @@ def _names_arg(what: str, value: Any) -> Tuple[str, ...]:
     return names
 
 
+def _from_parts(bases: Any, outs: Any) -> "LinearLayout":
+    """A pickled layout back (see LinearLayout.__reduce__)."""
+    return LinearLayout.from_bases(bases, outs, require_surjective=False)
+
+
 class LinearLayout:
     """A linear layout over GF(2), immutable and hashable; see the module docstring.
 
@@ -125,6 +130,16 @@ class LinearLayout:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("LinearLayout is immutable")
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickled as its bases and out-dims, checked again when loaded."""
+        return (_from_parts, (self._bases, self._outs))
+
+    def __copy__(self) -> "LinearLayout":
+        return self              # immutable: a copy is the same value
+
+    def __deepcopy__(self, memo: Any) -> "LinearLayout":
+        return self
 
     # ----------------------------------------------------------------- construction
     @classmethod
