@@ -27,10 +27,6 @@ from collections import Counter
 
 import pytest
 
-DSL_VERSION = "4.8.1"
-DSL_MISSING = (f"the CuTe DSL (the second CuTe oracle) is not installed: pip install nvidia-cutlass-dsl=={DSL_VERSION} "
-               "(it evaluates the layout algebra on a CPU; no GPU needed)")
-
 
 # ============================================================================ the child process
 def _child() -> None:  # pragma: no cover - runs in the child
@@ -105,27 +101,9 @@ if __name__ == "__main__" and sys.argv[1:] == ["--child"]:
 
 
 # ============================================================================ the parent side
+import oracle_procs  # noqa: E402
 from layouts import LayoutError, cute  # noqa: E402
 from layouts.cute import ComposedLayout, Layout, Swizzle  # noqa: E402
-
-
-def _dsl_installed() -> bool:
-    from importlib import metadata
-
-    try:
-        metadata.version("nvidia-cutlass-dsl")
-    except metadata.PackageNotFoundError:
-        return False
-    return True
-
-
-def _require_dsl() -> None:
-    """Skip without the DSL; in CI's oracle stage (LAYOUTS_REQUIRE_ORACLES=1) fail instead."""
-    if _dsl_installed():
-        return
-    if os.environ.get("LAYOUTS_REQUIRE_ORACLES") == "1":
-        pytest.fail(f"LAYOUTS_REQUIRE_ORACLES=1 but {DSL_MISSING}")
-    pytest.skip(DSL_MISSING)
 
 
 def ask_dsl(cases):
@@ -144,7 +122,7 @@ def ask_dsl(cases):
 @pytest.fixture(scope="module")
 def dsl():
     """:func:`ask_dsl`, once the DSL is known to be installed."""
-    _require_dsl()
+    oracle_procs.require_oracle(oracle_procs.have_dsl(), oracle_procs.DSL_MISSING)
     return ask_dsl
 
 
@@ -846,10 +824,10 @@ def test_issue_examples_by_the_dsl(dsl):
 
 def test_skips_with_the_install_command(monkeypatch):
     # without the DSL the reason says how to install it; with LAYOUTS_REQUIRE_ORACLES=1 it fails
-    monkeypatch.setattr(sys.modules[__name__], "_dsl_installed", lambda: False)
     monkeypatch.delenv("LAYOUTS_REQUIRE_ORACLES", raising=False)
     with pytest.raises(pytest.skip.Exception, match=r"pip install nvidia-cutlass-dsl==4\.8\.1"):
-        _require_dsl()
+        oracle_procs.require_oracle(False, oracle_procs.DSL_MISSING)
     monkeypatch.setenv("LAYOUTS_REQUIRE_ORACLES", "1")
-    with pytest.raises(pytest.fail.Exception, match="LAYOUTS_REQUIRE_ORACLES"):
-        _require_dsl()
+    with pytest.raises(pytest.fail.Exception, match="LAYOUTS_REQUIRE_ORACLES=1 but the CuTe DSL"):
+        oracle_procs.require_oracle(False, oracle_procs.DSL_MISSING)
+    oracle_procs.require_oracle(True, oracle_procs.DSL_MISSING)  # installed: nothing happens
