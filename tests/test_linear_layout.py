@@ -863,3 +863,10 @@ def test_a_layout_pickles_and_copies_as_a_value():
         back = pickle.loads(pickle.dumps(L))
         assert back == L and hash(back) == hash(L) and back.is_surjective() == L.is_surjective()
         assert copy.copy(L) == L and copy.deepcopy(L) == L
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_repr_rebuilds_the_layout(seed):
+    """A non-surjective layout's repr did not eval back (the constructor asks for surjectivity)."""
+    L = random_layout(random.Random(1000 + seed))
+    assert eval(repr(L), {"LinearLayout": LL}) == L

@@ -508,8 +508,14 @@ class LinearLayout:
         return self._bases == other._bases and self.out_dim_names == other.out_dim_names
 
     def __repr__(self) -> str:
+        """Python that rebuilds the layout (``eval(repr(L)) == L``).
+
+        >>> LinearLayout.from_bases({"x": [[1]]}, {"out": 4}, require_surjective=False)
+        LinearLayout({'x': [[1]]}, {'out': 4}, require_surjective=False)
+        """
         bases = {name: [list(b) for b in rows] for name, rows in self._bases}
-        return f"LinearLayout({bases}, {dict(self._outs)})"
+        flag = "" if self.is_surjective() else ", require_surjective=False"
+        return f"LinearLayout({bases}, {dict(self._outs)}{flag})"
 
     def __str__(self) -> str:
         """Triton's ``toString``: each in-dim bit and its image, then the out-dims."""
