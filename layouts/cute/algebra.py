@@ -15,8 +15,8 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .layout import (Layout, _as_layout, _bw_coalesce, _coalesced_modes, _flat_modes, coalesce, coalesce_x, filter,
-                     make_layout)
+from .layout import (Layout, _as_layout, _bw_coalesce, _bw_lists, _coalesced_modes, _flat_modes, _flat_tuples, coalesce,
+                     filter, make_layout)
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
@@ -49,6 +49,8 @@ def composition(a: Any, b: Any) -> Any:
     ...
     layouts.errors.LayoutError: composition of (6,2):(1,10) with 4:4: stride divisibility condition fails: stride 4 does not divide mode size 6 (nor the reverse) and 4 elements do not fit in it
     """
+    if type(a) is Layout and type(b) is Layout:  # the hot path
+        return _compose_layouts(a, b)
     it.check_depth(b, "composition: b")
     if isinstance(a, (Swizzle, ComposedLayout)):
         return _compose_swizzle(a, b)
@@ -68,38 +70,51 @@ def composition(a: Any, b: Any) -> Any:
         raise LayoutTypeError("composition: a swizzle composes on the left, composition(Swizzle, Layout)")
     if not isinstance(b, Layout):
         raise LayoutTypeError(f"composition: b must be a Layout, an int, None or a tuple tiler, got {type_name(b)}")
-    flat = coalesce_x(a)
+    return _compose_layouts(a, b)
+
+
+def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    """``A o B`` for two layouts, on the flat modes of ``coalesce_x(A)`` (CuTe's composition_impl)."""
+    shapes, strides = _flat_tuples(a)
+    n = len(shapes) - 1
+    ls, ld = _bw_lists(shapes, strides, 2 if shapes[n] == 1 else shapes[n], strides[n], n)  # coalesce_x(A)
     reach: dict[int, int] = {}
-    result = _compose(flat.shape, flat.stride, b.shape, b.stride, (a, b), reach)
-    for p, top in reach.items():
-        # right-distributivity (A o (B0, B1) = (A o B0, A o B1)) holds only while the modes of B
-        # add up without a carry in any mode of A but the last
-        if top >= flat.shape[p]:
-            raise LayoutError(f"composition of {a} with {b}: the modes of B together reach {top} in mode "
-                              f"{flat.shape[p]}:{flat.stride[p]} of coalesce(A), so they carry into the next "
-                              "mode and A o B is not a layout")
+    rshape, rstride = b._shape, b._stride
+    if type(rshape) is int:
+        shape, stride = _compose(ls, ld, rshape, rstride, (a, b), reach)
+    else:
+        shape, stride = _compose(ls, ld, rshape, rstride, (a, b), reach)
+        for p, top in reach.items():
+            # right-distributivity (A o (B0, B1) = (A o B0, A o B1)) holds only while the modes of B
+            # add up without a carry in any mode of A but the last
+            if top >= ls[p]:
+                raise LayoutError(f"composition of {a} with {b}: the modes of B together reach {top} in mode "
+                                  f"{ls[p]}:{ld[p]} of coalesce(A), so they carry into the next "
+                                  "mode and A o B is not a layout")
+    result = object.__new__(Layout)
+    result._shape, result._stride, result._flat = shape, stride, None
     return result
 
 
-def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple, reach: dict) -> Layout:
-    if it.is_tuple(rshape):  # right-distributive over the modes of B
-        parts = [_compose(lshape, lstride, s, d, names, reach) for s, d in zip(rshape, rstride)]
-        return Layout._raw(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+def _compose(ls: list, ld: list, rshape: Any, rstride: Any, names: tuple, reach: dict) -> tuple:
+    """(shape, stride) of ``A o (rshape:rstride)``, ``A`` given by the flat modes ``ls:ld`` of
+    ``coalesce_x(A)``; ``reach`` collects how far B's modes go into each mode of A."""
+    if type(rshape) is tuple:  # right-distributive over the modes of B
+        parts = [_compose(ls, ld, s, d, names, reach) for s, d in zip(rshape, rstride)]
+        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
     if rstride == 0:
-        return Layout._raw(rshape, 0)
-    if not it.is_tuple(lshape):
-        return Layout._raw(rshape, rstride * lstride)
-
-    def fail(what: str) -> LayoutError:
-        return LayoutError(f"composition of {names[0]} with {names[1]}: {what}")
-
+        return rshape, 0
+    if len(ls) == 1:
+        return rshape, rstride * ld[0]
+    fail = _failure(names)
     if rstride < 0:
         if rshape != 1:
             raise fail("a negative stride in B needs a layout A of one mode (after coalesce)")
         rstride = -rstride
     shapes, strides = [], []
     rest_shape, rest_stride = rshape, rstride
-    for p, (curr_shape, curr_stride) in enumerate(zip(lshape[:-1], lstride[:-1])):
+    for p in range(len(ls) - 1):
+        curr_shape, curr_stride = ls[p], ld[p]
         step = rest_stride
         # CuTe's weak condition lets rest_stride < curr_shape through unconditionally; that is
         # exact only when the rest of B stays inside this mode, so that is what is asked here.
@@ -109,7 +124,7 @@ def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple,
         next_shape = -(-curr_shape // step)
         next_stride = -(-step // curr_shape)
         if next_shape != 1 and rest_shape != 1:
-            new_shape = min(next_shape, rest_shape)
+            new_shape = next_shape if next_shape < rest_shape else rest_shape
             if rest_shape % new_shape:
                 raise fail(f"shape divisibility condition fails: {rest_shape} elements do not split "
                            f"into whole runs of {new_shape}")
@@ -117,14 +132,24 @@ def _compose(lshape: Any, lstride: Any, rshape: Any, rstride: Any, names: tuple,
             strides.append(rest_stride * curr_stride)
             reach[p] = reach.get(p, 0) + (new_shape - 1) * step
             rest_shape //= new_shape
+            if rest_shape == 1:  # B is used up: the modes left change nothing the result keeps
+                break
         rest_stride = next_stride
     if not shapes:
-        return Layout._raw(rest_shape, rest_stride * lstride[-1])
+        return rest_shape, rest_stride * ld[-1]
     if rest_shape == 1:
         if len(shapes) == 1:
-            return Layout._raw(shapes[0], strides[0])
-        return Layout._raw(tuple(shapes), tuple(strides))
-    return Layout._raw(tuple(shapes) + (rest_shape,), tuple(strides) + (rest_stride * lstride[-1],))
+            return shapes[0], strides[0]
+        return tuple(shapes), tuple(strides)
+    shapes.append(rest_shape)
+    strides.append(rest_stride * ld[-1])
+    return tuple(shapes), tuple(strides)
+
+
+def _failure(names: tuple):
+    def fail(what: str) -> LayoutError:
+        return LayoutError(f"composition of {names[0]} with {names[1]}: {what}")
+    return fail
 
 
 def complement(layout: Any, cotarget: Any = None) -> Layout:
