@@ -395,3 +395,35 @@ def test_equality_matches_the_wheel():
         assert (A == B, A != B) == (eq, ne), c
         if eq:
             assert hash(A) == hash(B)
+
+
+def test_larger_layouts_match_the_wheel():
+    """Up to 60 input bits and 256-wide out-dims: invert_and_compose, pseudoinvert, the product,
+    properties, matrix and text (the cases above are small; bit-packing slips show on wide ones)."""
+    rng = random.Random(50)
+    cases = []
+    while len(cases) < 600:
+        outs = [[n, 1 << rng.randint(0, 7)] for n in _subsequence(rng, OUT_NAMES, 0.8)] or [["dim0", 64]]
+        b_outs = outs[:]
+        rng.shuffle(b_outs)
+        outer = random_layout(rng, ins=_subsequence(rng, IN_NAMES, 0.7) or ["lane"], outs=b_outs, max_bits=8,
+                              surjective=True)
+        a_outs = [[n, 1 << rng.randint(0, s.bit_length() - 1)] for n, s in outs]
+        inner = random_layout(rng, ins=_subsequence(rng, IN_NAMES, 0.7) or ["register"], outs=a_outs, max_bits=6)
+        if sum(len(r) for _, r in inner["bases"]) + sum(len(r) for _, r in outer["bases"]) > 60:
+            continue
+        cases += [{"op": "invert_and_compose", "a": inner, "b": outer}, {"op": "pseudoinvert", "a": outer},
+                  {"op": "props", "a": inner},
+                  {"op": "mul", "a": inner, "b": random_layout(rng, ins=IN_NAMES, max_bits=5)}]
+    for c, want in zip(cases, _wheel(cases)):
+        A = _ours(c["a"])
+        if c["op"] == "invert_and_compose":
+            _same(A.invert_and_compose(_ours(c["b"])), want)
+        elif c["op"] == "pseudoinvert":
+            _same(A.pseudoinvert(), want)
+        elif c["op"] == "mul":
+            _same(A * _ours(c["b"]), want)
+        else:
+            assert (A.is_surjective(), A.is_injective()) == (want["surjective"], want["injective"])
+            assert A.matrix().tolist() == (want["matrix"] if A.total_out_bits else [])
+            assert "\n" + str(A) == want["str"]
