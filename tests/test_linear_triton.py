@@ -508,3 +508,119 @@ def test_bad_shapes_are_named(enc, shape, error, words):
 def test_to_linear_layout_wants_an_encoding(thing):
     with pytest.raises(LayoutTypeError, match="encoding must be a layouts.linear.triton encoding"):
         tt.to_linear_layout(thing, [16])
+
+
+# ----------------------------------------------------------------- hostile input, at random
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_JUNK = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=True), st.text(max_size=3),
+                  st.integers(-3, 70), st.sampled_from([0, 3, 6, 2 ** 31, -2 ** 40, 10 ** 30]),
+                  st.lists(st.integers(-2, 9), max_size=4))
+
+
+def _or_junk(draw, good, p_junk=0.07):
+    """``good`` mostly, some junk: a value of the wrong kind, size or sign."""
+    return draw(_JUNK) if draw(st.integers(0, 99)) < 100 * p_junk else good
+
+
+@st.composite
+def _hostile_case(draw):
+    rank = draw(st.integers(1, 3))
+    p2 = st.sampled_from([1, 2, 4, 8])
+
+    def pl(n=rank, strat=p2):
+        return _or_junk(draw, draw(st.lists(strat, min_size=n, max_size=n)))
+
+    def order(n=rank):
+        return _or_junk(draw, list(draw(st.permutations(range(n)))))
+
+    def cga(n=rank):
+        bases = draw(st.lists(st.lists(st.sampled_from([0, 0, 1, 2]), min_size=n, max_size=n), max_size=2))
+        return _or_junk(draw, draw(st.sampled_from([None, bases])))
+
+    def mma():
+        v3 = draw(st.booleans())
+        warps = draw(st.lists(p2, min_size=2, max_size=2 if v3 else 3))
+        instr = [16, draw(st.sampled_from([8, 16, 64])), 16] if v3 else [1] * (len(warps) - 2) + [16, 8]
+        return tt.NVMMADistributedLayout([3 if v3 else 2, 0], warps, instr)
+
+    def distributed():
+        kind = draw(st.sampled_from(["blocked", "mma", "mfma", "wmma"]))
+        if kind == "blocked":
+            n = draw(st.integers(2, 3))
+            return tt.BlockedLayout(draw(st.lists(p2, min_size=n, max_size=n)), [1] * (n - 1) + [32],
+                                    [1] * n, list(range(n)))
+        if kind == "mma":
+            return mma()
+        if kind == "mfma":
+            return tt.AMDMFMALayout(3, draw(st.sampled_from([[32, 32, 8], [16, 16, 16], [4, 64, 4]])),
+                                    draw(st.booleans()), draw(st.lists(p2, min_size=2, max_size=3)))
+        return tt.AMDWMMALayout(draw(st.sampled_from([1, 2])), draw(st.booleans()), [[0, 1]], [[1, 0]])
+
+    which = draw(st.sampled_from(["blocked", "slice", "mma", "dot", "swizzled", "nvmma", "mfma", "wmma"]))
+    if which == "blocked":
+        call = (tt.BlockedLayout, (pl(), pl(), pl(), order(), cga()))
+    elif which == "slice":
+        parent = _or_junk(draw, distributed())
+        call = (tt.SliceLayout, (_or_junk(draw, draw(st.integers(0, 2))), parent))
+    elif which == "mma":
+        v3 = draw(st.booleans())
+        call = (tt.NVMMADistributedLayout, (_or_junk(draw, [3 if v3 else 2, 0]), pl(2 if v3 else rank),
+                                            _or_junk(draw, [16, 8 * draw(p2), 16] if v3 else [16, 8][-rank:]
+                                                     if rank <= 2 else [1, 16, 8])))
+    elif which == "dot":
+        call = (tt.DotOperandLayout, (_or_junk(draw, draw(st.integers(0, 1))), _or_junk(draw, distributed()),
+                                      _or_junk(draw, draw(st.sampled_from([0, 1, 2, 4, 8, 16])))))
+    elif which == "swizzled":
+        call = (tt.SwizzledSharedLayout, (_or_junk(draw, draw(p2)), _or_junk(draw, draw(p2)),
+                                          _or_junk(draw, draw(p2)), order(), cga()))
+    elif which == "nvmma":
+        call = (tt.NVMMASharedLayout, (_or_junk(draw, draw(st.sampled_from([0, 32, 64, 128]))),
+                                       _or_junk(draw, draw(st.sampled_from([8, 16, 32, 64]))),
+                                       _or_junk(draw, max(rank, 2)), _or_junk(draw, draw(st.booleans())),
+                                       draw(st.booleans()), cga(max(rank, 2))))
+    elif which == "mfma":
+        call = (tt.AMDMFMALayout, (_or_junk(draw, 3), _or_junk(draw, [32, 32, 8]), draw(st.booleans()),
+                                   pl(max(rank, 2)), _or_junk(draw, draw(st.sampled_from([None, 32, 64]))),
+                                   _or_junk(draw, None), cga(max(rank, 2))))
+    else:
+        n = max(rank, 2)
+        unit = st.lists(st.sampled_from([0, 1, 2]), min_size=n, max_size=n)
+        call = (tt.AMDWMMALayout, (_or_junk(draw, draw(st.integers(1, 3))), draw(st.booleans()),
+                                   _or_junk(draw, draw(st.lists(unit, max_size=2))),
+                                   _or_junk(draw, draw(st.lists(unit, max_size=2))), None, None, n))
+    shape_rank = draw(st.sampled_from([rank, rank, rank, max(rank, 2), max(rank, 2) - 1, rank + 1]))
+    shape = _or_junk(draw, draw(st.lists(st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256]),
+                                         min_size=shape_rank, max_size=shape_rank)))
+    return call, shape
+
+
+_SEEN = {"layouts": 0}
+
+
+@settings(max_examples=500, deadline=None)
+@given(case=_hostile_case())
+def test_no_argument_breaks_an_encoding_or_its_layout(case):
+    """Whatever the arguments, a LayoutError (or LayoutTypeError) or a layout of exactly the shape."""
+    (cls, args), shape = case
+    try:
+        enc = cls(*args)
+    except LayoutError:
+        return
+    try:
+        L = tt.to_linear_layout(enc, shape)
+    except LayoutError:
+        return
+    _SEEN["layouts"] += 1
+    assert list(L.out_dims.values()) == list(shape)
+    assert L.is_surjective()
+    assert L.in_dim_names == (["offset", "block"] if enc.kind == "shared" else ["register", "lane", "warp", "block"])
+
+
+def test_the_hostile_run_builds_layouts_too():
+    """The random run above is not all refusals: with a fixed draw of the same cases, to_linear_layout
+    gives a layout (checked as above) many times."""
+    _SEEN["layouts"] = 0
+    fixed = settings(max_examples=500, deadline=None, derandomize=True, database=None)
+    fixed(given(case=_hostile_case())(test_no_argument_breaks_an_encoding_or_its_layout.hypothesis.inner_test))()
+    assert _SEEN["layouts"] >= 40
