@@ -67,7 +67,7 @@ def oracle_requests(thread_values, n):
     return [[vals[q * n:(q + 1) * n] for vals in thread_values] for q in range(per // n)]
 
 
-def oracle_count(offsets, issues, width, element_bytes, threads_per_phase):
+def oracle_count(offsets, issues, width, element_bytes, threads_per_phase, banks=BANKS):
     """Wavefronts per phase, or the string 'refused' if some request is not contiguous and aligned."""
     n = width // element_bytes
     per_phase = []
@@ -80,9 +80,9 @@ def oracle_count(offsets, issues, width, element_bytes, threads_per_phase):
             if offs != list(range(offs[0], offs[0] + n)) or (offs[0] * element_bytes) % width:
                 return "refused"
             first = offs[0] * element_bytes
-            banks = phases.setdefault(t // threads_per_phase, {})
+            per_bank = phases.setdefault(t // threads_per_phase, {})
             for word in range(first // BANK_BYTES, (first + width - 1) // BANK_BYTES + 1):
-                banks.setdefault(word % BANKS, set()).add(word)
+                per_bank.setdefault(word % banks, set()).add(word)
         for p in sorted(phases):
             per_phase.append(max(len(words) for words in phases[p].values()))
     return per_phase

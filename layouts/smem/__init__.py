@@ -14,9 +14,10 @@ their own thread map); :func:`conflicts` counts the wavefronts by the hardware's
 """
 
 from .access import Access
+from .best_swizzle import BestSwizzle, best_swizzle
 from .conflicts import Conflicts, Phase, conflicts
 from .instructions import ldmatrix, lds, stmatrix, sts
 from .memory import SharedMemory, memory_of
 
-__all__ = ["Access", "Conflicts", "Phase", "SharedMemory", "conflicts", "ldmatrix", "lds", "memory_of",
+__all__ = ["Access", "BestSwizzle", "Conflicts", "Phase", "SharedMemory", "best_swizzle", "conflicts", "ldmatrix", "lds", "memory_of",
            "stmatrix", "sts"]

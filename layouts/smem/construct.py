@@ -1,0 +1,176 @@
+"""Building a linear shared layout for given accesses: the vector each access can take, the
+element differences inside each phase, and a greedy choice of the bits that share a bank.
+
+A linear shared layout is a list of columns: ``columns[k]`` is the tile element (a flat index,
+as a bit vector) stored at offset ``2**k``; offset ``o`` holds the XOR of the columns of its set
+bits. Offset bits fall in three classes by the byte address they give: inside one 4-byte word,
+choosing the bank, and above the banks (the "segment": the same bank, another word). Two elements
+of one phase collide when their offsets differ only in segment and in-word bits, and not only in
+in-word bits; so a phase whose element differences span ``D`` takes
+``2 ** (dim((D + W) & K) - dim W)`` wavefronts, with ``W`` the span of the in-word columns and
+``K`` that of the in-word and segment columns (Triton's generic swizzling reasons the same way,
+``lib/Tools/GenericSwizzling.cpp``). The bank columns only have to complete the basis.
+
+>>> import numpy as np
+>>> values = np.arange(256).reshape(32, 8)                # thread t: 8 consecutive elements
+>>> vector_directions(values, element_bytes=2)             # 1, 2, 4: 16 bytes
+[1, 2, 4]
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from .gf2 import in_span, pivots, span_elements, span_table, xor_basis
+from .model import groups_of
+
+
+def vector_directions(values: np.ndarray, element_bytes: int, cap: int = 16) -> List[int]:
+    """``[d1, d2, d4, ...]``: every thread's group of ``2**j`` consecutive values is
+    ``{first ^ XOR of some d's}`` in value order, the same d's for every thread and group, up to
+    ``cap`` bytes; the vector any linear layout can store contiguously (an empty list: none).
+
+    >>> vector_directions(np.array([[0, 1, 8, 9]] * 32), 4)
+    [1, 8]
+    >>> vector_directions(np.array([[0, 1, 2, 3], [4, 5, 8, 9]] * 16), 4)   # pairs alike, fours not
+    [1]
+    """
+    out: List[int] = []
+    per = values.shape[1]
+    n = 2
+    while n * element_bytes <= cap and per % n == 0:
+        g = groups_of(values, n)
+        g = g[g[..., 0] >= 0]
+        if not g.size:
+            break
+        diffs = g ^ g[:, :1]
+        row = diffs[0]
+        if not (diffs == row).all():
+            break
+        new = int(row[n // 2])
+        if new == 0 or not np.array_equal(row[n // 2:], row[: n // 2] ^ new) or in_span(xor_basis(out), new):
+            break
+        out.append(new)
+        n *= 2
+    return out
+
+
+def phase_spaces(values: np.ndarray, width_bytes: int, element_bytes: int, per_phase: int) -> Dict[Tuple[int, ...], int]:
+    """The span of the element differences in each phase (as a sorted basis), with how many
+    phases have it."""
+    n = max(1, width_bytes // element_bytes)
+    groups = groups_of(values, n)                                  # (R, 32, n)
+    out: Dict[Tuple[int, ...], int] = {}
+    requests, threads = groups.shape[:2]
+    for r in range(requests):
+        for p in range(threads // per_phase):
+            block = groups[r, p * per_phase:(p + 1) * per_phase]
+            block = block[block[:, 0] >= 0]
+            if not block.size:
+                continue
+            elems = np.unique(block)
+            key = tuple(sorted(xor_basis((elems ^ elems[0]).tolist()).values()))
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def offset_classes(bits: int, element_bytes: int, banks: int, bank_bytes: int) -> Tuple[int, int, int]:
+    """``(in_word, bank, segment)``: how many offset bits of a ``2**bits``-element tile fall in each class.
+
+    >>> offset_classes(9, 2, 32, 4)      # halves: 1 bit in the word, 5 choose the bank, 3 above
+    (1, 5, 3)
+    """
+    eb_log, word_log, bank_log = (int(x).bit_length() - 1 for x in (element_bytes, bank_bytes, banks))
+    in_word = min(bits, max(0, word_log - eb_log))
+    bank = min(bits - in_word, max(0, word_log + bank_log - eb_log - in_word))
+    return in_word, bank, bits - in_word - bank
+
+
+def reference_order(bits_per_dim: Sequence[int], first_dim: int) -> List[int]:
+    """The element bits of a plain layout whose contiguous dim is ``first_dim``, then the others
+    in order: row-major for ``first_dim = 1`` of a 2-D tile.
+
+    >>> reference_order([2, 3], 1)
+    [2, 3, 4, 0, 1]
+    """
+    starts = np.concatenate([[0], np.cumsum(bits_per_dim)]).astype(int).tolist()
+    order = list(range(starts[first_dim], starts[first_dim + 1]))
+    for d in range(len(bits_per_dim)):
+        if d != first_dim:
+            order += list(range(starts[d], starts[d + 1]))
+    return order
+
+
+def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: int,
+                   classes: Tuple[int, int, int], order: List[int]) -> List[int]:
+    """The columns of a linear layout: ``vector`` first, then in-word and bank columns, then the
+    segment columns chosen one at a time to add the fewest wavefronts over ``spaces``; ties go to
+    vectors of fewer bits, then to the plain layout of ``order``."""
+    in_word, _, segment = classes
+    rank = {b: i for i, b in enumerate(order)}
+    pivot_mask = pivots(vector)
+    pool = np.arange(1, 1 << bits, dtype=np.int64)
+    pool = pool[(pool & pivot_mask) == 0]                       # a complement of the vector's span
+    popcount = np.array([bin(int(x)).count("1") for x in pool], dtype=np.int64)
+    top_rank = np.array([max(rank[b] for b in range(bits) if x >> b & 1) for x in pool], dtype=np.int64)
+    chosen: List[int] = []                                       # columns besides the vector
+    word_cols = list(vector[:in_word])
+    weights = list(spaces.values())
+    bases = [list(k) for k in spaces]
+
+    # free in-word slots: the differences most phases share (they become broadcasts)
+    for _ in range(max(0, in_word - len(vector))):
+        taken = span_table(vector + chosen, bits)[pool]
+        score = sum(w * span_table(b, bits)[pool] for w, b in zip(weights, bases)) if bases else np.zeros(pool.size)
+        key = np.lexsort((top_rank, popcount, -np.asarray(score, dtype=np.int64), taken))
+        x = int(pool[key[0]])
+        chosen.append(x)
+        word_cols.append(x)
+
+    # segment slots: the fewest added wavefronts
+    tables = [span_table(b + word_cols, bits) for b in bases]
+    dims = [0] * len(bases)
+    for _ in range(segment):
+        taken = span_table(vector + chosen, bits)[pool]
+        cost = np.zeros(pool.size, dtype=np.float64)
+        for w, t, d in zip(weights, tables, dims):
+            cost += w * np.exp2(d + t[pool])
+        key = np.lexsort((-top_rank, popcount, cost, taken))
+        x = int(pool[key[0]])
+        for i, t in enumerate(tables):
+            if t[x]:
+                dims[i] += 1
+            else:
+                tables[i] = t | t[np.arange(t.size) ^ x]
+        chosen.append(x)
+
+    # bank slots: complete the basis, unit vectors of the plain layout first
+    segment_cols = chosen[len(chosen) - segment:] if segment else []
+    word_free = chosen[: len(chosen) - segment] if segment else chosen
+    basis = xor_basis(vector + chosen)
+    bank_cols: List[int] = []
+    candidates = [1 << b for b in order] + [int(x) for x in pool[np.lexsort((top_rank, popcount))]]
+    for x in candidates:
+        if len(basis) == bits:
+            break
+        if x & pivot_mask or in_span(basis, x):
+            continue
+        basis = xor_basis(list(basis.values()) + [x])
+        bank_cols.append(x)
+    return list(vector) + word_free + bank_cols + segment_cols
+
+
+def offsets_of(columns: Sequence[int]) -> np.ndarray:
+    """offsets[i] for the layout whose offset ``2**k`` holds element ``columns[k]``.
+
+    >>> offsets_of([2, 1]).tolist()          # a 2 x 2 tile stored row-major
+    [0, 2, 1, 3]
+    """
+    elements = span_elements([])                                # element of offset 0
+    for c in columns:
+        elements = np.concatenate([elements, elements ^ c])    # element of each offset, in offset order
+    offsets = np.empty(elements.size, dtype=np.int64)
+    offsets[elements] = np.arange(elements.size)
+    return offsets

@@ -1,0 +1,330 @@
+"""layouts.smem.best_swizzle against exhaustive search.
+
+The objective, written here on its own: an access given a width must get it; the others are read
+at the widest the layout allows, and the sum of log2 of those widths is made as large as
+possible; then the total wavefronts are made as small as possible. On small tiles the test
+enumerates every XOR swizzle of the tile's bits (each column bit XORed with any set of row bits,
+on the row-major and the column-major tile); on larger ones every ``Swizzle<B,M,S>`` of both. The
+best layout's own counts are checked once more by the brute-force oracle of
+test_smem_bruteforce.py (one offset at a time, Python sets), read from ``best.linear``'s bases.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from layouts import cute, smem
+from layouts.errors import LayoutError, LayoutTypeError
+from layouts.kinds import OffsetTable
+
+from test_smem_bruteforce import oracle_count, oracle_ldmatrix, oracle_requests, per_phase_threads
+
+
+# ---------------------------------------------------------------- the objective, by brute force
+def oracle_widest(offsets, thread_values, element_bytes):
+    per = len(thread_values[0])
+    best, n = element_bytes, 2
+    while n * element_bytes <= 16 and per % n == 0:
+        for vals in thread_values:
+            for q in range(per // n):
+                offs = [offsets[e] for e in vals[q * n:(q + 1) * n]]
+                if offs != list(range(offs[0], offs[0] + n)) or (offs[0] * element_bytes) % (n * element_bytes):
+                    return best
+        best, n = n * element_bytes, 2 * n
+    return best
+
+
+def oracle_key(offsets, accesses, element_bytes, banks):
+    """(-sum log2 widths, total wavefronts), None when an access cannot get its width."""
+    vec, waves = 0, 0
+    for kind, thread_values, width in accesses:
+        if kind == "ldmatrix":
+            per_phase = oracle_count(offsets, thread_values, 16, element_bytes, 8, banks)
+            if per_phase == "refused":
+                return None
+            vec += 4
+            waves += sum(per_phase)
+            continue
+        w = width or oracle_widest(offsets, thread_values, element_bytes)
+        per_phase = oracle_count(offsets, oracle_requests(thread_values, w // element_bytes), w, element_bytes,
+                                 per_phase_threads(w), banks)
+        if per_phase == "refused":
+            return None
+        vec += int(w).bit_length() - 1
+        waves += sum(per_phase)
+    return (-vec, waves)
+
+
+def linear_offsets(best, rows, cols):
+    """offsets[i] from best.linear's bases, XOR by XOR."""
+    bases = best.linear.bases["offset"]
+    out = [None] * (rows * cols)
+    for off in range(rows * cols):
+        r = c = 0
+        for k, (br, bc) in enumerate(bases):
+            if off >> k & 1:
+                r ^= br
+                c ^= bc
+        out[r + rows * c] = off
+    assert None not in out
+    return out
+
+
+# ---------------------------------------------------------------- random accesses
+def random_linear_access(rng, rows, cols, element_bytes):
+    """A random distributed layout of one warp over the tile: register and lane bases are random
+    tile bits (some lanes broadcast), as Triton's layouts are; its width free or fixed."""
+    rb, cb = rows.bit_length() - 1, cols.bit_length() - 1
+    bits = list(range(rb + cb))
+    rng.shuffle(bits)
+    max_regs = min(len(bits), int(rng.integers(0, 4)))
+    regs = [1 << b for b in bits[:max_regs]]
+    lanes = [1 << b if rng.random() < 0.85 and b is not None else 0 for b in (bits[max_regs:max_regs + 5] + [None] * 5)[:5]]
+    values = []
+    for t in range(32):
+        base = 0
+        for k in range(5):
+            if t >> k & 1:
+                base ^= lanes[k]
+        values.append([base ^ _xor(regs, v) for v in range(1 << len(regs))])
+    thread_values = [[(e & (rows - 1)) + rows * (e >> rb) for e in vals] for vals in values]
+    width = None if rng.random() < 0.6 else element_bytes
+    return thread_values, width
+
+
+def _xor(bases, v):
+    out = 0
+    for k, b in enumerate(bases):
+        if v >> k & 1:
+            out ^= b
+    return out
+
+
+def xor_swizzles(rows, cols):
+    """Every layout 'row-major with column bit j XORed by a set of row bits' and the column-major twin."""
+    rb, cb = rows.bit_length() - 1, cols.bit_length() - 1
+    for inner in ("row", "col"):
+        fast, slow = (cb, rb) if inner == "row" else (rb, cb)
+        for masks in itertools.product(range(1 << slow), repeat=fast):
+            offsets = []
+            for i in range(rows * cols):
+                r, c = i % rows, i // rows
+                f, s = (c, r) if inner == "row" else (r, c)
+                for j, m in enumerate(masks):
+                    if bin(s & m).count("1") % 2:
+                        f ^= 1 << j
+                offsets.append(s * (1 << fast) + f)
+            yield offsets
+
+
+SMALL = [(4, 4, 4, 4), (8, 4, 4, 8), (4, 8, 2, 8), (8, 8, 4, 16), (2, 16, 4, 8), (8, 8, 8, 32)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("rows, cols, element_bytes, banks", SMALL)
+def test_best_reaches_the_minimum_over_every_xor_swizzle_of_a_small_tile(rows, cols, element_bytes, banks, seed):
+    rng = np.random.default_rng(seed * 101 + rows * 7 + cols)
+    accesses = []
+    for _ in range(int(rng.integers(1, 3))):
+        thread_values, width = random_linear_access(rng, rows, cols, element_bytes)
+        accesses.append(("lds", thread_values, width))
+    family = list(xor_swizzles(rows, cols))
+    keys = [oracle_key(offs, accesses, element_bytes, banks) for offs in family]
+    keys = [k for k in keys if k is not None]
+    reads = [smem.Access(np.array(tv), w) for _, tv, w in accesses]
+    if not keys:
+        return
+    best = smem.best_swizzle(reads=reads, shape=(rows, cols), element_bytes=element_bytes, banks=banks)
+    offsets = linear_offsets(best, rows, cols)
+    mine = oracle_key(offsets, accesses, element_bytes, banks)
+    assert mine is not None and mine <= min(keys), (mine, min(keys))
+    # what best reports is what the oracle counts on best's own layout
+    assert mine == (-sum(int(c.width_bytes).bit_length() - 1 for c in best.conflicts), best.wavefronts)
+
+
+LARGE = [(32, 32, 4), (64, 64, 2), (16, 64, 2), (64, 16, 4), (32, 64, 1), (64, 32, 8)]
+
+
+def swizzle_family(rows, cols):
+    n = (rows * cols).bit_length() - 1
+    inners = [cute.Layout((rows, cols), (cols, 1)), cute.Layout((rows, cols), (1, rows))]
+    for inner in inners:
+        yield inner
+        for b in range(1, n):
+            for m in range(0, n):
+                for s in range(b, n - m - b + 1):
+                    yield cute.composition(cute.Swizzle(b, m, s), inner)
+
+
+@pytest.mark.parametrize("rows, cols, element_bytes", LARGE)
+def test_best_reaches_the_minimum_over_every_cute_swizzle_of_a_larger_tile(rows, cols, element_bytes):
+    rng = np.random.default_rng(rows * cols + element_bytes)
+    accesses = []
+    for _ in range(2):
+        thread_values, width = random_linear_access(rng, rows, cols, element_bytes)
+        accesses.append(smem.Access(np.array(thread_values), width))
+    if element_bytes == 2 and rows % 8 == 0:
+        accesses.append(smem.ldmatrix(x4=True))
+    best_family = None
+    for layout in swizzle_family(rows, cols):
+        try:
+            rs = [smem.conflicts(layout, a, element_bytes=element_bytes) for a in accesses]
+        except LayoutError:
+            continue            # an access's width this layout does not allow
+        key = (-sum(int(r.width_bytes).bit_length() - 1 for r in rs), sum(r.wavefronts for r in rs))
+        best_family = key if best_family is None or key < best_family else best_family
+    best = smem.best_swizzle(reads=accesses[:1], writes=accesses[1:], shape=(rows, cols), element_bytes=element_bytes)
+    mine = (-sum(int(c.width_bytes).bit_length() - 1 for c in best.conflicts), best.wavefronts)
+    assert best_family is not None and mine <= best_family
+
+
+def test_best_for_cutlass_sm80_tile_is_its_swizzle():
+    """ldmatrix.x4 reads and 16-byte row stores of 8 x 64 halves: CUTLASS's Swizzle<3,3,3>."""
+    t = np.arange(32)
+    stores = np.array([[r + 8 * (8 * (c + 4 * q) + j) for q in range(2) for j in range(8)]
+                       for r, c in zip(t % 8, t // 8)])                 # thread t: row t % 8, chunks t // 8, + 4
+    best = smem.best_swizzle(reads=[smem.ldmatrix(x4=True)], writes=[smem.Access(stores, 16)], shape=(8, 64))
+    assert [c.ways for c in best.conflicts] == [1, 1] and best.vector_bytes == [16, 16]
+    assert str(best.cute) == "Sw<3,3,3> o 0 o (8,64):(64,1)"
+    assert best.triton is not None and (best.triton.vec, best.triton.per_phase, best.triton.max_phase) == (8, 1, 8)
+    for form in (best.cute, best.linear, (best.triton, (8, 64))):
+        assert np.array_equal(smem.memory_of(form).offsets, best.memory.offsets)
+    # the brute-force oracle agrees on best's layout
+    offsets = linear_offsets(best, 8, 64)
+    assert oracle_count(offsets, oracle_ldmatrix(4, 8, 64, 2), 16, 2, 8) == [1] * 8
+
+
+def test_an_unswizzled_tile_is_chosen_when_nothing_conflicts():
+    rows_by_threads = smem.Access(cute.Layout((32, 32), (32, 1)), 4)     # thread t holds column t
+    best = smem.best_swizzle(reads=[rows_by_threads], shape=(32, 32), element_bytes=4)
+    assert best.wavefronts == 32 and str(best.cute) == "(32,32):(32,1)"
+
+
+def test_free_width_accesses_get_the_widest_vectors():
+    rows = smem.Access(cute.Layout((32, 32), (32, 1)))      # thread t: column t... its values run down a column
+    best = smem.best_swizzle(reads=[rows], shape=(32, 32), element_bytes=4)
+    assert best.vector_bytes == [16]
+
+
+def test_bad_input_to_best_swizzle_is_named():
+    acc = smem.Access(cute.Layout((32, 32), (32, 1)), 4)
+    with pytest.raises(LayoutError, match="power of two"):
+        smem.best_swizzle(reads=[acc], shape=(24, 32))
+    with pytest.raises(LayoutError, match="at least one access"):
+        smem.best_swizzle(shape=(32, 32))
+    with pytest.raises(LayoutTypeError, match="reads must be a list"):
+        smem.best_swizzle(reads=acc, shape=(32, 32))
+    with pytest.raises(LayoutError, match="give shape"):
+        smem.best_swizzle(reads=[acc])
+    with pytest.raises(LayoutError, match=r"reads\[0\]: acc reaches element"):
+        smem.best_swizzle(reads=[acc], shape=(16, 16))
+    # thread t's two values are elements t and t + 3: no XOR layout stores all such pairs contiguously
+    odd = smem.Access(np.array([[t, (t + 3) % 64] for t in range(32)]), 8)
+    with pytest.raises(LayoutError, match=r"reads\[0\] asks for width_bytes=8"):
+        smem.best_swizzle(reads=[odd], shape=(8, 8), element_bytes=4)
+    with pytest.raises(LayoutError, match="banks must be a power of two"):
+        smem.best_swizzle(reads=[acc], shape=(32, 32), banks=24)
+
+
+def test_best_forms_agree():
+    rng = np.random.default_rng(7)
+    tv, width = random_linear_access(rng, 16, 32, 2)
+    best = smem.best_swizzle(reads=[smem.Access(np.array(tv), width)], writes=[smem.ldmatrix(x2=True)],
+                             shape=(16, 32), element_bytes=2)
+    forms = [best.linear] + ([best.cute] if best.cute is not None else []) + (
+        [(best.triton, (16, 32))] if best.triton is not None else [])
+    for form in forms:
+        assert np.array_equal(smem.memory_of(form).offsets, best.memory.offsets)
+    again = smem.conflicts(OffsetTable(best.memory.offsets, "t"), smem.ldmatrix(x2=True), shape=(16, 32))
+    assert again.per_phase == best.conflicts[1].per_phase
+
+
+# ---------------------------------------------------------------- every linear layout of a 16-element tile
+def all_invertible_columns(n):
+    """Every invertible GF(2) matrix of n x n, as its columns (20160 for n = 4)."""
+    out = []
+
+    def extend(cols, span):
+        if len(cols) == n:
+            out.append(list(cols))
+            return
+        for v in range(1, 1 << n):
+            if v not in span:
+                extend(cols + [v], span | {s ^ v for s in span})
+    extend([], {0})
+    return np.array(out, dtype=np.int64)
+
+
+def offsets_table(columns):
+    """(layouts, elements): the offset of each element under each layout (columns[k] at offset 2**k)."""
+    count, n = columns.shape
+    offs = np.arange(1 << n)
+    elements = np.zeros((count, 1 << n), dtype=np.int64)
+    for k in range(n):
+        elements ^= np.where((offs >> k) & 1, columns[:, k:k + 1], 0)
+    table = np.empty_like(elements)
+    np.put_along_axis(table, elements, np.broadcast_to(offs, elements.shape), axis=1)
+    return table
+
+
+def vectorised_key(table, accesses, element_bytes, banks):
+    """oracle_key for every layout at once (numpy over the layouts; None -> inf)."""
+    count = table.shape[0]
+    vec = np.zeros(count)
+    waves = np.zeros(count)
+    ok = np.ones(count, dtype=bool)
+    for _, thread_values, width in accesses:
+        tv = np.array(thread_values)
+        per = tv.shape[1]
+        allowed = {}
+        n = 1
+        while n * element_bytes <= 16 and per % n == 0:
+            g = table[:, tv.reshape(32, per // n, n)]                     # (L, 32, R, n) offsets
+            good = np.all(g == g[..., :1] + np.arange(n), axis=-1) & (g[..., 0] * element_bytes % (n * element_bytes) == 0)
+            allowed[n] = good.reshape(count, -1).all(axis=1)
+            n *= 2
+        widest = np.full(count, element_bytes)
+        for n in sorted(allowed):
+            widest = np.where(allowed[n] & (widest == (n // 2 if n > 1 else 1) * element_bytes), n * element_bytes, widest)
+        w = np.full(count, width) if width else widest
+        if width:
+            ok &= allowed.get(width // element_bytes, np.zeros(count, dtype=bool))
+        vec += np.log2(w)
+        for wv in np.unique(w):
+            rows = np.flatnonzero(w == wv)
+            n = wv // element_bytes
+            per_phase = 32 if wv <= 4 else 128 // wv
+            words_per = max(1, wv // 4)
+            first = table[rows][:, tv.reshape(32, per // n, n)[..., 0]] * element_bytes   # (L, 32, R)
+            words = first[..., None] // 4 + np.arange(words_per)                            # (L, 32, R, m)
+            words = words.reshape(rows.size, 32 // per_phase, per_phase, per // n, words_per)
+            words = words.transpose(0, 3, 1, 2, 4).reshape(rows.size, -1, per_phase * words_per)  # (L, phases, words)
+            s = np.sort(words, axis=-1)
+            first_of_word = np.concatenate([np.ones(s.shape[:-1] + (1,), bool), s[..., 1:] != s[..., :-1]], axis=-1)
+            bank = s % banks
+            slot = (np.arange(s.shape[0] * s.shape[1]).reshape(s.shape[:2])[..., None] * banks + bank)
+            counts = np.bincount(slot[first_of_word], minlength=s.shape[0] * s.shape[1] * banks)
+            waves[rows] += counts.reshape(s.shape[0], s.shape[1], banks).max(axis=-1).sum(axis=-1)
+    return [(-int(v), int(x)) if o else None for v, x, o in zip(vec, waves, ok)]
+
+
+@pytest.mark.parametrize("rows, cols, element_bytes, banks", [(4, 4, 4, 4), (2, 8, 4, 4), (4, 4, 2, 4), (4, 4, 8, 8)])
+@pytest.mark.parametrize("seed", range(3))
+def test_best_reaches_the_optimum_over_every_linear_layout_of_16_elements(rows, cols, element_bytes, banks, seed):
+    rng = np.random.default_rng(seed + 17 * rows + element_bytes)
+    accesses = [("lds",) + random_linear_access(rng, rows, cols, element_bytes) for _ in range(int(rng.integers(1, 3)))]
+    table = offsets_table(ALL_GL4)
+    keys = [k for k in vectorised_key(table, accesses, element_bytes, banks) if k is not None]
+    # the vectorised oracle agrees with the one-at-a-time oracle on a sample of the layouts
+    for i in rng.choice(len(table), size=5, replace=False):
+        assert vectorised_key(table[i:i + 1], accesses, element_bytes, banks)[0] == oracle_key(
+            table[i].tolist(), accesses, element_bytes, banks)
+    best = smem.best_swizzle(reads=[smem.Access(np.array(tv), w) for _, tv, w in accesses], shape=(rows, cols),
+                             element_bytes=element_bytes, banks=banks)
+    assert oracle_key(linear_offsets(best, rows, cols), accesses, element_bytes, banks) == min(keys)
+
+
+ALL_GL4 = all_invertible_columns(4)
