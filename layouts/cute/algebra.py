@@ -15,8 +15,8 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .layout import (Layout, _as_layout, _bw_coalesce, _bw_lists, _coalesced_modes, _flat_modes, _flat_tuples, coalesce,
-                     filter, make_layout)
+from .layout import (Layout, _as_layout, _bw_coalesce, _bw_lists, _coalesced_modes, _flat_modes, _flat_tuples,
+                     _from_lists, coalesce, filter, make_layout)
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
@@ -176,6 +176,8 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
     ...
     layouts.errors.LayoutError: complement of (2,2):(1,1): the layout is not injective (its modes overlap)
     """
+    if type(layout) is Layout and (cotarget is None or (type(cotarget) is int and cotarget >= 0)):
+        return _complement_flat(layout, cotarget)
     if it.is_int(layout):
         layout = Layout(int(layout))
     if not isinstance(layout, Layout):
@@ -208,6 +210,38 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
     if rest == 1:
         result_stride[-1] = 0
     return _bw_coalesce(result_shape[:-1], result_stride[:-1], result_shape[-1], result_stride[-1])
+
+
+def _complement_flat(layout: Layout, cotarget: int | None) -> Layout:
+    """``complement`` of a layout up to an int cotarget (or the default), in one pass over its
+    flat modes sorted by stride."""
+    shapes, strides = _flat_tuples(layout)
+    modes = []
+    for n, d in zip(shapes, strides):
+        if n != 1 and d != 0:  # filter: what reaches offsets
+            if d < 0:
+                raise LayoutError(f"complement of {layout}: negative strides have no complement")
+            modes.append((d, n))
+    if cotarget is None:
+        cotarget = 1
+        for d, n in modes:
+            cotarget += (n - 1) * d
+    if not modes:  # filter left 1:0
+        return Layout._raw(1, 0) if cotarget == 1 else Layout._raw(cotarget, 1)
+    modes.sort()  # by stride (equal strides overlap: refused below whatever their order)
+    result_shape, result_stride, current = [], [], 1
+    for d, n in modes:
+        new_shape = d // current
+        if new_shape == 0:
+            raise LayoutError(f"complement of {layout}: the layout is not injective (its modes overlap)")
+        result_shape.append(new_shape)
+        result_stride.append(current)
+        current = d * n
+    rest = -(-cotarget // current)  # CuTe coalesces the static rest shape to one mode
+    result_shape.append(rest)
+    result_stride.append(current if rest != 1 else 0)
+    k = len(result_shape) - 1
+    return _from_lists(*_bw_lists(result_shape, result_stride, rest, result_stride[k], k))
 
 
 def right_inverse(layout: Any) -> Layout:
