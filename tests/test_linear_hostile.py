@@ -303,3 +303,58 @@ def test_a_product_with_a_non_layout_is_named(other):
     """Was Python's bare "unsupported operand type(s) for *", naming neither side's role."""
     check_refused(lambda: MMA * other, T, ["LinearLayout", "right"])
     check_refused(lambda: other * MMA, T, ["LinearLayout", "left"])
+
+
+INT_ARGS = [
+    ("identity_1d size", lambda v: LL.identity_1d(v, "i", "o"), "size"),
+    ("strided_1d size", lambda v: LL.strided_1d(v, 2, "i", "o"), "size"),
+    ("strided_1d stride", lambda v: LL.strided_1d(4, v, "i", "o"), "stride"),
+    ("zeros_1d size", lambda v: LL.zeros_1d(v, "i", "o"), "size"),
+    ("zeros_1d out_size", lambda v: LL.zeros_1d(4, "i", "o", out_size=v), "'o'"),
+    ("from_bases basis value", lambda v: LL.from_bases({"in": [[v]]}, {"out": 4}, require_surjective=False),
+     "bases['in'][0]"),
+    ("from_bases out size", lambda v: LL.from_bases({"in": []}, {"out": v}, require_surjective=False), "'out'"),
+    ("apply value", lambda v: MMA.apply({"lane": v}), "lane"),
+    ("reshape_ins size", lambda v: MMA.reshape_ins([("a", v), ("b", 64)]), "'a'"),
+    ("reshape_outs size", lambda v: MMA.reshape_outs([("a", v), ("b", 64)]), "'a'"),
+    ("resize_in_dim size", lambda v: MMA.resize_in_dim("lane", v), "lane"),
+    ("resize_out_dim size", lambda v: MMA.resize_out_dim("dim0", v), "dim0"),
+    ("basis index", lambda v: MMA.basis("lane", v, "dim0"), "i"),
+    ("identity_standard_nd shape", lambda v: linear.identity_standard_nd("r", [v, 4], [0, 1]), "shape[0]"),
+    ("identity_standard_nd order", lambda v: linear.identity_standard_nd("r", [4, 4], [v, 1]), "order[0]"),
+    ("ensure_not_larger shape", lambda v: linear.ensure_layout_not_larger_than(MMA, {"dim0": v, "dim1": 8}), "dim0"),
+    ("ensure_not_smaller shape", lambda v: linear.ensure_layout_not_smaller_than(
+        LL.identity_1d(4, "register", "dim0"), {"dim0": v}), "dim0"),
+]
+
+
+NON_INTEGERS = [True, 2.0, None, "2", [2], np.float32(2)]
+
+
+@pytest.mark.parametrize("call, what, bad", [(c[1], c[2], b) for c in INT_ARGS for b in NON_INTEGERS
+                                             if not (c[0] == "apply value" and b == [2])],   # a list is an array there
+                         ids=[f"{c[0]}-{b!r}" for c in INT_ARGS for b in NON_INTEGERS
+                              if not (c[0] == "apply value" and b == [2])])
+def test_every_integer_argument_refuses_a_non_integer(call, what, bad):
+    check_refused(lambda: call(bad), T, [what])
+
+
+NAME_ARGS = [
+    ("identity_1d in_dim", lambda v: LL.identity_1d(4, v, "o")),
+    ("identity_1d out_dim", lambda v: LL.identity_1d(4, "i", v)),
+    ("from_bases in-dim", lambda v: LL.from_bases({v: [[1]]}, ["o"])),
+    ("from_bases out-dim", lambda v: LL.from_bases({"i": [[1]]}, [v])),
+    ("in_dim_size", lambda v: MMA.in_dim_size(v)),
+    ("out_dim_size", lambda v: MMA.out_dim_size(v)),
+    ("rename_in_dim new", lambda v: MMA.rename_in_dim("lane", v)),
+    ("transpose_ins", lambda v: MMA.transpose_ins([v, "lane"])),
+    ("sublayout", lambda v: MMA.sublayout([v], [])),
+    ("remove_zero_bases", lambda v: MMA.remove_zero_bases_along_dim(v)),
+    ("identity_standard_nd in_dim", lambda v: linear.identity_standard_nd(v, [4], [0])),
+]
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"lane", ""], ids=repr)
+@pytest.mark.parametrize("call", [c[1] for c in NAME_ARGS], ids=[c[0] for c in NAME_ARGS])
+def test_every_name_argument_refuses_a_non_name(call, bad):
+    check_refused(lambda: call(bad), T, ["str"])
