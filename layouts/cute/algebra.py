@@ -267,17 +267,29 @@ def right_inverse(layout: Any) -> Layout:
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"right_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
     shapes, strides = _coalesced_modes(layout)
-    preprod = [1]
+    n = len(shapes)
+    if n == 1:  # one mode s:d: itself when d is 1, else nothing past index 0
+        return Layout._raw(shapes[0], 1) if strides[0] == 1 and shapes[0] != 1 else Layout._raw(1, 0)
+    preprod, p = [], 1
     for s in shapes:
-        preprod.append(preprod[-1] * s)
-    order = sorted(range(len(strides)), key=strides.__getitem__)
-    result_shape, result_stride, curr = [1], [0], 1
-    for i in order:
-        if strides[i] == curr:
-            result_shape.append(shapes[i])
-            result_stride.append(preprod[i])
-            curr = shapes[i] * strides[i]
-    return _bw_coalesce(result_shape[:-1], result_stride[:-1], result_shape[-1], result_stride[-1])
+        preprod.append(p)
+        p *= s
+    # the chain of modes from stride 1, each next one's stride the span of those before: the
+    # modes of a coalesced layout have size >= 2, so the span grows and each stride is met once
+    first = {}
+    for i in range(n - 1, -1, -1):
+        first[strides[i]] = i  # equal strides: the first mode, as a stable sort would take
+    result_shape, result_stride, curr = [], [], 1
+    i = first.get(1)
+    while i is not None:
+        result_shape.append(shapes[i])
+        result_stride.append(preprod[i])
+        curr *= shapes[i]
+        i = first.get(curr)
+    if not result_shape:
+        return Layout._raw(1, 0)
+    k = len(result_shape) - 1
+    return _from_lists(*_bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
 
 
 def left_inverse(layout: Any) -> Layout:
@@ -310,7 +322,7 @@ def left_inverse(layout: Any) -> Layout:
         raise LayoutError("left_inverse of a swizzled layout is not a plain layout; invert its inner layout")
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"left_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
-    shapes, strides = _flat_modes(coalesce(layout))
+    shapes, strides = _flat_tuples(coalesce(layout))
     if any(d < 0 for d in strides):
         raise LayoutError(f"left_inverse of {layout}: negative strides are not supported")
     preprod = [1]
