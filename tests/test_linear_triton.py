@@ -451,7 +451,6 @@ BAD = [
     (lambda: tt.NVMMASharedLayout(128, 16, 1), LayoutError, "rank must be >= 2 for a swizzled layout"),
     (lambda: tt.NVMMASharedLayout(128, 16, 2, "yes"), LayoutTypeError, "transposed must be True or False"),
     (lambda: tt.NVMMASharedLayout(64, 8, 2, False, True), LayoutError, "fp4_padded needs swizzle_byte_width=128"),
-    (lambda: tt.NVMMASharedLayout(0, 16, 3, True), LayoutError, "ported for rank <= 2 only"),
     (lambda: tt.NVMMASharedLayout(128, 16, 2, False, False, [[0, 1, 0]]), LayoutError, "cga_layout[0] has 3"),
     (lambda: tt.AMDMFMALayout(5, [32, 32, 8], False, [1, 1]), LayoutError, "version must be 1..4"),
     (lambda: tt.AMDMFMALayout(3, [32, 32], False, [1, 1]), LayoutError, "instr_shape has 2 entries"),

@@ -91,7 +91,9 @@ class NVMMASharedLayout(SharedEncoding):
     """NVIDIA's MMA/TMA shared layout: 8-row core matrices of ``swizzle_byte_width`` bytes (0: no
     swizzle; 32, 64 or 128) of ``element_bitwidth``-bit elements (8, 16, 32 or 64), the contiguous
     dim the last one (the first when ``transposed``); ``fp4_padded`` (128-byte swizzle, 8-bit)
-    stores packed fp4 with padding. Gluon's argument order: ``rank`` comes third.
+    stores packed fp4 with padding. Gluon's argument order: ``rank`` comes third. The layout is
+    Triton 3.9.0's even where it is odd: transposed without a swizzle at rank 3 it has more
+    offsets than elements (zero bases), as the wheel gives it.
 
     >>> NVMMASharedLayout(128, 16)
     NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2, transposed=False, fp4_padded=False, cga_layout=[])
@@ -117,10 +119,6 @@ class NVMMASharedLayout(SharedEncoding):
         if swizzle and rank < 2:
             raise LayoutError(f"rank must be >= 2 for a swizzled layout (swizzle_byte_width={swizzle}), got {rank}")
         transposed, fp4_padded = _bool("transposed", transposed), _bool("fp4_padded", fp4_padded)
-        if transposed and not swizzle and rank > 2:
-            raise LayoutError("transposed=True without a swizzle (swizzle_byte_width=0) is ported for rank <= 2 "
-                              f"only, got rank {rank}: Triton 3.9.0 gives it a layout with more offsets than "
-                              "elements, which no memory layout here reads")
         if fp4_padded and (swizzle, bits) != (128, 8):
             raise LayoutError(f"fp4_padded needs swizzle_byte_width=128 and element_bitwidth=8, got "
                               f"{swizzle} and {bits}")
@@ -178,9 +176,12 @@ class NVMMASharedLayout(SharedEncoding):
         tma = self._tma_block(per_cta)
         names = list(dim_names(rank))
         if not self.swizzle_byte_width:
+            target = tma[1:] + tma[:1] if self.transposed else tma
             layout = LinearLayout.empty()
-            for d in (range(rank) if self.transposed else reversed(range(rank))):
-                layout = multiply(layout, LinearLayout.identity_1d(tma[d], "offset", names[d]))
+            for d in reversed(range(rank)):       # the last dim fastest, out-dims in that order
+                layout = multiply(layout, LinearLayout.identity_1d(target[d], "offset", names[d]))
+            if self.transposed:
+                layout = _permute_dims(layout, [rank - 1] + list(range(rank - 1)))
             layout = ensure_layout_not_smaller_than(layout, dict(zip(names, per_cta)))
             return combine_cta_cga(layout, self.cga_layout, shape)
         collapsed = [1, tma[-1]]
@@ -212,9 +213,11 @@ def _reshape_row_major(layout: LinearLayout, shape: Sequence[int]) -> LinearLayo
 
 
 def _permute_dims(layout: LinearLayout, order: Sequence[int]) -> LinearLayout:
-    """Triton's ``transposeLinearLayout``: new dim ``i`` is old dim ``order[i]``."""
+    """Triton's ``transposeLinearLayout``, by position: the out-dim at position ``i`` takes the
+    values and size of the one at position ``order[i]``; the names keep their positions (for a
+    layout whose out-dims are not in standard order this renames as well as permutes)."""
     names = layout.out_dim_names
     sizes = [layout.out_dim_size(n) for n in names]
     bases = {d: [[b[o] for o in order] for b in rows] for d, rows in layout.bases.items()}
-    outs = {f"dim{i}": sizes[o] for i, o in enumerate(order)}
+    outs = {names[i]: sizes[o] for i, o in enumerate(order)}
     return LinearLayout.from_bases(bases, outs, require_surjective=False)
