@@ -18,6 +18,7 @@ from .best_swizzle import BestSwizzle, best_swizzle
 from .conflicts import Conflicts, Phase, conflicts
 from .instructions import ldmatrix, lds, stmatrix, sts
 from .memory import SharedMemory, memory_of
+from ..errors import LayoutError, LayoutTypeError
 
-__all__ = ["Access", "BestSwizzle", "Conflicts", "Phase", "SharedMemory", "best_swizzle", "conflicts", "ldmatrix", "lds", "memory_of",
+__all__ = ["LayoutError", "LayoutTypeError", "Access", "BestSwizzle", "Conflicts", "Phase", "SharedMemory", "best_swizzle", "conflicts", "ldmatrix", "lds", "memory_of",
            "stmatrix", "sts"]

@@ -83,10 +83,10 @@ class Conflicts:
         self.memory, self.access, self._counts = memory, access, counts
         self.width_bytes, self.vector_bytes = width_bytes, vector_bytes
         self.element_bytes, self.banks, self.bank_bytes = element_bytes, banks, bank_bytes
-        self.per_phase: List[int] = [int(w) for w in counts.per_phase]
-        self.wavefronts = int(sum(self.per_phase))
+        self.per_phase: List[int] = counts.per_phase.tolist()
+        self.wavefronts = int(counts.per_phase.sum())
         self.ideal = len(self.per_phase)
-        self.ways = max(self.per_phase, default=0)
+        self.ways = int(counts.per_phase.max()) if self.ideal else 0
         self._phases: Optional[Tuple[Phase, ...]] = None
 
     @property

@@ -36,18 +36,20 @@ class SharedMemory:
 
     __slots__ = ("shape", "offsets", "_description", "source")
 
-    def __init__(self, shape: Any, offsets: Any, description: str, source: Any = None) -> None:
+    def __init__(self, shape: Any, offsets: Any, description: Any, source: Any = None) -> None:
         shape = _shape_arg("shape", shape)
         offsets = np.array(offsets, dtype=np.int64).reshape(-1)
         if offsets.size != _product(shape):
             raise LayoutError(f"shape {shape} has {_product(shape)} elements but {offsets.size} offsets were given")
         if offsets.size and offsets.min() < 0:
+            description = description() if callable(description) else description
             where = int(np.argmin(offsets))
             raise LayoutError(f"shared_layout {description} puts element {_coord_text(shape, where)} at the "
                               f"negative offset {int(offsets[where])}; shared memory starts at offset 0")
         order = np.argsort(offsets, kind="stable")
         same = np.flatnonzero(offsets[order[1:]] == offsets[order[:-1]])
         if same.size:
+            description = description() if callable(description) else description
             a, b = int(order[same[0]]), int(order[same[0] + 1])
             raise LayoutError(f"shared_layout {description} puts two elements at one address: "
                               f"{_coord_text(shape, a)} and {_coord_text(shape, b)} both at offset {int(offsets[a])}")
@@ -73,6 +75,8 @@ class SharedMemory:
 
     def describe(self) -> str:
         """The layout in words, as CuTe or the layout's own kind writes it."""
+        if callable(self._description):          # worked out when first asked for (a linear layout's CuTe form)
+            self._description = self._description()
         return self._description
 
     def __repr__(self) -> str:
@@ -217,15 +221,21 @@ def _memory(obj: Any, shape: Optional[Tuple[int, ...]]) -> SharedMemory:
 
 def _linear_memory(layout: Any) -> SharedMemory:
     from ..linear.bridges import cute_form, memory_map
-    from ..linear.memory import offsets
     try:
         mapped = memory_map(layout)
     except LayoutError as e:
         raise LayoutError(f"shared_layout: {e}") from None
     sizes = tuple(int(s) for s in mapped.in_dims.values()) or (1,)
-    form = cute_form(mapped)
-    text = f"linear layout {_cute_text(form)}" if form is not None else repr(layout)
-    return SharedMemory(sizes, offsets(layout), text, layout)
+    flat = mapped.flatten_ins()
+    if flat.in_dim_names:
+        offsets = flat.apply({flat.in_dim_names[0]: np.arange(flat.total_in_size, dtype=np.int64)})["offset"]
+    else:
+        offsets = np.zeros(1, dtype=np.int64)
+
+    def text() -> str:
+        form = cute_form(mapped)
+        return f"linear layout {_cute_text(form)}" if form is not None else repr(layout)
+    return SharedMemory(sizes, offsets, text, layout)
 
 
 def _triton_memory(encoding: Any, shape: Any) -> SharedMemory:
