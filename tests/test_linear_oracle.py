@@ -426,3 +426,45 @@ def test_larger_layouts_match_the_wheel():
             assert (A.is_surjective(), A.is_injective()) == (want["surjective"], want["injective"])
             assert A.matrix().tolist() == (want["matrix"] if A.total_out_bits else [])
             assert "\n" + str(A) == want["str"]
+
+
+def test_degenerate_layouts_match_the_wheel():
+    """No dims, dims of size 1, no out-dims, all-zero bases: every bound operation on them."""
+    def d(bases, outs):
+        return {"bases": bases, "outs": outs}
+    none = d([], [])
+    cases = [
+        {"op": "mul", "a": none, "b": none}, {"op": "mul", "a": d([["a", []]], []), "b": d([], [["x", 4]])},
+        {"op": "props", "a": d([["a", []]], [])}, {"op": "props", "a": d([], [["x", 1]])},
+        {"op": "props", "a": d([["a", [[], []]]], [])}, {"op": "invert", "a": none},
+        {"op": "pseudoinvert", "a": none}, {"op": "pseudoinvert", "a": d([["a", [[]]]], [])},
+        {"op": "invert", "a": d([["a", []]], [["x", 1]])},
+        {"op": "invert_and_compose", "a": none, "b": none},
+        {"op": "invert_and_compose", "a": d([["a", [[], []]]], []), "b": d([["b", [[]]]], [])},
+        {"op": "invert_and_compose", "a": d([["a", [[0], [0]]]], [["x", 1]]), "b": d([["b", [[0]]]], [["x", 1]])},
+        {"op": "invert_and_compose", "a": d([["a", [[0], [0]]]], [["x", 1]]), "b": d([["a", [[0]]]], [["x", 1]])},
+        {"op": "invert_and_compose", "a": d([["a", [[1], [0]]]], [["x", 2]]),
+         "b": d([["a", [[1]]], ["b", [[0]]]], [["x", 2]])},
+        {"op": "invert_and_compose", "a": d([["a", [[1]]], ["b", []]], [["x", 2]]),
+         "b": d([["b", []], ["a", [[1]]]], [["x", 2]])},
+        {"op": "invert_and_compose", "a": d([], [["x", 2]]), "b": d([["a", [[1]]]], [["x", 2]])},
+        {"op": "invert_and_compose", "a": d([["a", [[0]]]], [["x", 2]]), "b": d([["a", [[1]]]], [["x", 2]])},
+        {"op": "compose", "a": none, "b": none}, {"op": "compose", "a": d([["a", [[]]]], []), "b": d([], [["y", 2]])},
+        {"op": "compose", "a": d([["a", [[1]]]], [["m", 2]]), "b": d([["m", [[]]]], [])},
+        {"op": "eq", "a": none, "b": d([], [["x", 1]])}, {"op": "eq", "a": d([["a", []]], []), "b": none},
+    ]
+    for c, want in zip(cases, _wheel(cases)):
+        A, op = _ours(c["a"]), c["op"]
+        if op == "props":
+            assert (A.is_surjective(), A.is_injective(), A.is_invertible()) == \
+                (want["surjective"], want["injective"], want["invertible"])
+            assert A.matrix().tolist() == (want["matrix"] if A.total_out_bits else [])
+            assert "\n" + str(A) == want["str"]
+        elif op == "eq":
+            B = _ours(c["b"])
+            assert [A == B, A != B] == want
+        else:
+            B = _ours(c["b"]) if "b" in c else None
+            got = {"mul": lambda: A * B, "invert": A.invert, "pseudoinvert": A.pseudoinvert,
+                   "invert_and_compose": lambda: A.invert_and_compose(B), "compose": lambda: A.compose(B)}[op]()
+            _same(got, want)
