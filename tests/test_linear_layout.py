@@ -870,3 +870,23 @@ def test_repr_rebuilds_the_layout(seed):
     """A non-surjective layout's repr did not eval back (the constructor asks for surjectivity)."""
     L = random_layout(random.Random(1000 + seed))
     assert eval(repr(L), {"LinearLayout": LL}) == L
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_identity_standard_nd_by_brute_force(seed):
+    """in_dim = x lands on x unravelled over ``shape`` with ``order[0]`` the fastest dim."""
+    rng = random.Random(1100 + seed)
+    rank = rng.randint(1, 3)
+    shape = [1 << rng.randint(0, 3) for _ in range(rank)]
+    order = rng.sample(range(rank), rank)
+    L = identity_standard_nd("register", shape, order)
+    assert L.out_dim_names == [f"dim{d}" for d in order]
+    total = 1
+    for s in shape:
+        total *= s
+    for x in range(total):
+        want, rest = {}, x
+        for d in order:
+            want[f"dim{d}"] = rest % shape[d]
+            rest //= shape[d]
+        assert L.apply({"register": x}) == want
