@@ -480,7 +480,8 @@ def test_bad_arguments_are_named(call, error, words):
 
 
 BAD_SHAPES = [
-    (B([1, 1], [4, 8], [4, 1], [1, 0]), [16], LayoutError, "shape has 1 entries; expected 2 (the rank of BlockedLayout)"),
+    (B([1, 1], [4, 8], [4, 1], [1, 0]), [16], LayoutError,
+     "shape has 1 entries; expected 2 (the rank of BlockedLayout)"),
     (B([1], [32], [4], [0]), 16, LayoutTypeError, "shape must be a list of ints"),
     (B([1], [32], [4], [0]), [12], LayoutError, "shape[0] must be a power of two, got 12"),
     (B([1], [32], [4], [0]), [0], LayoutError, "shape[0] must be a power of two, got 0"),

@@ -2,8 +2,11 @@
 linear layouts: a Python port of Triton 3.9.0's ``LinearLayoutConversions.cpp`` that gives what
 Gluon's builder gives, with a :class:`~layouts.LayoutError` for every bad argument.
 
-Distributed encodings map ``register, lane, warp, block`` to ``dim0, dim1, ...``; shared ones map
-``offset, block`` to the same dims (Triton's orientation: memory offset -> element).
+Distributed encodings (``BlockedLayout``, ``SliceLayout``, ``NVMMADistributedLayout``,
+``DotOperandLayout``, AMD's ``AMDMFMALayout`` and ``AMDWMMALayout``) map ``register, lane, warp,
+block`` to ``dim0, dim1, ...``; shared ones (``SwizzledSharedLayout``, ``NVMMASharedLayout``) map
+``offset, block`` to the same dims (Triton's orientation: memory offset -> element). Gluon's own
+layout objects are accepted as they are (:func:`from_gluon`).
 
 >>> from layouts.linear import triton as tt
 >>> blocked = tt.BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0])
@@ -38,8 +41,9 @@ def to_linear_layout(encoding: Any, shape: Any) -> LinearLayout:
     """The linear layout of ``encoding`` for a tensor of ``shape`` (a list of powers of two, one
     per dim of the encoding; a slice's shape is the sliced tensor's), as Gluon's
     ``to_linear_layout`` gives it. ``encoding`` is one of ours or Gluon's own object of the same
-    name (read by :func:`from_gluon`, without calling Triton). Out-dims ``dim0, dim1, ...`` of exactly ``shape``; in-dims
-    ``register, lane, warp, block`` (distributed) or ``offset, block`` (shared).
+    name (read by :func:`from_gluon`, without calling Triton). Out-dims ``dim0, dim1, ...`` of
+    exactly ``shape``; in-dims ``register, lane, warp, block`` (distributed) or ``offset, block``
+    (shared).
 
     >>> from layouts.linear.triton import BlockedLayout
     >>> to_linear_layout(BlockedLayout([4], [4], [4], [0]), [8]).bases

@@ -30,8 +30,9 @@ class AMDMFMALayout(DistributedEncoding):
     along N; ``version`` 1..4 (gfx908, gfx90a, gfx942, gfx950); ``element_bitwidth`` 32 or 64;
     ``tiles_per_warp`` how many MFMA tiles a warp repeats per dim (default 1s).
 
-    >>> AMDMFMALayout(3, [32, 32, 8], False, [2, 2])
-    AMDMFMALayout(version=3, instr_shape=[32, 32, 8], transposed=False, warps_per_cta=[2, 2], element_bitwidth=32, tiles_per_warp=[1, 1], cga_layout=[])
+    >>> AMDMFMALayout(3, [32, 32, 8], False, [2, 2])     # doctest: +NORMALIZE_WHITESPACE
+    AMDMFMALayout(version=3, instr_shape=[32, 32, 8], transposed=False, warps_per_cta=[2, 2],
+                  element_bitwidth=32, tiles_per_warp=[1, 1], cga_layout=[])
     >>> AMDMFMALayout(3, [32, 16, 8], False, [2, 2])
     Traceback (most recent call last):
     layouts.errors.LayoutError: instr_shape [32, 16, 8]: M x N must be one of 32x32, 16x16, 64x4, 4x64
@@ -150,8 +151,9 @@ class AMDWMMALayout(DistributedEncoding):
     and spread over warps by ``warp_bases`` (both in tiles, one int per dim); ``transposed`` puts
     a thread's elements along N.
 
-    >>> AMDWMMALayout(2, False, [[1, 0], [0, 1]])
-    AMDWMMALayout(version=2, transposed=False, warp_bases=[[1, 0], [0, 1]], reg_bases=[], instr_shape=[16, 16, 16], cga_layout=[], rank=2)
+    >>> AMDWMMALayout(2, False, [[1, 0], [0, 1]])     # doctest: +NORMALIZE_WHITESPACE
+    AMDWMMALayout(version=2, transposed=False, warp_bases=[[1, 0], [0, 1]], reg_bases=[],
+                  instr_shape=[16, 16, 16], cga_layout=[], rank=2)
     """
 
     __slots__ = ("version", "transposed", "warp_bases", "reg_bases", "instr_shape", "cga_layout", "rank")

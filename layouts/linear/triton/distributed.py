@@ -85,7 +85,8 @@ class SliceLayout(DistributedEncoding):
         if not 0 <= dim < parent.rank:
             raise LayoutError(f"dim is {dim}; expected 0..{parent.rank - 1} (a dim of the parent, rank {parent.rank})")
         if parent.rank < 2:
-            raise LayoutError(f"parent has rank {parent.rank}; slicing needs rank >= 2 (a 1-D tensor reduces to a scalar)")
+            raise LayoutError(f"parent has rank {parent.rank}; slicing needs rank >= 2 "
+                              f"(a 1-D tensor reduces to a scalar)")
         self._init(dim=dim, parent=parent)
 
     @property

@@ -146,7 +146,8 @@ class DotOperandLayout(DistributedEncoding):
             parent._check_dot(op, k_width)
         else:
             if not (_is_pow2(k_width) and k_width <= MAX_K_WIDTH):
-                raise LayoutError(f"k_width must be a power of two in 1..{MAX_K_WIDTH} for an MMA parent, got {k_width}")
+                raise LayoutError(f"k_width must be a power of two in 1..{MAX_K_WIDTH} for an MMA parent, "
+                                  f"got {k_width}")
             if parent.is_hopper and op != 0:
                 raise LayoutError("operand_index must be 0 for a Hopper (version 3) parent: wgmma reads B "
                                   "from shared memory")

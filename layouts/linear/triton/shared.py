@@ -95,8 +95,9 @@ class NVMMASharedLayout(SharedEncoding):
     Triton 3.9.0's even where it is odd: transposed without a swizzle at rank 3 it has more
     offsets than elements (zero bases), as the wheel gives it.
 
-    >>> NVMMASharedLayout(128, 16)
-    NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2, transposed=False, fp4_padded=False, cga_layout=[])
+    >>> NVMMASharedLayout(128, 16)     # doctest: +NORMALIZE_WHITESPACE
+    NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2, transposed=False,
+                      fp4_padded=False, cga_layout=[])
     >>> NVMMASharedLayout(96, 16)
     Traceback (most recent call last):
     layouts.errors.LayoutError: swizzle_byte_width must be 0, 32, 64 or 128, got 96
