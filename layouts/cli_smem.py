@@ -218,7 +218,8 @@ def _best(args, acc, what: str, tile: tuple[int, int], ebytes: int) -> list:
     writes = args.write or args.stmatrix is not None
     best = smem.best_swizzle(reads=[] if writes else [acc], writes=[acc] if writes else [],
                              shape=tile, element_bytes=ebytes)
-    lines = [f"best swizzle for this access on a {tile[0]}x{tile[1]} tile of {args.dtype}:",
+    lines = [f"best_swizzle for this access on a {tile[0]}x{tile[1]} tile of {args.dtype} (the widest vectors, "
+             "then the fewest wavefronts):",
              f"  cute:   {best.cute if best.cute is not None else '(none: not a CuTe swizzle of a row-major tile)'}",
              f"  triton: {best.triton if best.triton is not None else '(none: not a Triton shared encoding)'}"]
     for r in best.conflicts:
