@@ -212,9 +212,10 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
     return _bw_coalesce(result_shape[:-1], result_stride[:-1], result_shape[-1], result_stride[-1])
 
 
-def _complement_flat(layout: Layout, cotarget: int | None) -> Layout:
-    """``complement`` of a layout up to an int cotarget (or the default), in one pass over its
-    flat modes sorted by stride."""
+def _complement_flat(layout: Layout, cotarget: Any) -> Layout:
+    """``complement`` of a layout up to a cotarget that is None (the default), an int >= 0 or a
+    flat tuple of them (a shape, divided mode by mode as CuTe's ``ceil_div``), in one pass over
+    the layout's flat modes sorted by stride."""
     shapes, strides = _flat_tuples(layout)
     modes = []
     for n, d in zip(shapes, strides):
@@ -227,6 +228,8 @@ def _complement_flat(layout: Layout, cotarget: int | None) -> Layout:
         for d, n in modes:
             cotarget += (n - 1) * d
     if not modes:  # filter left 1:0
+        if type(cotarget) is tuple:
+            cotarget = it.product(cotarget)
         return Layout._raw(1, 0) if cotarget == 1 else Layout._raw(cotarget, 1)
     modes.sort()  # by stride (equal strides overlap: refused below whatever their order)
     result_shape, result_stride, current = [], [], 1
@@ -237,7 +240,14 @@ def _complement_flat(layout: Layout, cotarget: int | None) -> Layout:
         result_shape.append(new_shape)
         result_stride.append(current)
         current = d * n
-    rest = -(-cotarget // current)  # CuTe coalesces the static rest shape to one mode
+    if type(cotarget) is tuple:  # ceil_div by mode, the divisor consumed left to right
+        rest, divisor = 1, current
+        for e in cotarget:
+            rest *= -(-e // divisor)
+            if e:
+                divisor = -(-divisor // e)
+    else:
+        rest = -(-cotarget // current)  # CuTe coalesces the static rest shape to one mode
     result_shape.append(rest)
     result_stride.append(current if rest != 1 else 0)
     k = len(result_shape) - 1

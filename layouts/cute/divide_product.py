@@ -20,8 +20,8 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .algebra import complement, composition
-from .layout import Layout, coalesce, make_layout, size
+from .algebra import _complement_flat, _compose_layouts, complement, composition
+from .layout import Layout, _flat_tuples, coalesce, make_layout, size
 
 __all__ = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
            "tiled_product", "flat_product", "blocked_product", "raked_product"]
@@ -65,6 +65,9 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     >>> print(logical_divide(Layout((9, (4, 8)), (59, (13, 1))), (Layout(3, 3), Layout((2, 4), (1, 8)))))
     ((3,3),((2,4),(2,2))):((177,59),((13,2),(26,1)))
     """
+    if type(a) is Layout and type(tiler) is Layout:  # the hot path: no checks a Layout has passed
+        c = _complement_flat(tiler, coalesce(a)._shape)
+        return _compose_layouts(a, Layout._raw((tiler._shape, c._shape), (tiler._stride, c._stride)))
     a = _check_layout(a, "logical_divide")
     it.check_depth(tiler, "logical_divide: tiler")
     if tiler is None:
@@ -167,6 +170,19 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     >>> print(logical_product(Layout(4), 3))
     (4,3):(1,4)
     """
+    if type(a) is Layout and type(tiler) is Layout:  # the hot path: no checks a Layout has passed
+        shapes, strides = _flat_tuples(tiler)
+        n = 1
+        for s in _flat_tuples(a)[0]:
+            n *= s
+        m = 1
+        for s, d in zip(shapes, strides):
+            if s == 0:
+                m = 0
+                break
+            m += (s - 1) * d
+        c = _compose_layouts(_complement_flat(a, n * m), tiler)
+        return Layout._raw((a._shape, c._shape), (a._stride, c._stride))
     a = _check_layout(a, "logical_product")
     it.check_depth(tiler, "logical_product: tiler")
     if tiler is None:

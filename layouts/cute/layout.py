@@ -499,9 +499,15 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
 
 
 def _from_lists(ns: list, nd: list) -> Layout:
+    """The layout of flat modes from :func:`_bw_lists` (one mode: an int shape), its flat form kept."""
+    result = object.__new__(Layout)
     if len(ns) == 1:
-        return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
-    return Layout._raw(tuple(ns), tuple(nd))
+        shape, stride = ns[0], (nd[0] if ns[0] != 1 else 0)
+        result._shape, result._stride, result._flat = shape, stride, ((shape,), (stride,))
+    else:
+        shape, stride = tuple(ns), tuple(nd)
+        result._shape, result._stride, result._flat = shape, stride, (shape, stride)
+    return result
 
 
 def coalesce_x(layout: Layout) -> Layout:
