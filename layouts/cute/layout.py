@@ -376,7 +376,12 @@ def _flat_tuples(layout: Layout) -> tuple[tuple, tuple]:
         if type(shape) is not tuple:
             flat = ((shape,), (layout._stride,))
         else:
-            flat = (_leaf_tuple(shape), _leaf_tuple(layout._stride))
+            for e in shape:
+                if type(e) is tuple:
+                    flat = (_leaf_tuple(shape), _leaf_tuple(layout._stride))
+                    break
+            else:  # already flat, and so is the congruent stride: shared, not copied
+                flat = (shape, layout._stride)
         layout._flat = flat
     return flat
 
