@@ -91,47 +91,15 @@ _INT64 = np.dtype(np.int64)
 #: ones through numpy, which needs no compiled kernel.
 KERNEL_MIN = 512
 
-#: Inputs of at most this many bits in all share one table (each out-dim a row of 2**bits):
-#: the kernel then only indexes it, no XOR, shift or mask left per element.
-COMBINED_BITS = 12
-
-
-def _combined_table(layout, names: Tuple[str, ...], bits: List[int]):
-    """Every output for every input of ``names`` at once: row k holds out-dim k, column
-    ``v0 | v1 << bits[0] | ...``."""
-    index = np.arange(1 << sum(bits), dtype=np.int64)
-    packed = np.zeros_like(index)
-    shift = 0
-    for name, b in zip(names, bits):
-        if b:                    # a size-1 in-dim adds nothing (and has no table)
-            packed ^= _tables(layout, name)[0][2][(index >> shift) & ((1 << b) - 1)]
-        shift += b
-    rows = np.empty((layout.num_out_dims, index.size), dtype=np.int64)
-    bit = 0
-    for k, (_, size) in enumerate(layout._outs):
-        rows[k] = (packed >> bit) & (size - 1)
-        bit += size.bit_length() - 1
-    return rows
-
-
 def _kernel_plan(layout, names: Tuple[str, ...]):
-    """For inputs naming ``names`` (in that order): (combined?, kernel, tables, extra arguments,
-    out-dim names), or False when no kernel takes them (more than 4 inputs, an in-dim of several
-    table chunks, outputs wider than int64, numba missing: numpy's path)."""
+    """For inputs naming ``names`` (in that order): (kernel, tables, shifts, masks, out-dim names),
+    or False when no kernel takes them (more than 4 inputs, an in-dim of several table chunks,
+    outputs wider than int64, numba missing: numpy's path)."""
     if not 1 <= len(names) <= 4 or layout.total_out_bits > 63:
         return False
     sizes = layout.in_dims
     if any(n not in sizes for n in names):
         return False
-    try:
-        from .apply_kernel import GATHERS, KERNELS
-    except ImportError:          # numba missing: numpy's path
-        return False
-    bits = [sizes[n].bit_length() - 1 for n in names]
-    if sum(bits) <= COMBINED_BITS:
-        starts = [sum(bits[:k]) for k in range(1, len(bits))]
-        return (True, GATHERS[len(names)], _combined_table(layout, names, bits), tuple(starts),
-                layout.out_dim_names)
     tables = []
     for name in names:
         chunks = _tables(layout, name)
@@ -143,8 +111,12 @@ def _kernel_plan(layout, names: Tuple[str, ...]):
         shifts.append(bit)
         masks.append(size - 1)
         bit += size.bit_length() - 1
-    return (False, KERNELS[len(names)], tables,
-            (np.array(shifts, dtype=np.int64), np.array(masks, dtype=np.int64)), layout.out_dim_names)
+    try:
+        from .apply_kernel import KERNELS
+    except ImportError:          # numba missing: numpy's path
+        return False
+    return (KERNELS[len(names)], tables, np.array(shifts, dtype=np.int64), np.array(masks, dtype=np.int64),
+            layout.out_dim_names)
 
 
 def fast_arrays(layout, coords: Any):
@@ -169,13 +141,9 @@ def fast_arrays(layout, coords: Any):
             return None
     if len(shape) != 1:
         values = tuple(v.reshape(-1) for v in values)
-    combined, kernel, tables, extra, names = plan
+    kernel, tables, shifts, masks, names = plan
     out = np.empty((len(names), first.size), dtype=_INT64)
-    if combined:
-        bad = kernel(tables, *values, *extra, out)
-    else:
-        args = [a for pair in zip(tables, values) for a in pair]
-        bad = kernel(*args, *extra, out)
+    bad = kernel(*[a for pair in zip(tables, values) for a in pair], shifts, masks, out)
     if bad >= 0:
         sizes = layout.in_dims
         for name, v in zip(key, values):

@@ -18,7 +18,7 @@ Imported only when an apply is large enough to amortise numba (see :mod:`.apply`
 import numpy as np
 from numba import njit
 
-__all__ = ["KERNELS", "GATHERS"]
+__all__ = ["KERNELS"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -76,88 +76,3 @@ def apply4(t0, v0, t1, v1, t2, v2, t3, v3, shifts, masks, out):
 
 
 KERNELS = {1: apply1, 2: apply2, 3: apply3, 4: apply4}
-
-
-# One table for all the inputs at once (their bits side by side, the first lowest), each out-dim
-# its own row: a fused index-and-gather with no shift or mask left, for inputs of few bits. The
-# range check is one OR of the inputs' high bits over the whole array (no branch per element);
-# only when it fails is the first bad element looked for.
-@njit(cache=True, nogil=True, inline="always")
-def _log2(n):
-    b = 0
-    while (1 << b) < n:
-        b += 1
-    return b
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _gather(table, j, i, out):
-    if out.shape[0] == 2:
-        out[0, i] = table[0, j]
-        out[1, i] = table[1, j]
-    else:
-        for k in range(out.shape[0]):
-            out[k, i] = table[k, j]
-
-
-@njit(cache=True, nogil=True)
-def gather1(table, v0, out):
-    b0 = _log2(table.shape[1])
-    high = 0
-    for i in range(v0.size):
-        high |= v0[i] >> b0
-    if high:
-        for i in range(v0.size):
-            if v0[i] >> b0:
-                return i
-    for i in range(v0.size):
-        _gather(table, v0[i], i, out)
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def gather2(table, v0, v1, s1, out):
-    b1 = _log2(table.shape[1]) - s1
-    high = 0
-    for i in range(v0.size):
-        high |= (v0[i] >> s1) | (v1[i] >> b1)
-    if high:
-        for i in range(v0.size):
-            if (v0[i] >> s1) | (v1[i] >> b1):
-                return i
-    for i in range(v0.size):
-        _gather(table, v0[i] | (v1[i] << s1), i, out)
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def gather3(table, v0, v1, v2, s1, s2, out):
-    b2 = _log2(table.shape[1]) - s2
-    high = 0
-    for i in range(v0.size):
-        high |= (v0[i] >> s1) | (v1[i] >> (s2 - s1)) | (v2[i] >> b2)
-    if high:
-        for i in range(v0.size):
-            if (v0[i] >> s1) | (v1[i] >> (s2 - s1)) | (v2[i] >> b2):
-                return i
-    for i in range(v0.size):
-        _gather(table, v0[i] | (v1[i] << s1) | (v2[i] << s2), i, out)
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def gather4(table, v0, v1, v2, v3, s1, s2, s3, out):
-    b3 = _log2(table.shape[1]) - s3
-    high = 0
-    for i in range(v0.size):
-        high |= (v0[i] >> s1) | (v1[i] >> (s2 - s1)) | (v2[i] >> (s3 - s2)) | (v3[i] >> b3)
-    if high:
-        for i in range(v0.size):
-            if (v0[i] >> s1) | (v1[i] >> (s2 - s1)) | (v2[i] >> (s3 - s2)) | (v3[i] >> b3):
-                return i
-    for i in range(v0.size):
-        _gather(table, v0[i] | (v1[i] << s1) | (v2[i] << s2) | (v3[i] << s3), i, out)
-    return -1
-
-
-GATHERS = {1: gather1, 2: gather2, 3: gather3, 4: gather4}
