@@ -120,7 +120,7 @@ def _kernel_plan(layout, names: Tuple[str, ...]):
 
 
 def fast_arrays(layout, coords: Any):
-    """One numba pass for large C-contiguous int64 arrays of one shape (values checked in the
+    """One numba pass for large int64 arrays (any strides) of one shape (values checked in the
     kernel); None when the inputs are anything else (numpy's path takes them). Kept lean: this
     is the per-call cost of a whole-tile apply."""
     if type(coords) is not dict or not coords:
