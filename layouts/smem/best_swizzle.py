@@ -1,10 +1,11 @@
 """The shared layout that serves given reads and writes best: :func:`best_swizzle`.
 
 "Best" is the order Triton's generic swizzling uses (triton-lang/triton PRs 6982 and 7565): first
-the widest vectors (an access given a width must get it; those given none, ``Access(tv)``, are
-read at the widest the layout allows, and the sum over them of log2 of those bytes is made as
-large as possible), then the fewest wavefronts over all accesses (each at its width), then the
-simplest form (a plain CuTe layout, then a ``Swizzle o layout``, then any XOR layout).
+the vectors. An access given a width must get it; the accesses given none (``Access(tv)``) are read
+at the widest the layout allows, and the narrowest of those widths -- the vectorisation all of them
+get, as Triton's common vector basis -- is made as wide as possible. Then the fewest wavefronts
+over all accesses, each at its width; then the widest vectors in total; then the simplest form (a
+plain CuTe layout, then a ``Swizzle o layout``, then any XOR layout).
 
 The candidates are linear layouts of the tile's bits: the plain row- and column-major layouts,
 every ``Swizzle<B,M,S>`` of them (``S >= B >= 1``, all bits inside the tile), and for each vector
@@ -171,7 +172,7 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
                               f"that one XOR layout can store contiguously for all threads; the widest possible is "
                               f"{(1 << len(d)) * element_bytes} bytes")
 
-    candidates = _plain_and_swizzled(shape, bits)
+    candidates = []                           # the built ones first: their keys prune the rest early
     for vector in _vectors(directions, resolved, element_bytes):
         spaces = {}
         for (name, values, width, per_phase), d in zip(resolved, directions):
@@ -182,6 +183,7 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
         order = reference_order([_log2(s) for s in shape], first)
         cols = greedy_columns(list(vector), spaces, bits, offset_classes(bits, element_bytes, banks, bank_bytes), order)
         candidates.append((2, cols, None))
+    candidates += _plain_and_swizzled(shape, bits)
 
     best_key, best = None, None
     seen = set()
@@ -190,7 +192,7 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
             continue
         seen.add(tuple(cols))
         offsets = offsets_of(cols)
-        key = _score(offsets, resolved, element_bytes, banks, bank_bytes)
+        key = _score(offsets, resolved, element_bytes, banks, bank_bytes, best_key)
         if key is None:
             continue
         key = key + (rank,)
@@ -239,18 +241,30 @@ def _first_dim(vector: Sequence[int], shape: Tuple[int, ...]) -> int:
     return len(shape) - 1
 
 
-def _score(offsets: np.ndarray, resolved: list, element_bytes: int, banks: int, bank_bytes: int) -> Optional[tuple]:
-    """(-sum of log2 vector bytes, total wavefronts), or None when an access cannot get its width."""
-    vec_score, waves = 0, 0
+def _score(offsets: np.ndarray, resolved: list, element_bytes: int, banks: int, bank_bytes: int,
+           bound: Optional[tuple] = None) -> Optional[tuple]:
+    """``(-log2 of the narrowest free access's bytes, total wavefronts, -sum of log2 of the free
+    accesses' bytes)``, or None when an access cannot get its width or the layout cannot beat
+    ``bound`` (the best key so far)."""
+    free, widths = [], []
     for _, values, width, per_phase in resolved:
         vec = widest(offsets, values, element_bytes)
         w = width if width is not None else vec
         if vec < w:
             return None
+        if width is None:
+            free.append(_log2(w))
+        widths.append(w)
+    common = -min(free) if free else 0
+    if bound is not None and common > bound[0]:
+        return None
+    waves = 0
+    for (_, values, _, per_phase), w in zip(resolved, widths):
         counts = count(offsets, values, w, element_bytes, per_phase or threads_per_phase(w), banks, bank_bytes)
-        vec_score += _log2(w)            # an access given a width needs no more than it
         waves += int(counts.per_phase.sum())
-    return (-vec_score, waves)
+        if bound is not None and (common, waves) > bound[:2]:
+            return None
+    return (common, waves, -sum(free))
 
 
 def _plain_and_swizzled(shape: Tuple[int, ...], bits: int) -> list:
