@@ -469,6 +469,17 @@ BAD = [
     (lambda: tt.AMDWMMALayout(2, False, [[1, 0]], rank=4), LayoutError, "rank must be 2 or 3"),
     (lambda: tt.DotOperandLayout(0, tt.AMDWMMALayout(2, False, []), 2), LayoutError,
      "k_width must be one of [4, 8, 16] for a WMMA version 2 parent"),
+    (lambda: tt.DistributedLinearLayout([], [[1]], [], [], []), LayoutError, "shape must have at least one entry"),
+    (lambda: tt.DistributedLinearLayout([], [[1, 0]], [], [], [2]), LayoutError, "lane_bases[0] has 2 entries"),
+    (lambda: tt.DistributedLinearLayout([], [[2]], [], [], [4]), LayoutError, "do not make a layout onto shape"),
+    (lambda: tt.DistributedLinearLayout([], [[1]], [], [], [3]), LayoutError, "shape[0] must be a power of two"),
+    (lambda: tt.DistributedLinearLayout(None, [[1]], [], [], [2]), LayoutTypeError, "reg_bases must be a list"),
+    (lambda: tt.SharedLinearLayout([]), LayoutTypeError, "offset_bases must be a non-empty list"),
+    (lambda: tt.SharedLinearLayout([[]]), LayoutError, "offset_bases[0] must be a non-empty list"),
+    (lambda: tt.SharedLinearLayout([[1], [1, 0]]), LayoutError, "offset_bases[1] has 2 entries"),
+    (lambda: tt.SharedLinearLayout([[1], [4]]), LayoutError, "do not make a layout"),
+    (lambda: tt.SharedLinearLayout([[1]], [[-1]]), LayoutError, "block_bases[0][0] must be >= 0"),
+    (lambda: tt.SharedLinearLayout([[1]], None, 12), LayoutError, "alignment must be a power of two"),
 ]
 
 
@@ -494,6 +505,9 @@ BAD_SHAPES = [
     (tt.NVMMASharedLayout(128, 16), [4, 64], LayoutError, "the swizzle tile is 8 x 64"),
     (tt.NVMMASharedLayout(128, 16, transposed=True), [32, 64], LayoutError, "the contiguous dim 0 holds 32"),
     (tt.NVMMASharedLayout(128, 16, 3), [8, 64], LayoutError, "expected 3"),
+    (tt.SharedLinearLayout([[0, 1], [1, 0]]), [4, 4], LayoutError, "is not the shape [2, 2]"),
+    (tt.DistributedLinearLayout([], [[3, 0], [2, 0]], [], [], [4, 1]), [2, 1], LayoutError,
+     "lane_bases[0] = [3, 0] has 3"),
 ]
 
 
@@ -624,3 +638,18 @@ def test_the_hostile_run_builds_layouts_too():
     fixed = settings(max_examples=500, deadline=None, derandomize=True, database=None)
     fixed(given(case=_hostile_case())(test_no_argument_breaks_an_encoding_or_its_layout.hypothesis.inner_test))()
     assert _SEEN["layouts"] >= 40
+
+
+@pytest.mark.parametrize("name,encoding,shape,expected", CASES[::3], ids=[c[0] for c in CASES[::3]])
+def test_a_layout_given_by_its_bases_is_itself(name, encoding, shape, expected):
+    """Gluon hands back an encoding's layout as DistributedLinearLayout / SharedLinearLayout:
+    read back at the same shape it is the same layout."""
+    L = tt.to_linear_layout(encoding, shape)
+    if encoding.kind == "shared":
+        again = tt.SharedLinearLayout([list(b) for b in L.bases["offset"]], [list(b) for b in L.bases["block"]])
+    else:
+        again = tt.DistributedLinearLayout(*[[list(b) for b in L.bases[d]] for d in ("register", "lane", "warp",
+                                                                                    "block")], shape)
+    if encoding.kind == "shared" and again.shape != shape:      # zero bases: the bases reach less
+        return
+    assert tt.to_linear_layout(again, shape) == L

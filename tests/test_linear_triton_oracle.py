@@ -342,3 +342,26 @@ def test_gluons_own_layout_objects_are_read_as_ours():
         assert tt.from_gluon(gluon) == ours
         assert tt.to_linear_layout(gluon, shape) == tt.to_linear_layout(ours, shape)
     _compare([(ours, shape) for _, ours, shape in pairs])
+
+
+def test_layouts_given_by_their_bases_match_the_wheel():
+    """DistributedLinearLayout at other shapes (repeated or cut, as Triton does) and
+    SharedLinearLayout at its own, from the bases of random encodings."""
+    rng = random.Random(800)
+    cases = []
+    for _ in range(150):
+        enc = rng.choice([_blocked, _mma, _dot, _mfma])(rng)
+        own = _shape(rng, enc.rank, 1, 7)
+        L = tt.to_linear_layout(enc, own)
+        lin = tt.DistributedLinearLayout(*[[list(b) for b in L.bases[d]] for d in ("register", "lane", "warp", "block")],
+                                         own)
+        cases.append((lin, _shape(rng, enc.rank, 0, 8)))
+    for _ in range(100):
+        enc = tt.SwizzledSharedLayout(1 << rng.randint(0, 3), 1 << rng.randint(0, 2), 1 << rng.randint(0, 3),
+                                      rng.choice([[1, 0], [0, 1]]), _cga(rng, 2) if rng.random() < 0.3 else None)
+        shape = _shape(rng, 2, 1, 7)
+        L = tt.to_linear_layout(enc, shape)
+        lin = tt.SharedLinearLayout([list(b) for b in L.bases["offset"]], [list(b) for b in L.bases["block"]])
+        if lin.shape == shape:
+            cases.append((lin, shape))
+    _compare(cases)

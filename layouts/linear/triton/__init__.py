@@ -5,8 +5,10 @@ Gluon's builder gives, with a :class:`~layouts.LayoutError` for every bad argume
 Distributed encodings (``BlockedLayout``, ``SliceLayout``, ``NVMMADistributedLayout``,
 ``DotOperandLayout``, AMD's ``AMDMFMALayout`` and ``AMDWMMALayout``) map ``register, lane, warp,
 block`` to ``dim0, dim1, ...``; shared ones (``SwizzledSharedLayout``, ``NVMMASharedLayout``) map
-``offset, block`` to the same dims (Triton's orientation: memory offset -> element). Gluon's own
-layout objects are accepted as they are (:func:`from_gluon`).
+``offset, block`` to the same dims (Triton's orientation: memory offset -> element).
+``DistributedLinearLayout`` and ``SharedLinearLayout`` give a layout by its bases, as Gluon's
+``to_linear_layout`` returns it; Gluon's own layout objects are accepted as they are
+(:func:`from_gluon`).
 
 >>> from layouts.linear import triton as tt
 >>> blocked = tt.BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0])
@@ -22,16 +24,18 @@ layout objects are accepted as they are (:func:`from_gluon`).
 
 from typing import Any
 
+from ...errors import LayoutError
 from ..layout import LinearLayout
 from ._base import Encoding, _encoding, check_shape, from_gluon
 from .amd import AMDMFMALayout, AMDWMMALayout
-from .distributed import IN_DIMS, BlockedLayout, DistributedEncoding, SliceLayout
+from .distributed import IN_DIMS, BlockedLayout, DistributedEncoding, DistributedLinearLayout, SliceLayout
 from .mma import DotOperandLayout, NVMMADistributedLayout
-from .shared import NVMMASharedLayout, SharedEncoding, SwizzledSharedLayout
+from .shared import NVMMASharedLayout, SharedEncoding, SharedLinearLayout, SwizzledSharedLayout
 
 __all__ = [
     "BlockedLayout", "SliceLayout", "NVMMADistributedLayout", "DotOperandLayout",
     "SwizzledSharedLayout", "NVMMASharedLayout", "AMDMFMALayout", "AMDWMMALayout",
+    "DistributedLinearLayout", "SharedLinearLayout",
     "to_linear_layout", "from_gluon",
     "Encoding", "DistributedEncoding", "SharedEncoding",
 ]
@@ -57,4 +61,8 @@ def to_linear_layout(encoding: Any, shape: Any) -> LinearLayout:
     layout = encoding._linear(shape)
     in_dims = IN_DIMS if isinstance(encoding, DistributedEncoding) else ("offset", "block")
     bases = {d: [list(b) for b in layout.bases.get(d, ())] for d in in_dims}
-    return LinearLayout.from_bases(bases, layout.out_dims, require_surjective=False)
+    result = LinearLayout.from_bases(bases, layout.out_dims, require_surjective=False)
+    if list(result.out_dims.values()) != list(shape) or not result.is_surjective():   # never a wrong answer
+        raise LayoutError(f"internal: {encoding!r} on shape {list(shape)} gave a layout onto "
+                          f"{list(result.out_dims.values())} that misses elements; please report it")
+    return result

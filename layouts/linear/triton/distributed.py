@@ -11,9 +11,11 @@ ported from Triton 3.9.0's ``LinearLayoutConversions.cpp``.
 
 from typing import Any, Tuple
 
-from ...errors import LayoutError
-from ..layout import LinearLayout
+from ...errors import LayoutError, LayoutTypeError, type_name
 from ..algebra import compose, multiply
+from ..layout import LinearLayout
+from ..reshape import transpose_outs
+from ..utils import ensure_layout_not_larger_than, ensure_layout_not_smaller_than
 from ._base import Encoding, _cga, _encoding, _int, _order, _pow2_list, combine_cta_cga, dim_names, identity_nd
 
 IN_DIMS = ("register", "lane", "warp", "block")
@@ -109,3 +111,74 @@ class SliceLayout(DistributedEncoding):
         bases = {d: [list(b) for b in rows] for d, rows in sliced.bases.items()}
         bases["register"] = [b for b in bases.get("register", []) if any(b)]
         return LinearLayout.from_bases(bases, sliced.out_dim_names)
+
+
+def _bases(name: str, value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise LayoutTypeError(f"{name} must be a list of bases (lists of {rank} ints), got {type_name(value)}")
+    return tuple(_pow2_list(f"{name}[{i}]", b, rank, pow2=False, rank_from=", from shape")
+                 for i, b in enumerate(value))
+
+
+class DistributedLinearLayout(DistributedEncoding):
+    """A register layout given by its bases (Gluon's spelling of a linear encoding; what Gluon's
+    ``to_linear_layout`` returns): ``reg_bases``, ``lane_bases``, ``warp_bases`` and
+    ``block_bases`` map onto a tensor of ``shape``. For another shape it is repeated in
+    registers or cut (registers dropped, lanes and warps broadcast), as Triton does.
+
+    >>> L = DistributedLinearLayout([[0, 1]], [[0, 2], [1, 0]], [], [], [2, 4])
+    >>> L.to_linear_layout([4, 4]).bases["register"]
+    ((0, 1), (2, 0))
+    """
+
+    __slots__ = ("reg_bases", "lane_bases", "warp_bases", "block_bases", "shape")
+    _fields = __slots__
+
+    def __init__(self, reg_bases: Any, lane_bases: Any, warp_bases: Any, block_bases: Any, shape: Any):
+        shape = _pow2_list("shape", shape)
+        if not shape:
+            raise LayoutError("shape must have at least one entry (the rank)")
+        rank = len(shape)
+        parts = {n: _bases(n, v, rank) for n, v in (("reg_bases", reg_bases), ("lane_bases", lane_bases),
+                                                     ("warp_bases", warp_bases), ("block_bases", block_bases))}
+        self._init(shape=shape, **parts)
+        try:
+            self._own()
+        except LayoutError as e:
+            raise LayoutError(f"the bases do not make a layout onto shape {list(shape)}: {e}") from None
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def order(self) -> Tuple[int, ...]:
+        """Triton's ``LinearEncodingAttr::getOrder``: the dims in the order the registers first
+        move along them, then the others from the last dim down.
+
+        >>> DistributedLinearLayout([[0, 1, 0], [1, 0, 0]], [], [], [], [2, 2, 1]).order
+        (1, 0, 2)
+        """
+        order = [b.index(next(v for v in b if v)) for b in self.reg_bases if any(b)]
+        order += range(self.rank - 1, -1, -1)
+        return tuple(dict.fromkeys(order))
+
+    def _own(self) -> LinearLayout:
+        bases = {d: [list(b) for b in getattr(self, f)] for d, f in zip(IN_DIMS, ("reg_bases", "lane_bases",
+                                                                                  "warp_bases", "block_bases"))}
+        return LinearLayout.from_bases(bases, dict(zip(dim_names(self.rank), self.shape)))
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        names = dim_names(self.rank)
+        want = dict(zip(names, shape))
+        for d, (own, size) in enumerate(zip(self.shape, shape)):
+            if size < own:                  # cutting keeps the low bits of each dim: one bit per basis
+                for field in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
+                    for i, b in enumerate(getattr(self, field)):
+                        if b[d] & (b[d] - 1):
+                            raise LayoutError(f"shape {list(shape)} cuts dim {d} below {own}, which needs a single "
+                                              f"bit per basis there; {field}[{i}] = {list(b)} has {b[d]}")
+        layout = transpose_outs(self._own(), [names[d] for d in self.order])    # grown in this order
+        layout = ensure_layout_not_smaller_than(layout, want)
+        layout = ensure_layout_not_larger_than(layout, want, broadcast_registers=False)
+        return transpose_outs(layout, list(names))

@@ -17,7 +17,7 @@ from ..algebra import multiply
 from ..layout import LinearLayout
 from ..reshape import reshape_outs, transpose_outs
 from ..utils import ensure_layout_not_smaller_than
-from ._base import Encoding, _cga, _int, _is_pow2, _order, combine_cta_cga, dim_names, shape_per_cta
+from ._base import Encoding, _cga, _int, _is_pow2, _order, _pow2_list, combine_cta_cga, dim_names, shape_per_cta
 
 TMA_BOX_MAX = 256           # a TMA box has at most 256 elements per dim (getTMABlockShape)
 
@@ -222,3 +222,62 @@ def _permute_dims(layout: LinearLayout, order: Sequence[int]) -> LinearLayout:
     bases = {d: [[b[o] for o in order] for b in rows] for d, rows in layout.bases.items()}
     outs = {names[i]: sizes[o] for i, o in enumerate(order)}
     return LinearLayout.from_bases(bases, outs, require_surjective=False)
+
+
+class SharedLinearLayout(SharedEncoding):
+    """A shared layout given by its bases (Gluon's spelling; what Gluon's ``to_linear_layout``
+    returns for a shared encoding): ``offset_bases`` (and ``block_bases``) onto the tensor whose
+    size the bases reach; ``alignment`` (bytes, a power of two) does not change the layout. Triton
+    takes only that tensor's own shape.
+
+    >>> S = SharedLinearLayout([[0, 1], [0, 2], [1, 1], [2, 2]])
+    >>> S.shape, S.to_linear_layout([4, 4]).bases["offset"]
+    ([4, 4], ((0, 1), (0, 2), (1, 1), (2, 2)))
+    """
+
+    __slots__ = ("offset_bases", "block_bases", "alignment")
+    _fields = __slots__
+
+    def __init__(self, offset_bases: Any, block_bases: Any = None, alignment: Any = 16):
+        if isinstance(offset_bases, (str, bytes)) or not isinstance(offset_bases, (list, tuple)) or not offset_bases:
+            raise LayoutTypeError(f"offset_bases must be a non-empty list of bases, got {show(offset_bases)}")
+        first = offset_bases[0]
+        rank = len(first) if isinstance(first, (list, tuple)) else 0
+        if rank == 0:
+            raise LayoutError(f"offset_bases[0] must be a non-empty list of ints (one per dim), got {show(first)}")
+        offsets = tuple(_pow2_list(f"offset_bases[{i}]", b, rank, pow2=False, rank_from=", from offset_bases[0]")
+                        for i, b in enumerate(offset_bases))
+        blocks = () if block_bases is None else tuple(
+            _pow2_list(f"block_bases[{i}]", b, rank, pow2=False, rank_from=", from offset_bases[0]")
+            for i, b in enumerate(_sequence("block_bases", block_bases)))
+        alignment = _pow2_arg("alignment", alignment)
+        self._init(offset_bases=offsets, block_bases=blocks, alignment=alignment)
+        try:
+            self._own()
+        except LayoutError as e:
+            raise LayoutError(f"offset_bases and block_bases do not make a layout: {e}") from None
+
+    @property
+    def rank(self) -> int:
+        return len(self.offset_bases[0])
+
+    @property
+    def shape(self) -> List[int]:
+        """The tensor the bases reach: per dim, twice the largest value (1 where all are 0)."""
+        return [1 << max(b[d] for b in self.offset_bases + self.block_bases).bit_length() for d in range(self.rank)]
+
+    def _own(self) -> LinearLayout:
+        return LinearLayout.from_bases({"offset": [list(b) for b in self.offset_bases],
+                                        "block": [list(b) for b in self.block_bases]}, list(dim_names(self.rank)))
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        if list(shape) != self.shape:
+            raise LayoutError(f"shape {list(shape)} is not the shape {self.shape} this SharedLinearLayout's bases "
+                              f"describe (Triton takes no other)")
+        return self._own()
+
+
+def _sequence(name: str, value: Any) -> Sequence[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise LayoutTypeError(f"{name} must be a list of bases, got {show(value)}")
+    return value
