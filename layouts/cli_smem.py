@@ -30,6 +30,8 @@ DTYPE_BYTES = {"float16": 2, "half": 2, "fp16": 2, "f16": 2, "bfloat16": 2, "bf1
                "fp32": 4, "f32": 4, "tf32": 4, "float64": 8, "double": 8, "fp64": 8, "f64": 8, "float8": 1,
                "fp8": 1, "float8_e4m3": 1, "float8_e5m2": 1, "e4m3": 1, "e5m2": 1, "int8": 1, "uint8": 1,
                "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8}
+#: The largest tile the command takes: more than the shared memory of any NVIDIA GPU (228 KiB per SM on H100).
+MAX_TILE_BYTES = 256 * 1024
 #: Widths of one request of one thread: the shared-memory loads and stores there are (LDS.32/64/128, ...).
 WIDTHS = (1, 2, 4, 8, 16)
 _DESCRIPTION = """\
@@ -190,6 +192,9 @@ def run_smem(args: argparse.Namespace) -> str:
     from . import smem
     tile = parse_tile(args.tile)
     ebytes = element_bytes(args.dtype)
+    if tile[0] * tile[1] * ebytes > MAX_TILE_BYTES:
+        raise LayoutError(f"--tile {tile[0]}x{tile[1]} of {args.dtype} is {tile[0] * tile[1] * ebytes} bytes, more than "
+                          f"any GPU's shared memory; expected at most {MAX_TILE_BYTES} bytes (256 KiB)")
     if args.phase is not None and args.png is None:
         raise LayoutError("--phase chooses the phase of the picture: give --png FILE too")
     layout = tile_layout(tile, args.pitch, parse_swizzle(args.swizzle))

@@ -119,6 +119,26 @@ def test_cutlass_half_tile_read_by_ldmatrix_x4(swizzle, ways):
         assert re.search(r"bank 0: threads 0-7 ", out.stdout), out.stdout
 
 
+@pytest.mark.parametrize("words", [("--ldmatrix", "x1"), ("--ldmatrix", "x2", "--trans"), ("--stmatrix", "x4"),
+                                   ("--stmatrix", "x2", "--trans")])
+def test_every_matrix_instruction_reads_rows_of_16_bytes(words):
+    # x1/x2/x4 change how many matrices one instruction takes, .trans which register gets which element, and
+    # stmatrix the direction: none changes the addresses of a phase, so the count is ldmatrix's
+    out = _run("--tile", "8x64", "--dtype", "float16", "--pitch", "72", *words)
+    assert out.returncode == 0, out.stderr
+    got = _numbers(out.stdout)
+    want = count(ldmatrix_phases(8, 64), 72, None, 2)
+    assert {k: got[k] for k in want} == want and want["ways"] == 1      # rows 144 bytes apart: 4 banks on each
+
+
+def test_phase_marks_the_asked_phase_in_the_picture(tmp_path):
+    png = tmp_path / "phase3.png"
+    out = _run("--tile", "8x64", "--ldmatrix", "x4", "--png", str(png), "--phase", "3")
+    assert out.returncode == 0 and png.read_bytes()[:4] == b"\x89PNG", out.stderr
+    bad = _run("--tile", "8x64", "--ldmatrix", "x4", "--png", str(png), "--phase", "8")
+    assert bad.returncode == 2 and "phase is 8; this access has 8 phases" in bad.stderr
+
+
 @pytest.mark.parametrize("tile,dtype,eb,width,pitch", [("8x64", "float16", 2, 16, 64), ("16x32", "bf16", 2, 4, 40),
                                                        ("32x32", "float64", 8, 8, 32), ("8x128", "int8", 1, 1, 128)])
 def test_rows_access_against_the_count(tile, dtype, eb, width, pitch):
@@ -162,6 +182,8 @@ def test_errors_in_a_subprocess(args, words):
     (["--tile", "0x32"], "--tile '0x32'"),
     (["--tile", "32x32", "--swizzle", "3,3"], "--swizzle '3,3': expected B,M,S"),
     (["--tile", "30x30"], "--tile 30x30 has 900 elements"),
+    (["--tile", "4096x4096", "--dtype", "float32"], "is 67108864 bytes, more than any GPU's shared memory"),
+    (["--tile", "999999x999999"], "more than any GPU's shared memory"),
     (["--tile", "32x32", "--width", "3"], "--width 3"),
     (["--tile", "32x32", "--trans"], "--trans goes with --ldmatrix"),
     (["--tile", "32x32", "--phase", "2"], "--phase chooses the phase of the picture"),
