@@ -571,7 +571,8 @@ def _hostile_case(draw):
                                     draw(st.booleans()), draw(st.lists(p2, min_size=2, max_size=3)))
         return tt.AMDWMMALayout(draw(st.sampled_from([1, 2])), draw(st.booleans()), [[0, 1]], [[1, 0]])
 
-    which = draw(st.sampled_from(["blocked", "slice", "mma", "dot", "swizzled", "nvmma", "mfma", "wmma"]))
+    which = draw(st.sampled_from(["blocked", "slice", "mma", "dot", "swizzled", "nvmma", "mfma", "wmma",
+                                  "linear", "shared_linear"]))
     if which == "blocked":
         call = (tt.BlockedLayout, (pl(), pl(), pl(), order(), cga()))
     elif which == "slice":
@@ -597,6 +598,13 @@ def _hostile_case(draw):
         call = (tt.AMDMFMALayout, (_or_junk(draw, 3), _or_junk(draw, [32, 32, 8]), draw(st.booleans()),
                                    pl(max(rank, 2)), _or_junk(draw, draw(st.sampled_from([None, 32, 64]))),
                                    _or_junk(draw, None), cga(max(rank, 2))))
+    elif which in ("linear", "shared_linear"):
+        basis = st.lists(st.sampled_from([0, 0, 1, 2, 3, 4, 8]), min_size=rank, max_size=rank)
+        lists = [_or_junk(draw, draw(st.lists(basis, max_size=3))) for _ in range(4)]
+        if which == "linear":
+            call = (tt.DistributedLinearLayout, (*lists, pl()))
+        else:
+            call = (tt.SharedLinearLayout, (lists[0], lists[1], _or_junk(draw, 16)))
     else:
         n = max(rank, 2)
         unit = st.lists(st.sampled_from([0, 1, 2]), min_size=n, max_size=n)
