@@ -216,6 +216,8 @@ def test_a_thread_map_that_is_not_one_warp_is_refused():
         smem.Access("row-major", 4)
     with pytest.raises(LayoutTypeError, match="2-D int array"):
         smem.Access(np.zeros((32, 2)), 4)
+    with pytest.raises(LayoutError, match="no values"):
+        smem.Access(np.zeros((32, 0), dtype=int), 4)
 
 
 def test_an_access_past_the_tile_is_refused():

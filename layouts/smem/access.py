@@ -72,6 +72,8 @@ class Access:
         if not is_int(warp) or warp < 0:
             raise LayoutError(f"warp must be an int >= 0, got {type_name(warp)}")
         values, tile = _thread_map(threads, shape, int(warp))
+        if values.shape[1] == 0:
+            raise LayoutError("threads: this thread map gives the threads no values; each thread holds at least one")
         values.setflags(write=False)
         self.values: np.ndarray = values
         self.width_bytes: Optional[int] = width_bytes

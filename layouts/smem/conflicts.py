@@ -152,6 +152,8 @@ class Conflicts:
             more = len(p.colliding()) - 4
             if more > 0:
                 lines.append(f"  ... and {more} more banks of this phase.")
+            lines.append(f"Why: addresses {self.banks * self.bank_bytes} bytes apart (or any multiple) fall in the same "
+                         f"bank; a swizzle or padding that moves these threads' words to different banks removes it.")
         lines.append(f"Each thread's values allow requests of up to {self.vector_bytes} bytes; "
                      f"{self.width_bytes} were counted.")
         return "\n".join(lines)

@@ -113,8 +113,12 @@ def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: 
     pivot_mask = pivots(vector)
     pool = np.arange(1, 1 << bits, dtype=np.int64)
     pool = pool[(pool & pivot_mask) == 0]                       # a complement of the vector's span
-    popcount = np.array([bin(int(x)).count("1") for x in pool], dtype=np.int64)
-    top_rank = np.array([max(rank[b] for b in range(bits) if x >> b & 1) for x in pool], dtype=np.int64)
+    popcount = np.zeros(pool.size, dtype=np.int64)
+    top_rank = np.full(pool.size, -1, dtype=np.int64)
+    for b in range(bits):
+        has = (pool >> b) & 1
+        popcount += has
+        top_rank = np.where(has == 1, np.maximum(top_rank, rank[b]), top_rank)
     chosen: List[int] = []                                       # columns besides the vector
     word_cols = list(vector[:in_word])
     weights = list(spaces.values())
