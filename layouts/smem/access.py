@@ -86,7 +86,12 @@ class Access:
         return int(self.values.shape[1])
 
     def values_of(self, thread: int) -> Tuple[int, ...]:
-        """The flat element indices that ``thread`` holds, in value order."""
+        """The flat element indices that ``thread`` holds, in value order.
+
+        >>> import numpy as np
+        >>> Access(np.arange(64).reshape(32, 2), 8).values_of(3)
+        (6, 7)
+        """
         if not is_int(thread) or not 0 <= thread < WARP:
             raise LayoutError(f"thread must be an int in 0..{WARP - 1}, got {type_name(thread)}")
         return tuple(int(v) for v in self.values[int(thread)] if v >= 0)

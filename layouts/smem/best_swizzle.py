@@ -43,7 +43,13 @@ class BestSwizzle:
     ``cute`` (a CuTe layout or ``Swizzle o layout``, or None), ``triton`` (a
     ``SwizzledSharedLayout``/``NVMMASharedLayout`` of :mod:`layouts.linear.triton`, or None),
     ``conflicts`` (per access: the reads, then the writes), ``memory``, ``wavefronts`` and
-    ``vector_bytes`` (per access)."""
+    ``vector_bytes`` (per access).
+
+    >>> from layouts import cute
+    >>> best = best_swizzle(reads=[Access(cute.Layout((32, 32), (1, 32)), 4)], shape=(32, 32), element_bytes=4)
+    >>> best.linear.bases["offset"][:2], best.vector_bytes, best.conflicts[0].conflict_free
+    (((1, 0), (2, 0)), [4], True)
+    """
 
     def __init__(self, shape: Tuple[int, ...], columns: List[int], cute_form: Any, conflicts_: List[Conflicts],
                  memory: SharedMemory, candidates: int) -> None:

@@ -76,7 +76,13 @@ class Conflicts:
     """What :func:`conflicts` found: ``wavefronts`` (total), ``ideal`` (one per phase), ``ways``
     (the worst phase's wavefronts), ``per_phase``, ``vector_bytes`` (the widest request every
     thread's values allow, at most 16), ``width_bytes`` (the width counted), ``phases``,
-    ``worst_phase``, ``memory`` and :meth:`explain`."""
+    ``worst_phase``, ``memory`` and :meth:`explain`.
+
+    >>> from layouts import cute
+    >>> r = conflicts(cute.Layout((16, 64), (64, 1)), ldmatrix(x2=True))
+    >>> r.wavefronts, r.ideal, r.ways, r.per_phase[:4], r.worst_phase
+    (128, 16, 8, [8, 8, 8, 8], Phase(0: threads 0-7, 8 wavefront(s)))
+    """
 
     def __init__(self, memory: SharedMemory, access: Any, counts: Counts, width_bytes: int, vector_bytes: int,
                  element_bytes: int, banks: int, bank_bytes: int) -> None:

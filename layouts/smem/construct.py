@@ -59,7 +59,11 @@ def vector_directions(values: np.ndarray, element_bytes: int, cap: int = 16) -> 
 
 def phase_spaces(values: np.ndarray, width_bytes: int, element_bytes: int, per_phase: int) -> Dict[Tuple[int, ...], int]:
     """The span of the element differences in each phase (as a sorted basis), with how many
-    phases have it."""
+    phases have it.
+
+    >>> phase_spaces(np.arange(32).reshape(32, 1), 4, 4, 32)      # one phase: elements 0..31
+    {(1, 2, 4, 8, 16): 1}
+    """
     n = max(1, width_bytes // element_bytes)
     groups = groups_of(values, n)                                  # (R, 32, n)
     out: Dict[Tuple[int, ...], int] = {}
@@ -107,7 +111,14 @@ def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: 
                    classes: Tuple[int, int, int], order: List[int]) -> List[int]:
     """The columns of a linear layout: ``vector`` first, then in-word and bank columns, then the
     segment columns chosen one at a time to add the fewest wavefronts over ``spaces``; ties go to
-    vectors of fewer bits, then to the plain layout of ``order``."""
+    vectors of fewer bits, then to the plain layout of ``order``.
+
+    >>> # 32 x 32 floats read down the columns (thread t: row t): rows must land in distinct banks
+    >>> spaces = {tuple(1 << b for b in range(5)): 32}
+    >>> cols = greedy_columns([], spaces, 10, offset_classes(10, 4, 32, 4), reference_order([5, 5], 1))
+    >>> cols[:5]                                            # offset bits 0..4 (the bank) hold the rows
+    [1, 2, 4, 8, 16]
+    """
     in_word, _, segment = classes
     rank = {b: i for i, b in enumerate(order)}
     pivot_mask = pivots(vector)

@@ -15,7 +15,11 @@ import numpy as np
 
 
 def xor_basis(vectors: Iterable[int]) -> Dict[int, int]:
-    """A reduced basis of the span of ``vectors``: leading bit -> vector."""
+    """A basis of the span of ``vectors``: leading bit -> vector.
+
+    >>> xor_basis([3, 1, 2])
+    {1: 3, 0: 1}
+    """
     basis: Dict[int, int] = {}
     for v in vectors:
         v = reduce(basis, int(v))
@@ -25,7 +29,11 @@ def xor_basis(vectors: Iterable[int]) -> Dict[int, int]:
 
 
 def reduce(basis: Dict[int, int], v: int) -> int:
-    """``v`` with every leading bit of ``basis`` cleared, high to low (0 when ``v`` is in the span)."""
+    """``v`` with every leading bit of ``basis`` cleared, high to low (0 when ``v`` is in the span).
+
+    >>> reduce({1: 3, 0: 1}, 2), reduce({1: 3}, 4)
+    (0, 4)
+    """
     for top in sorted(basis, reverse=True):
         if v >> top & 1:
             v ^= basis[top]
@@ -33,6 +41,11 @@ def reduce(basis: Dict[int, int], v: int) -> int:
 
 
 def in_span(basis: Dict[int, int], v: int) -> bool:
+    """Is ``v`` in the span of ``basis``?
+
+    >>> in_span({1: 3}, 3), in_span({1: 3}, 1)
+    (True, False)
+    """
     return reduce(basis, v) == 0
 
 
@@ -45,14 +58,22 @@ def span_elements(vectors: Iterable[int]) -> np.ndarray:
 
 
 def span_table(vectors: Iterable[int], bits: int) -> np.ndarray:
-    """A boolean table over all ``2**bits`` vectors: True for those in the span."""
+    """A boolean table over all ``2**bits`` vectors: True for those in the span.
+
+    >>> span_table([3], 2).tolist()
+    [True, False, False, True]
+    """
     table = np.zeros(1 << bits, dtype=bool)
     table[span_elements(vectors)] = True
     return table
 
 
 def pivots(vectors: List[int]) -> int:
-    """A mask of pivot bits: the vectors with none of these bits form a complement of the span."""
+    """A mask of pivot bits: the vectors with none of these bits form a complement of the span.
+
+    >>> bin(pivots([0b110, 0b011]))        # vectors without bits 0, 1 (0b000, 0b100) complement the span
+    '0b11'
+    """
     rows: List[int] = []
     for v in vectors:
         for r in rows:

@@ -37,7 +37,11 @@ class Counts(NamedTuple):
 
 
 def groups_of(values: np.ndarray, n: int) -> np.ndarray:
-    """``values`` (32, V) as requests of ``n`` values: (V // n, 32, n)."""
+    """``values`` (32, V) as requests of ``n`` values: (V // n, 32, n).
+
+    >>> groups_of(np.arange(128).reshape(32, 4), 2)[1, 0].tolist()     # request 1 of thread 0
+    [2, 3]
+    """
     threads, per = values.shape
     return values.reshape(threads, per // n, n).transpose(1, 0, 2)
 
@@ -77,6 +81,10 @@ def count(offsets: np.ndarray, values: np.ndarray, width_bytes: int, element_byt
     """Wavefronts of every phase of ``values`` (32, V; -1 = no address) read ``width_bytes`` at a time.
 
     The caller has checked that the width suits the values (see :func:`check_requests`).
+
+    >>> c = count(np.arange(64), np.arange(64).reshape(32, 2), 8, 4, 16, 32, 4)
+    >>> c.per_phase.tolist(), c.words[1].tolist()      # two phases of 16 threads; thread 1's words
+    ([1, 1], [2, 3])
     """
     n = width_bytes // element_bytes
     groups = groups_of(values, n)                                  # (R, 32, n)
@@ -100,7 +108,13 @@ def count(offsets: np.ndarray, values: np.ndarray, width_bytes: int, element_byt
 
 def check_requests(offsets: np.ndarray, values: np.ndarray, width_bytes: int, element_bytes: int,
                    vector_bytes: int, what: str) -> None:
-    """A LayoutError naming the width when ``values`` cannot be read ``width_bytes`` at a time."""
+    """A LayoutError naming the width when ``values`` cannot be read ``width_bytes`` at a time.
+
+    >>> check_requests(np.arange(8)[::-1].copy(), np.arange(64).reshape(32, 2) % 8, 8, 4, 4, "it")
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: width_bytes=8 is not allowed by this shared layout: thread 0's values 0..1 (elements [0, 1]) are at offsets [7, 6], not 2 consecutive offsets aligned to 8 bytes; the widest this layout allows for it is 4 bytes
+    """
     if width_bytes % element_bytes:
         raise LayoutError(f"width_bytes={width_bytes} is not a whole number of {element_bytes}-byte elements")
     n = width_bytes // element_bytes
