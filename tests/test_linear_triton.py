@@ -474,6 +474,12 @@ BAD = [
     (lambda: tt.DistributedLinearLayout([], [[2]], [], [], [4]), LayoutError, "do not make a layout onto shape"),
     (lambda: tt.DistributedLinearLayout([], [[1]], [], [], [3]), LayoutError, "shape[0] must be a power of two"),
     (lambda: tt.DistributedLinearLayout(None, [[1]], [], [], [2]), LayoutTypeError, "reg_bases must be a list"),
+    (lambda: tt.DistributedLinearLayout([], [[3, 0], [2, 0]], [], [], [4, 1]), LayoutError,
+     "lane_bases[0] = [3, 0]: each basis moves one power of two along one dim"),
+    (lambda: tt.DistributedLinearLayout([[0, 1]], [[1, 0]], [[1, 1]], [], [2, 2]), LayoutError,
+     "warp_bases[0] = [1, 1]"),
+    (lambda: tt.DistributedLinearLayout([[1]], [[1]], [], [], [2]), LayoutError, "lane_bases[0] = [1] repeats"),
+    (lambda: tt.SharedLinearLayout([[0, 1], [1, 1]], [[1, 1]]), LayoutError, "must be independent"),
     (lambda: tt.SharedLinearLayout([]), LayoutTypeError, "offset_bases must be a non-empty list"),
     (lambda: tt.SharedLinearLayout([[]]), LayoutError, "offset_bases[0] must be a non-empty list"),
     (lambda: tt.SharedLinearLayout([[1], [1, 0]]), LayoutError, "offset_bases[1] has 2 entries"),
@@ -506,8 +512,6 @@ BAD_SHAPES = [
     (tt.NVMMASharedLayout(128, 16, transposed=True), [32, 64], LayoutError, "the contiguous dim 0 holds 32"),
     (tt.NVMMASharedLayout(128, 16, 3), [8, 64], LayoutError, "expected 3"),
     (tt.SharedLinearLayout([[0, 1], [1, 0]]), [4, 4], LayoutError, "is not the shape [2, 2]"),
-    (tt.DistributedLinearLayout([], [[3, 0], [2, 0]], [], [], [4, 1]), [2, 1], LayoutError,
-     "lane_bases[0] = [3, 0] has 3"),
 ]
 
 

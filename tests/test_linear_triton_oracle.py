@@ -365,3 +365,37 @@ def test_layouts_given_by_their_bases_match_the_wheel():
         if lin.shape == shape:
             cases.append((lin, shape))
     _compare(cases)
+
+
+_REFUSED = [   # (Gluon class, arguments, shape): each refused by us and by the wheel
+    ("DistributedLinearLayout", {"reg_bases": [], "lane_bases": [[3, 0], [2, 0]], "warp_bases": [], "block_bases": [],
+                                 "shape": [4, 1]}, [4, 1]),
+    ("DistributedLinearLayout", {"reg_bases": [[0, 1]], "lane_bases": [[1, 0]], "warp_bases": [[1, 1]],
+                                 "block_bases": [], "shape": [2, 2]}, [2, 2]),
+    ("DistributedLinearLayout", {"reg_bases": [], "lane_bases": [[2]], "warp_bases": [], "block_bases": [],
+                                 "shape": [4]}, [4]),
+    ("SharedLinearLayout", {"offset_bases": [[0, 1], [1, 1]], "block_bases": [[1, 1]]}, [2, 2]),
+    ("SharedLinearLayout", {"offset_bases": [[0, 1], [1, 0]]}, [4, 4]),
+    ("SliceLayout", {"dim": 0, "parent": {"cls": "BlockedLayout", "args": {
+        "size_per_thread": [1], "threads_per_warp": [32], "warps_per_cta": [4], "order": [0]}}}, []),
+    ("DotOperandLayout", {"operand_index": 1, "k_width": 2, "parent": {"cls": "NVMMADistributedLayout", "args": {
+        "version": [3, 0], "warps_per_cta": [4, 1], "instr_shape": [16, 64, 16]}}}, [64, 64]),
+    ("DotOperandLayout", {"operand_index": 0, "k_width": 2, "parent": {"cls": "AMDWMMALayout", "args": {
+        "version": 2, "transposed": False, "warp_bases": []}}}, [16, 16]),
+]
+
+
+def _ours(d):
+    args = {k: (_ours(v) if isinstance(v, dict) else v) for k, v in d["args"].items()}
+    return getattr(tt, d["cls"])(**args)
+
+
+@pytest.mark.parametrize("cls,args,shape", _REFUSED, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(_REFUSED)])
+def test_encodings_we_refuse_the_wheel_refuses_too(cls, args, shape):
+    """Our LayoutError where the wheel aborts or raises: no valid Triton layout is refused."""
+    with pytest.raises(LayoutError):
+        tt.to_linear_layout(_ours({"cls": cls, "args": args}), shape)
+    payload = json.dumps([{"enc": {"cls": cls, "args": args}, "shape": shape}])
+    run = subprocess.run([sys.executable, "-c", _WORKER], input=payload, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0, f"the wheel accepted it: {run.stdout[:300]}"

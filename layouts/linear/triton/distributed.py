@@ -142,6 +142,16 @@ class DistributedLinearLayout(DistributedEncoding):
         parts = {n: _bases(n, v, rank) for n, v in (("reg_bases", reg_bases), ("lane_bases", lane_bases),
                                                      ("warp_bases", warp_bases), ("block_bases", block_bases))}
         self._init(shape=shape, **parts)
+        seen = {}
+        for field in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
+            for i, b in enumerate(parts[field]):
+                moved = [v for v in b if v]
+                if len(moved) > 1 or (moved and moved[0] & (moved[0] - 1)):
+                    raise LayoutError(f"{field}[{i}] = {list(b)}: each basis moves one power of two along one dim "
+                                      f"(Triton wants a permutation matrix once zero bases are removed)")
+                if moved and b in seen:
+                    raise LayoutError(f"{field}[{i}] = {list(b)} repeats {seen[b]}; only zero bases may repeat")
+                seen.setdefault(b, f"{field}[{i}]")
         try:
             self._own()
         except LayoutError as e:
@@ -171,13 +181,6 @@ class DistributedLinearLayout(DistributedEncoding):
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
         names = dim_names(self.rank)
         want = dict(zip(names, shape))
-        for d, (own, size) in enumerate(zip(self.shape, shape)):
-            if size < own:                  # cutting keeps the low bits of each dim: one bit per basis
-                for field in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
-                    for i, b in enumerate(getattr(self, field)):
-                        if b[d] & (b[d] - 1):
-                            raise LayoutError(f"shape {list(shape)} cuts dim {d} below {own}, which needs a single "
-                                              f"bit per basis there; {field}[{i}] = {list(b)} has {b[d]}")
         layout = transpose_outs(self._own(), [names[d] for d in self.order])    # grown in this order
         layout = ensure_layout_not_smaller_than(layout, want)
         layout = ensure_layout_not_larger_than(layout, want, broadcast_registers=False)

@@ -256,6 +256,11 @@ class SharedLinearLayout(SharedEncoding):
             self._own()
         except LayoutError as e:
             raise LayoutError(f"offset_bases and block_bases do not make a layout: {e}") from None
+        kept = LinearLayout.from_bases({"in": [list(b) for b in offsets + blocks if any(b)]},
+                                       list(dim_names(rank)))
+        if not kept.is_injective():
+            raise LayoutError("offset_bases and block_bases, zero bases aside, must be independent (Triton wants "
+                              "a bijection): two offsets would hold the same element")
 
     @property
     def rank(self) -> int:
