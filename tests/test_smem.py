@@ -321,3 +321,12 @@ def test_triton_encodings_in_the_wrong_place_are_refused():
         smem.Access(blocked, 4)
     with pytest.raises(LayoutError, match="with its tensor shape"):
         smem.memory_of(shared)
+
+
+def test_a_framework_layouts_padding_is_not_an_element():
+    L = ly.Layout("NCHW16c", N=1, C=20, H=2, W=2)              # channels 20..31 of the second block: padding
+    mem = smem.memory_of(L)
+    assert mem.shape == (1, 20, 2, 2)
+    for i in range(mem.size):
+        n, c, h, w = mem.coordinate(i)
+        assert mem.offsets[i] == L.offset(n=n, c=c, h=h, w=w)

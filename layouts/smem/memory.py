@@ -204,8 +204,7 @@ def _memory(obj: Any, shape: Optional[Tuple[int, ...]]) -> SharedMemory:
             raise LayoutError(f"shared_layout {obj}: {e}") from None
         return SharedMemory(_mode_sizes(obj), offsets, _cute_text(obj), obj)
     if isinstance(obj, NamedLayout):
-        cute_form = obj.to_cute()
-        return SharedMemory(_mode_sizes(cute_form), cute_form.offsets(), repr(obj), obj)
+        return _framework_memory(obj)
     if isinstance(obj, LinearLayout):
         return _linear_memory(obj)
     if isinstance(obj, OffsetTable):
@@ -217,6 +216,17 @@ def _memory(obj: Any, shape: Optional[Tuple[int, ...]]) -> SharedMemory:
             return _memory(form, shape)
     raise LayoutTypeError(f"shared_layout must be a layout (CuTe, linear, framework, a Triton shared encoding "
                           f"with its shape), got {type_name(obj)}")
+
+
+def _framework_memory(layout: Any) -> SharedMemory:
+    """A framework layout's logical elements (a padded block's padding is not an element), its
+    axes in the order of its CuTe form (``to_cute``)."""
+    from ..cute.bridge import axis_modes
+    axes = [axis for axis, _, _ in axis_modes(layout)]
+    shape = tuple(int(layout.dims[a]) for a in axes)
+    grids = np.meshgrid(*[np.arange(s) for s in shape], indexing="ij")
+    offsets = layout.offset(**{a.lower(): g.ravel(order="F") for a, g in zip(axes, grids)})
+    return SharedMemory(shape, np.asarray(offsets, dtype=np.int64), repr(layout), layout)
 
 
 def _linear_memory(layout: Any) -> SharedMemory:
