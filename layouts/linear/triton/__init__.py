@@ -22,7 +22,8 @@ block`` to ``dim0, dim1, ...``; shared ones (``SwizzledSharedLayout``, ``NVMMASh
 ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
 """
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, Tuple
 
 from ...errors import LayoutError
 from ..layout import LinearLayout
@@ -57,7 +58,11 @@ def to_linear_layout(encoding: Any, shape: Any) -> LinearLayout:
     layouts.errors.LayoutError: shape has 2 entries; expected 1 (the rank of BlockedLayout)
     """
     encoding = _encoding("encoding", encoding)
-    shape = check_shape(encoding, shape)
+    return _converted(encoding, check_shape(encoding, shape))
+
+
+@lru_cache(maxsize=512)     # encodings and layouts are immutable values: a repeated call is a lookup
+def _converted(encoding: Encoding, shape: Tuple[int, ...]) -> LinearLayout:
     layout = encoding._linear(shape)
     in_dims = IN_DIMS if isinstance(encoding, DistributedEncoding) else ("offset", "block")
     bases = {d: [list(b) for b in layout.bases.get(d, ())] for d in in_dims}
