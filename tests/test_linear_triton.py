@@ -340,6 +340,15 @@ def test_an_encoding_keeps_its_arguments_not_the_callers_lists():
     assert spt == [8, 4]                                  # and the caller's list is not touched by us
 
 
+def test_numpy_integers_and_arrays_are_accepted():
+    import numpy as np
+    enc = tt.BlockedLayout(np.array([1, 4]), [np.int64(8), 4], (4, 1), [1, 0])
+    assert enc == tt.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    assert tt.to_linear_layout(enc, np.array([32, 16])) == tt.to_linear_layout(enc, [32, 16])
+    with pytest.raises(LayoutTypeError, match="shape must be a list of ints"):
+        tt.to_linear_layout(enc, np.ones((2, 2), dtype=int))
+
+
 def test_equal_arguments_give_equal_layouts_and_different_ones_differ():
     a = tt.SwizzledSharedLayout(1, 1, 8, [1, 0])
     assert a == tt.SwizzledSharedLayout(1, 1, 8, (1, 0)) and a != tt.SwizzledSharedLayout(1, 1, 8, [0, 1])

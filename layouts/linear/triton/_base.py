@@ -10,6 +10,8 @@ layouts.errors.LayoutError: warps_per_cta[1] must be a power of two, got 3
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+import numpy as np
+
 from ...errors import LayoutError, LayoutTypeError, int_arg, show, type_name
 from ..algebra import multiply
 from ..layout import LinearLayout
@@ -28,6 +30,8 @@ def _int(name: str, value: Any) -> int:
 
 
 def _seq(name: str, value: Any) -> Sequence[Any]:
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value.tolist()
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
         raise LayoutTypeError(f"{name} must be a list of ints, got {type_name(value)}")
     return value
