@@ -498,8 +498,10 @@ _2D = [tt.BlockedLayout([1, 1], [32, 1], [2, 2], [0, 1]), tt.BlockedLayout([1, 1
        tt.DotOperandLayout(0, _v2([4, 1]), 8)]
 _WARP_LOCAL = [tt.BlockedLayout([1, 1], [32 // t, t], [1, 1], [1, 0]) for t in (1, 2, 4)] + [
     tt.BlockedLayout([1, 4], [32 // t, t], [1, 1], [1, 0]) for t in (1, 2, 4)]
-TRITON_PAIRS = ([(a, b, (64, 64)) for a, b in _MMA_PAIRS] + [(b, a, (64, 64)) for a, b in _MMA_PAIRS]
-                + [(a, b, (64, 64)) for a, b in zip(_2D, _2D[1:] + _2D[:1])]
+TRITON_PAIRS = ([(a, b, shape) for shape in ((16, 16), (64, 64)) for a, b in _MMA_PAIRS]
+                + [(b, a, shape) for shape in ((16, 16), (64, 64)) for a, b in _MMA_PAIRS]
+                + [(a, b, (128, 128)) for a, b in _MMA_PAIRS[:2]]
+                + [(a, b, shape) for shape in ((16, 16), (64, 64)) for a, b in zip(_2D, _2D[1:] + _2D[:1])]
                 + [(a, b, (32, 32)) for a, b in zip(_WARP_LOCAL, _WARP_LOCAL[1:])])
 
 
