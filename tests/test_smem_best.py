@@ -234,6 +234,8 @@ def test_bad_input_to_best_swizzle_is_named():
     odd = smem.Access(np.array([[t, (t + 3) % 64] for t in range(32)]), 8)
     with pytest.raises(LayoutError, match=r"reads\[0\] asks for width_bytes=8"):
         smem.best_swizzle(reads=[odd], shape=(8, 8), element_bytes=4)
+    with pytest.raises(LayoutError, match="at most 131072"):
+        smem.best_swizzle(reads=[acc], shape=(512, 512))
     with pytest.raises(LayoutError, match="banks must be a power of two"):
         smem.best_swizzle(reads=[acc], shape=(32, 32), banks=24)
 

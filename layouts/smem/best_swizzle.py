@@ -35,7 +35,10 @@ from .instructions import MatrixInstruction, threads_per_phase
 from .memory import SharedMemory, _shape_arg
 from .model import count, widest
 
-__all__ = ["best_swizzle", "BestSwizzle"]
+__all__ = ["best_swizzle", "BestSwizzle", "MAX_ELEMENTS"]
+
+#: The largest tile best_swizzle searches (its candidate pool has one entry per bit vector of the tile).
+MAX_ELEMENTS = 1 << 17
 
 
 class BestSwizzle:
@@ -141,6 +144,9 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
     shape = _shape_arg("shape", shape) if shape is not None else None
     if shape is None:
         raise LayoutError("best_swizzle: give shape=(rows, cols), the tile's modes")
+    if int(np.prod(shape)) > MAX_ELEMENTS:
+        raise LayoutError(f"shape {shape} has {int(np.prod(shape))} elements; best_swizzle searches tiles of at most "
+                          f"{MAX_ELEMENTS} (256 KiB of 2-byte elements, more than any GPU's shared memory)")
     if any(s & (s - 1) for s in shape):
         raise LayoutError(f"shape {shape}: best_swizzle searches XOR layouts of the tile's bits, so every mode must be "
                           f"a power of two")
