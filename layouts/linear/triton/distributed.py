@@ -1,5 +1,6 @@
-"""Distributed encodings built from sizes: ``BlockedLayout`` and ``SliceLayout`` (Gluon's names),
-ported from Triton 3.9.0's ``LinearLayoutConversions.cpp``.
+"""Distributed encodings: ``BlockedLayout`` and ``SliceLayout`` (Gluon's names), ported from
+Triton 3.9.0's ``LinearLayoutConversions.cpp``, and ``DistributedLinearLayout`` (a register
+layout given by its bases, as ``LinearEncodingAttr``).
 
 >>> from layouts.linear.triton import BlockedLayout, SliceLayout, to_linear_layout
 >>> blocked = BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0])
