@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import LayoutError
 from . import gf2
-from .layout import LinearLayout, _log2, _names_arg
+from .args import log2, names_arg
+from .layout import LinearLayout
 from .reshape import _layout, reshape_ins, reshape_outs, sublayout, transpose_ins, transpose_outs
 
 
@@ -28,7 +29,7 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> List[str]:
     >>> supremum(["register", "warp"], ["lane", "warp"])
     ['register', 'lane', 'warp']
     """
-    x, y = list(_names_arg("x", x)), list(_names_arg("y", y))
+    x, y = list(names_arg("x", x)), list(names_arg("y", y))
     pos_x = {d: i for i, d in enumerate(x)}
     pos_y = {d: i for i, d in enumerate(y)}
     never = len(x) + len(y) + 1
@@ -85,7 +86,7 @@ def multiply(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
     i_out, o_out = inner.out_dims, outer.out_dims
     i_idx = {n: k for k, n in enumerate(inner.out_dim_names)}
     o_idx = {n: k for k, n in enumerate(outer.out_dim_names)}
-    shift = {n: _log2(i_out.get(n, 1)) for n in out_names}
+    shift = {n: log2(i_out.get(n, 1)) for n in out_names}
     bases = []
     for name in in_names:
         rows = []
@@ -148,7 +149,7 @@ def _lstsq(A: LinearLayout, B: LinearLayout) -> LinearLayout:
     rows_of, r = {}, 0
     for n in order:
         rows_of[n] = r
-        r += _log2(A.out_dim_size(n))
+        r += log2(A.out_dim_size(n))
     num_rows = r
     a_cols = _aligned_columns(A, rows_of, order)
     b_cols = _aligned_columns(B, rows_of, order)
@@ -305,7 +306,7 @@ def is_trivial_over(layout: LinearLayout, dims: Any) -> bool:
     >>> is_trivial_over(L, ["b"]), is_trivial_over(L, ["in"])
     (True, False)
     """
-    dims = _names_arg("dims", dims)
+    dims = names_arg("dims", dims)
     ins, outs = layout.in_dim_names, layout.out_dim_names
     if any(d not in ins or d not in outs for d in dims):
         return False
@@ -323,7 +324,7 @@ def quotient(layout: LinearLayout, dims: Any) -> Optional[LinearLayout]:
     >>> quotient(L, ["b"]).in_dims
     {'in': 4}
     """
-    dims = _names_arg("dims", dims)
+    dims = names_arg("dims", dims)
     if not is_trivial_over(layout, dims):
         return None
     return sublayout(layout, [d for d in layout.in_dim_names if d not in dims],

@@ -15,85 +15,11 @@ never an abort.
 {'dim0': 1, 'dim1': 3}
 """
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import LayoutError, LayoutTypeError, show, type_name
 from . import gf2
-
-MAX_BITS = 64   # Triton packs each matrix row and column into one uint64 (getMatrix)
-
-Bases = Tuple[Tuple[str, Tuple[Tuple[int, ...], ...]], ...]
-Dims = Tuple[Tuple[str, int], ...]
-
-
-def _log2(size: int) -> int:
-    return size.bit_length() - 1
-
-
-def _is_pow2(n: Any) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and n > 0 and n & (n - 1) == 0
-
-
-def _check_bits(what: str, bits: int, side: str) -> None:
-    if bits > MAX_BITS:
-        raise LayoutError(f"{what} needs {bits} {side} bits; a linear layout has at most {MAX_BITS} "
-                          f"(Triton's matrix limit)")
-
-
-def _index(what: str, value: Any) -> int:
-    """``value`` as an int (numpy integers too), or a LayoutTypeError naming ``what``."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise LayoutTypeError(f"{what} must be an integer, got {type_name(value)} {show(value)}")
-    return int(value.__index__())
-
-
-def _name(what: str, value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise LayoutTypeError(f"{what} must be a non-empty str, got {type_name(value)} {show(value)}")
-    return value
-
-
-def _pairs(what: str, value: Any) -> List[Tuple[Any, Any]]:
-    """A mapping or a sequence of (name, value) pairs as a list of pairs."""
-    if isinstance(value, Mapping):
-        return list(value.items())
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise LayoutTypeError(f"{what} must be a dict or a list of (name, value) pairs, "
-                              f"got {type_name(value)} {show(value)}")
-    out = []
-    for item in value:
-        if not isinstance(item, (tuple, list)) or len(item) != 2:
-            raise LayoutTypeError(f"{what} must be a dict or a list of (name, value) pairs; "
-                                  f"item {show(item)} is not a pair")
-        out.append((item[0], item[1]))
-    return out
-
-
-def _dims_arg(what: str, value: Any) -> Dims:
-    """(name, size) pairs, each size a power of two, names distinct."""
-    dims = []
-    seen = set()
-    for name, size in _pairs(what, value):
-        name = _name(f"a name in {what}", name)
-        if name in seen:
-            raise LayoutError(f"{what} names {name!r} twice")
-        seen.add(name)
-        size = _index(f"{what}[{name!r}]", size)
-        if not _is_pow2(size):
-            raise LayoutError(f"{what}[{name!r}] must be a power of two, got {size}")
-        dims.append((name, size))
-    return tuple(dims)
-
-
-def _names_arg(what: str, value: Any) -> Tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, Iterable):
-        raise LayoutTypeError(f"{what} must be a list of dim names, got {type_name(value)} {show(value)}")
-    names = tuple(_name(f"a name in {what}", v) for v in value)
-    if len(set(names)) != len(names):
-        raise LayoutError(f"{what} names a dim twice: {list(names)}")
-    return names
+from .args import MAX_BITS, Bases, Dims, bases_arg, check_bits, index_arg, is_pow2, log2, name_arg
 
 
 def _from_parts(bases: Any, outs: Any) -> "LinearLayout":
@@ -165,55 +91,8 @@ class LinearLayout:
         """
         if not isinstance(require_surjective, bool):
             raise LayoutTypeError(f"require_surjective must be True or False, got {show(require_surjective)}")
-        in_pairs = _pairs("bases", bases)
-        if isinstance(out_dims, Mapping) or (not isinstance(out_dims, str) and isinstance(out_dims, Iterable)
-                                             and any(isinstance(d, (tuple, list)) for d in out_dims)):
-            outs: Optional[Dims] = _dims_arg("out_dims", out_dims)
-            names = tuple(n for n, _ in outs)
-        else:
-            names = _names_arg("out_dims", out_dims)
-            outs = None
-        checked = []
-        seen = set()
-        for in_dim, vectors in in_pairs:
-            in_dim = _name("an in-dim name in bases", in_dim)
-            if in_dim in seen:
-                raise LayoutError(f"bases names in-dim {in_dim!r} twice")
-            seen.add(in_dim)
-            if isinstance(vectors, (str, bytes)) or not isinstance(vectors, Iterable):
-                raise LayoutTypeError(f"bases[{in_dim!r}] must be a list of bases, got {type_name(vectors)}")
-            rows = []
-            for i, basis in enumerate(vectors):
-                what = f"bases[{in_dim!r}][{i}]"
-                if i + sum(len(r) for _, r in checked) >= MAX_BITS:      # stop before reading endless bases
-                    raise LayoutError(f"{what}: a linear layout has at most {MAX_BITS} input bits (Triton's "
-                                      f"matrix limit); these bases have more")
-                if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
-                    raise LayoutTypeError(f"{what} must be a list of {len(names)} integers, got {show(basis)}")
-                basis = tuple(_index(what, v) for v in basis)
-                if len(basis) != len(names):
-                    raise LayoutError(f"{what} = {list(basis)} has {len(basis)} values; each basis needs one "
-                                      f"per out-dim ({len(names)}: {list(names)})")
-                for v, out in zip(basis, names):
-                    if v < 0:
-                        raise LayoutError(f"{what} = {list(basis)}: the value for out-dim {out!r} is negative")
-                rows.append(basis)
-            checked.append((in_dim, tuple(rows)))
-        if outs is None:
-            sizes = {n: 1 for n in names}
-            for _, rows in checked:
-                for basis in rows:
-                    for v, n in zip(basis, names):
-                        sizes[n] = max(sizes[n], 1 << v.bit_length())
-            outs = tuple((n, sizes[n]) for n in names)
-        else:
-            for in_dim, rows in checked:
-                for i, basis in enumerate(rows):
-                    for v, (n, size) in zip(basis, outs):
-                        if v >= size:
-                            raise LayoutError(f"bases[{in_dim!r}][{i}] = {list(basis)}: the value {v} for "
-                                              f"out-dim {n!r} is not below its size {size}")
-        layout = cls._trusted(tuple(checked), outs)
+        checked, outs = bases_arg(bases, out_dims)
+        layout = cls._trusted(checked, outs)
         layout._check_size()
         if require_surjective and not layout.is_surjective():
             raise LayoutError(f"the layout is not surjective: {layout._unreached()} is not reached by every "
@@ -230,7 +109,7 @@ class LinearLayout:
         image = gf2.rref(self._packed_bases())
         start = 0
         for name, size in self._outs:
-            k = _log2(size)
+            k = log2(size)
             for bit in range(k):
                 probe = 1 << (start + bit)
                 for row in image:
@@ -258,19 +137,19 @@ class LinearLayout:
         >>> LinearLayout.strided_1d(4, 2, "offset", "dim0")(offset=3)
         {'dim0': 6}
         """
-        size = _index("size", size)
-        stride = _index("stride", stride)
-        in_dim, out_dim = _name("in_dim", in_dim), _name("out_dim", out_dim)
+        size = index_arg("size", size)
+        stride = index_arg("stride", stride)
+        in_dim, out_dim = name_arg("in_dim", in_dim), name_arg("out_dim", out_dim)
         if size == 0:
             return cls.empty()
-        if not _is_pow2(size):
+        if not is_pow2(size):
             raise LayoutError(f"size must be a power of two (or 0), got {size}")
-        if not _is_pow2(stride):
+        if not is_pow2(stride):
             raise LayoutError(f"stride must be a power of two, got {stride} (the out-dim's size is "
                               f"stride * size; use zeros_1d for a broadcast)")
-        _check_bits("size", _log2(size), "input")          # before building 2**60 of anything
-        _check_bits("stride * size", _log2(stride) + _log2(size), "output")
-        rows = tuple((stride << i,) for i in range(_log2(size)))
+        check_bits("size", log2(size), "input")          # before building 2**60 of anything
+        check_bits("stride * size", log2(stride) + log2(size), "output")
+        rows = tuple((stride << i,) for i in range(log2(size)))
         return cls.from_bases(((in_dim, rows),), ((out_dim, stride * size),), require_surjective=False)
 
     @classmethod
@@ -289,14 +168,14 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(4, "register", "dim0").bases
         {'register': ((0,), (0,))}
         """
-        size = _index("size", size)
-        in_dim, out_dim = _name("in_dim", in_dim), _name("out_dim", out_dim)
+        size = index_arg("size", size)
+        in_dim, out_dim = name_arg("in_dim", in_dim), name_arg("out_dim", out_dim)
         if size == 0:
             return cls.empty()
-        if not _is_pow2(size):
+        if not is_pow2(size):
             raise LayoutError(f"size must be a power of two (or 0), got {size}")
-        _check_bits("size", _log2(size), "input")
-        rows = tuple((0,) for _ in range(_log2(size)))
+        check_bits("size", log2(size), "input")
+        rows = tuple((0,) for _ in range(log2(size)))
         return cls.from_bases(((in_dim, rows),), ((out_dim, out_size),), require_surjective=False)
 
     # ----------------------------------------------------------------- queries
@@ -341,11 +220,11 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "lane", "dim0").in_dim_size("lane")
         8
         """
-        return 1 << len(self._in_rows(_name("dim", dim)))
+        return 1 << len(self._in_rows(name_arg("dim", dim)))
 
     def out_dim_size(self, dim: str) -> int:
         """The size of out-dim ``dim``."""
-        _name("dim", dim)
+        name_arg("dim", dim)
         for name, size in self._outs:
             if name == dim:
                 return size
@@ -363,7 +242,7 @@ class LinearLayout:
 
     @property
     def total_out_bits(self) -> int:
-        return sum(_log2(size) for _, size in self._outs)
+        return sum(log2(size) for _, size in self._outs)
 
     @property
     def total_in_size(self) -> int:
@@ -387,12 +266,12 @@ class LinearLayout:
         >>> LinearLayout.from_bases({"lane": [[0, 1], [1, 0]]}, ["dim0", "dim1"]).basis("lane", 1, "dim0")
         1
         """
-        rows = self._in_rows(_name("in_dim", in_dim))
-        i = _index("i", i)
+        rows = self._in_rows(name_arg("in_dim", in_dim))
+        i = index_arg("i", i)
         if not 0 <= i < len(rows):
             raise LayoutError(f"in-dim {in_dim!r} has {len(rows)} bases (bits 0..{len(rows) - 1}); "
                               f"there is no basis {i}")
-        return rows[i][self.out_dim_index(_name("out_dim", out_dim))]
+        return rows[i][self.out_dim_index(name_arg("out_dim", out_dim))]
 
     # ----------------------------------------------------------------- bits
     def _packed_bases(self) -> List[int]:
@@ -402,7 +281,7 @@ class LinearLayout:
             s = 0
             for _, size in self._outs:
                 shifts.append(s)
-                s += _log2(size)
+                s += log2(size)
             packed = [sum(v << sh for v, sh in zip(basis, shifts)) for _, rows in self._bases for basis in rows]
             object.__setattr__(self, "_packed", packed)
         return self._packed
@@ -411,7 +290,7 @@ class LinearLayout:
         out = []
         for _, size in self._outs:
             out.append(packed & (size - 1))
-            packed >>= _log2(size)
+            packed >>= log2(size)
         return tuple(out)
 
     def is_surjective(self) -> bool:

@@ -12,7 +12,8 @@ rename the dims around the bits (Triton's ``reshapeIns`` ... ``renameInDim``).
 from typing import Any, List, Sequence
 
 from ..errors import LayoutError, LayoutTypeError, type_name
-from .layout import LinearLayout, _dims_arg, _log2, _name, _names_arg
+from .args import dims_arg, log2, name_arg, names_arg
+from .layout import LinearLayout
 
 
 def _layout(what: str, value: Any) -> LinearLayout:
@@ -35,12 +36,12 @@ def reshape_ins(layout: LinearLayout, new_in_dims: Any) -> LinearLayout:
     >>> reshape_ins(LinearLayout.identity_1d(4, "in", "out"), [("a", 2), ("b", 2)]).bases
     {'a': ((1,),), 'b': ((2,),)}
     """
-    new = _dims_arg("new_in_dims", new_in_dims)
+    new = dims_arg("new_in_dims", new_in_dims)
     _same_total("new_in_dims", new, layout.total_in_size, "input")
     flat = [basis for _, rows in layout._bases for basis in rows]
     bases, i = [], 0
     for name, size in new:
-        k = _log2(size)
+        k = log2(size)
         bases.append((name, tuple(flat[i:i + k])))
         i += k
     return LinearLayout._trusted(tuple(bases), layout._outs, layout._surjective)
@@ -52,7 +53,7 @@ def reshape_outs(layout: LinearLayout, new_out_dims: Any) -> LinearLayout:
     >>> reshape_outs(LinearLayout.identity_1d(8, "in", "out"), [("a", 2), ("b", 4)]).bases
     {'in': ((1, 0), (0, 1), (0, 2))}
     """
-    new = _dims_arg("new_out_dims", new_out_dims)
+    new = dims_arg("new_out_dims", new_out_dims)
     _same_total("new_out_dims", new, layout.total_out_size, "output")
     packed = iter(layout._packed_bases())
     bases = []
@@ -63,14 +64,14 @@ def reshape_outs(layout: LinearLayout, new_out_dims: Any) -> LinearLayout:
             split = []
             for _, size in new:
                 split.append(b & (size - 1))
-                b >>= _log2(size)
+                b >>= log2(size)
             out.append(tuple(split))
         bases.append((name, tuple(out)))
     return LinearLayout._trusted(tuple(bases), new, layout._surjective)
 
 
 def _permutation(what: str, order: Any, names: List[str]) -> Sequence[str]:
-    order = _names_arg(what, order)
+    order = names_arg(what, order)
     if sorted(order) != sorted(names):
         raise LayoutError(f"{what} must name each dim once, {names} in some order; got {list(order)}")
     return order
@@ -103,7 +104,7 @@ def transpose_outs(layout: LinearLayout, order: Any) -> LinearLayout:
 
 
 def _subset(what: str, dims: Any, names: List[str], side: str) -> Sequence[str]:
-    dims = _names_arg(what, dims)
+    dims = names_arg(what, dims)
     missing = [d for d in dims if d not in names]
     if missing:
         raise LayoutError(f"{what} names {missing}, which are not {side}-dims of the layout ({names})")
@@ -170,7 +171,7 @@ def remove_zero_bases_along_dim(layout: LinearLayout, dim: Any) -> LinearLayout:
     >>> remove_zero_bases_along_dim(L, "register").bases
     {'register': ((1,),)}
     """
-    dim = _name("dim", dim)
+    dim = name_arg("dim", dim)
     layout._in_rows(dim)
     bases = tuple((n, tuple(b for b in rows if any(b)) if n == dim else rows) for n, rows in layout._bases)
     return LinearLayout._trusted(bases, layout._outs, layout._surjective)
@@ -182,12 +183,12 @@ def resize_in_dim(layout: LinearLayout, dim: Any, size: Any) -> LinearLayout:
     >>> resize_in_dim(LinearLayout.identity_1d(8, "in", "out"), "in", 2).bases
     {'in': ((1,),)}
     """
-    dim = _name("dim", dim)
+    dim = name_arg("dim", dim)
     have = layout.in_dim_size(dim)
-    (_, size), = _dims_arg("size", [(dim, size)])
+    (_, size), = dims_arg("size", [(dim, size)])
     if size > have:
         raise LayoutError(f"size {size} is larger than in-dim {dim!r} ({have}); resize_in_dim only shrinks")
-    bases = tuple((n, rows[:_log2(size)] if n == dim else rows) for n, rows in layout._bases)
+    bases = tuple((n, rows[:log2(size)] if n == dim else rows) for n, rows in layout._bases)
     return LinearLayout._trusted(bases, layout._outs)
 
 
@@ -197,10 +198,10 @@ def resize_out_dim(layout: LinearLayout, dim: Any, size: Any) -> LinearLayout:
     >>> resize_out_dim(LinearLayout.identity_1d(8, "in", "out"), "out", 4).bases
     {'in': ((1,), (2,), (0,))}
     """
-    dim = _name("dim", dim)
+    dim = name_arg("dim", dim)
     i = layout.out_dim_index(dim)
     have = layout.out_dim_size(dim)
-    (_, size), = _dims_arg("size", [(dim, size)])
+    (_, size), = dims_arg("size", [(dim, size)])
     if size > have:
         raise LayoutError(f"size {size} is larger than out-dim {dim!r} ({have}); resize_out_dim only shrinks")
     bases = tuple((n, tuple(b[:i] + ((0 if b[i] >= size else b[i]),) + b[i + 1:] for b in rows))
@@ -215,7 +216,7 @@ def rename_dim(layout: LinearLayout, old: Any, new: Any, side: str) -> LinearLay
     >>> rename_dim(LinearLayout.identity_1d(2, "in", "out"), "out", "dim0", side="out").out_dims
     {'dim0': 2}
     """
-    old, new = _name("old", old), _name("new", new)
+    old, new = name_arg("old", old), name_arg("new", new)
     pairs = layout._bases if side == "in" else layout._outs
     names = [n for n, _ in pairs]
     if old not in names:

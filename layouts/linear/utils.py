@@ -9,14 +9,15 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import LayoutError, LayoutTypeError, show, type_name
 from .algebra import multiply
-from .layout import LinearLayout, _dims_arg, _index, _is_pow2, _name
+from .args import dims_arg, index_arg, is_pow2, name_arg
+from .layout import LinearLayout
 from .reshape import _layout
 
 
 def _shape_map(layout: LinearLayout, shape: Any) -> Mapping[str, int]:
     if not isinstance(shape, Mapping):
         raise LayoutTypeError(f"shape must be a dict {{out_dim: size}}, got {type_name(shape)}")
-    sizes = dict(_dims_arg("shape", shape))
+    sizes = dict(dims_arg("shape", shape))
     if set(sizes) != set(layout.out_dim_names):
         raise LayoutError(f"shape must give a size for each out-dim {layout.out_dim_names}; got {list(sizes)}")
     return sizes
@@ -84,16 +85,16 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     >>> L.out_dim_names, L.bases["register"]
     (['dim1', 'dim0'], ((1, 0), (2, 0), (0, 1)))
     """
-    in_dim = _name("in_dim", in_dim)
+    in_dim = name_arg("in_dim", in_dim)
     for what, value in (("shape", shape), ("order", order)):
         if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
             raise LayoutTypeError(f"{what} must be a list of integers, got {type_name(value)} {show(value)}")
-    shape = [_index(f"shape[{i}]", s) for i, s in enumerate(shape)]
-    order = [_index(f"order[{i}]", o) for i, o in enumerate(order)]
+    shape = [index_arg(f"shape[{i}]", s) for i, s in enumerate(shape)]
+    order = [index_arg(f"order[{i}]", o) for i, o in enumerate(order)]
     if sorted(order) != list(range(len(shape))):
         raise LayoutError(f"order must be a permutation of 0..{len(shape) - 1}, got {order}")
     for i, s in enumerate(shape):
-        if not _is_pow2(s):
+        if not is_pow2(s):
             raise LayoutError(f"shape[{i}] must be a power of two, got {s}")
     names = [f"dim{i}" for i in range(len(shape))]
     result = LinearLayout.empty()
