@@ -204,8 +204,12 @@ def test_two_elements_at_one_address_is_a_layout_error():
 
 
 def test_a_thread_map_that_is_not_one_warp_is_refused():
-    with pytest.raises(LayoutError, match="one warp of 32 threads; .* has 64"):
+    with pytest.raises(LayoutError, match=r"one warp of 32 threads; .* has 64 \(pick one warp of them with warp=0..1\)"):
         smem.Access(cute.Layout((64, 2), (2, 1)), 4)
+    with pytest.raises(LayoutError, match="has 48$"):
+        smem.Access(cute.Layout((48, 2), (2, 1)), 4, warp=0)
+    with pytest.raises(LayoutError, match="warp 2 is past the 2 warp"):
+        smem.Access(cute.Layout((64, 2), (2, 1)), 4, warp=2)
     with pytest.raises(LayoutError, match="has 16 rows"):
         smem.Access(np.zeros((16, 2), dtype=int), 4)
     with pytest.raises(LayoutError, match="lane in-dim of 32 lanes; this one has 16"):
@@ -218,6 +222,16 @@ def test_a_thread_map_that_is_not_one_warp_is_refused():
         smem.Access(np.zeros((32, 2)), 4)
     with pytest.raises(LayoutError, match="no values"):
         smem.Access(np.zeros((32, 0), dtype=int), 4)
+
+
+def test_one_warp_of_a_tiled_mma():
+    """tile_atom's 2 x 2 warps of the SM80 accumulator: warp 1 runs the atom on rows 16..31."""
+    tiled = cute.atoms.tile_atom(cute.atoms.SM80_16x8x16_C, 16, 8, (2, 2))
+    warp1 = smem.Access(tiled, 4, warp=1)
+    warp0 = smem.Access(cute.atoms.SM80_16x8x16_C, 4)
+    for t in range(32):   # warp 0's element (r, c) of the 16 x 8 atom is warp 1's (r + 16, c) of the 32 x 16 tile
+        r_c = [(e % 16, e // 16) for e in warp0.values_of(t)]
+        assert warp1.values_of(t) == tuple((r + 16) + 32 * c for r, c in r_c)
 
 
 def test_an_access_past_the_tile_is_refused():

@@ -46,8 +46,10 @@ class Access:
         ``smem.sts(16)`` say it with a direction). ``None``: as wide as the shared layout allows.
     shape : tuple of ints, optional
         The tensor shape of a Triton encoding given alone.
-    warp : int
-        Which warp (and block 0) of a linear layout with several.
+    warp : int, optional
+        Which warp: of a linear layout with several (default 0, and block 0), or of a CuTe TV
+        layout whose thread mode holds several warps (threads ``32 * warp .. 32 * warp + 31``;
+        required there, so that a map of the wrong size is never read silently).
 
     Examples
     --------
@@ -63,15 +65,15 @@ class Access:
 
     __slots__ = ("values", "width_bytes", "op", "shape", "source")
 
-    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: int = 0) -> None:
+    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: Any = None) -> None:
         op = "access"
         if isinstance(width_bytes, VectorInstruction):
             op, width_bytes = width_bytes.op, width_bytes.width_bytes
         elif width_bytes is not None:
             width_bytes = check_width(width_bytes)
-        if not is_int(warp) or warp < 0:
+        if warp is not None and (not is_int(warp) or warp < 0):
             raise LayoutError(f"warp must be an int >= 0, got {type_name(warp)}")
-        values, tile = _thread_map(threads, shape, int(warp))
+        values, tile = _thread_map(threads, shape, None if warp is None else int(warp))
         if values.shape[1] == 0:
             raise LayoutError("threads: this thread map gives the threads no values; each thread holds at least one")
         values.setflags(write=False)
@@ -113,17 +115,17 @@ class Access:
         return f"Access({self.op}, {self.values_per_thread} values per thread, {width} requests)"
 
 
-def _thread_map(threads: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Optional[Tuple[int, ...]]]:
+def _thread_map(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[np.ndarray, Optional[Tuple[int, ...]]]:
     from ..cute.layout import Layout as CuteLayout
     from ..linear.layout import LinearLayout
     if isinstance(threads, tuple) and len(threads) == 2 and _is_triton(threads[0]):
         threads, shape = threads
     if _is_triton(threads):
-        return _triton_map(threads, shape, warp)
+        return _triton_map(threads, shape, warp or 0)
     if isinstance(threads, CuteLayout):
-        return _cute_map(threads), None
+        return _cute_map(threads, warp), None
     if isinstance(threads, LinearLayout):
-        return _linear_map(threads, warp)
+        return _linear_map(threads, warp or 0)
     if isinstance(threads, np.ndarray) or (isinstance(threads, (list, tuple)) and threads
                                            and isinstance(threads[0], (list, tuple, np.ndarray))):
         arr = np.asarray(threads)
@@ -144,18 +146,22 @@ def _is_triton(obj: Any) -> bool:
     return type(obj).__module__.startswith("layouts.linear.triton")
 
 
-def _cute_map(tv: Any) -> np.ndarray:
-    from ..cute.layout import Layout as CuteLayout
+def _cute_map(tv: Any, warp: Optional[int]) -> np.ndarray:
     if len(tv) > 2:
         raise LayoutError(f"threads: a TV layout has two modes, (thread, value); {tv} has {len(tv)}")
     threads = tv[0].size() if len(tv) == 2 else tv.size()
-    if threads != WARP:
-        raise LayoutError(f"threads: a TV layout's thread mode is one warp of {WARP} threads; {tv} has {threads} "
-                          f"(for one warp of a larger one take its first {WARP} threads)")
-    offs = tv.offsets() if isinstance(tv, CuteLayout) else np.asarray(tv.offsets())
+    if threads != WARP and (warp is None or threads % WARP):
+        raise LayoutError(f"threads: a TV layout's thread mode is one warp of {WARP} threads; {tv} has {threads}"
+                          + (f" (pick one warp of them with warp=0..{threads // WARP - 1})" if threads % WARP == 0
+                             else ""))
+    warp = warp or 0
+    if warp >= threads // WARP:
+        raise LayoutError(f"warp {warp} is past the {threads // WARP} warp(s) of TV layout {tv}")
+    offs = tv.offsets()
     if offs.size and offs.min() < 0:
         raise LayoutError(f"threads: TV layout {tv} gives the negative element index {int(offs.min())}")
-    return offs.reshape(-1, WARP).T.copy()        # index t + 32 * v: the thread mode is the fastest
+    by_thread = offs.reshape(-1, threads).T                  # index t + threads * v: the thread mode is the fastest
+    return by_thread[WARP * warp: WARP * (warp + 1)].copy()
 
 
 def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
