@@ -3,13 +3,16 @@
 Any layout kind is a shared layout (:func:`memory_of`); an :class:`Access` says which thread
 holds which element and how wide each request is (or :func:`ldmatrix`/:func:`stmatrix` bring
 their own thread map); :func:`conflicts` counts the wavefronts by the hardware's model
-(:mod:`layouts.smem.model`).
+(:mod:`layouts.smem.model`); :func:`best_swizzle` searches the shared layout that serves given
+reads and writes best.
 
 >>> from layouts import cute, smem
 >>> tile = cute.Layout((8, 64), (64, 1))
 >>> smem.conflicts(tile, smem.ldmatrix(x4=True)).ways
 8
 >>> smem.conflicts(cute.composition(cute.Swizzle(3, 3, 3), tile), smem.ldmatrix(x4=True)).ways
+1
+>>> smem.best_swizzle(reads=[smem.ldmatrix(x4=True)], shape=(8, 64)).conflicts[0].ways
 1
 """
 
@@ -20,5 +23,5 @@ from .instructions import ldmatrix, lds, stmatrix, sts
 from .memory import SharedMemory, memory_of
 from ..errors import LayoutError, LayoutTypeError
 
-__all__ = ["LayoutError", "LayoutTypeError", "Access", "BestSwizzle", "Conflicts", "Phase", "SharedMemory", "best_swizzle", "conflicts", "ldmatrix", "lds", "memory_of",
-           "stmatrix", "sts"]
+__all__ = ["Access", "BestSwizzle", "Conflicts", "LayoutError", "LayoutTypeError", "Phase", "SharedMemory",
+           "best_swizzle", "conflicts", "ldmatrix", "lds", "memory_of", "stmatrix", "sts"]
