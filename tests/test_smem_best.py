@@ -534,3 +534,53 @@ def linear_offsets_of(columns, shape):
                 e ^= c
         out[e] = off
     return out
+
+
+# The layout pairs of Triton's own generic-swizzling unit test (SwizzleTest in the triton repository,
+# written there as linear layouts; the 4-bit, the 64-lane and the 64-bank AMD cases are left out:
+# smem counts whole bytes, 32-thread warps and NVIDIA's phases). Triton expects its choice to be
+# conflict-free by its own count, which reorders registers into its vectors; smem reads a thread's
+# values in their order, so the two agree where that order already is Triton's vector.
+def _ll(regs, lanes, warps, dims):
+    from layouts.linear import LinearLayout
+    return LinearLayout.from_bases({"register": regs, "lane": lanes, "warp": warps}, {"dim0": dims[0], "dim1": dims[1]})
+
+
+def _transposed(layout):
+    from layouts.linear import LinearLayout
+    sizes = list(layout.out_dims.values())
+    return LinearLayout.from_bases({k: [[b[1], b[0]] for b in v] for k, v in layout.bases.items()},
+                                   {"dim0": sizes[1], "dim1": sizes[0]})
+
+
+_F8 = _ll([[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], [[0, 16], [0, 32], [0, 64], [4, 0], [8, 0]],
+          [[16, 0], [32, 0], [64, 0]], (128, 128))
+SWIZZLE_TEST_PAIRS = [
+    ("Test128x128Float8Transpose", _F8, _transposed(_F8), 1, False),
+    ("Test16x16Bf16BlockedMma",
+     _ll([[0, 1], [0, 2], [0, 4]], [[0, 8], [1, 0], [2, 0], [4, 0], [8, 0]], [], (16, 16)),
+     _ll([[0, 1], [8, 0], [0, 8]], [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], [], (16, 16)), 2, True),
+    ("Test32x16F32Transpose",
+     _ll([[4, 0], [8, 0], [16, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]], [[2, 0]], (32, 16)),
+     _ll([[0, 2], [0, 4], [0, 8]], [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], [[0, 1]], (32, 16)), 4, True),
+    ("Test128x128F16Transpose",
+     _ll([[1, 0], [2, 0], [4, 0], [0, 32], [0, 64]], [[8, 0], [16, 0], [32, 0], [64, 0], [0, 1]],
+         [[0, 2], [0, 4], [0, 8], [0, 16]], (128, 128)),
+     _ll([[0, 1], [0, 2], [0, 4], [32, 0], [64, 0]], [[0, 8], [0, 16], [0, 32], [0, 64], [1, 0]],
+         [[2, 0], [4, 0], [8, 0], [16, 0]], (128, 128)), 2, False),
+]
+
+
+@pytest.mark.parametrize("name, src, dst, element_bytes, in_value_order", SWIZZLE_TEST_PAIRS,
+                         ids=[p[0] for p in SWIZZLE_TEST_PAIRS])
+def test_tritons_own_swizzle_test_pairs(name, src, dst, element_bytes, in_value_order):
+    shape = tuple(src.out_dims.values())
+    columns = triton_choice(src, dst, 8 * element_bytes)
+    writes, reads = smem.Access(src), smem.Access(dst)
+    table = OffsetTable(linear_offsets_of(columns, shape), "Triton's choice")
+    theirs = [smem.conflicts(table, a, element_bytes=element_bytes, shape=shape) for a in (writes, reads)]
+    if in_value_order:            # Triton's unit test: r == 0 and w == 0
+        assert [r.ways for r in theirs] == [1, 1]
+    best = smem.best_swizzle(reads=[reads], writes=[writes], shape=shape, element_bytes=element_bytes)
+    assert min(best.vector_bytes) >= min(r.vector_bytes for r in theirs)
+    assert best.wavefronts <= sum(r.wavefronts for r in theirs)
