@@ -247,6 +247,8 @@ def test_bad_arguments_of_conflicts_are_named():
     acc = smem.Access(BY_ROWS, 4)
     with pytest.raises(LayoutError, match="element_bytes must be one of"):
         smem.conflicts(ROW_MAJOR_32, acc, element_bytes=3)
+    with pytest.raises(LayoutTypeError, match="element_bytes must be an int"):
+        smem.conflicts(ROW_MAJOR_32, acc, element_bytes="4")
     with pytest.raises(LayoutError, match="bank_bytes must be a power of two"):
         smem.conflicts(ROW_MAJOR_32, acc, element_bytes=4, bank_bytes=6)
     with pytest.raises(LayoutTypeError, match="banks must be an int"):

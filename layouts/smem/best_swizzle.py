@@ -29,7 +29,7 @@ import numpy as np
 from ..cute.int_tuple import is_int
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
-from .conflicts import ELEMENT_BYTES, Conflicts, _positive_int, conflicts, resolve
+from .conflicts import Conflicts, _element_bytes, _positive_int, conflicts, resolve
 from .construct import greedy_columns, offset_classes, offsets_of, phase_spaces, reference_order, vector_directions
 from .instructions import MatrixInstruction, threads_per_phase
 from .memory import SharedMemory, _shape_arg
@@ -150,9 +150,7 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
     if any(s & (s - 1) for s in shape):
         raise LayoutError(f"shape {shape}: best_swizzle searches XOR layouts of the tile's bits, so every mode must be "
                           f"a power of two")
-    if not is_int(element_bytes) or int(element_bytes) not in ELEMENT_BYTES:
-        raise LayoutError(f"element_bytes must be one of {', '.join(map(str, ELEMENT_BYTES))}, got {type_name(element_bytes)}")
-    element_bytes = int(element_bytes)
+    element_bytes = _element_bytes(element_bytes)
     banks = _positive_int("banks", banks, power_of_two=True)
     bank_bytes = _positive_int("bank_bytes", bank_bytes, power_of_two=True)
     named = []

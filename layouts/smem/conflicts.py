@@ -169,6 +169,21 @@ class Conflicts:
                 f"vector {self.vector_bytes} B)")
 
 
+def _element_bytes(value: Any) -> int:
+    """``element_bytes`` checked: 1, 2, 4, 8 or 16.
+
+    >>> _element_bytes(3)
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: element_bytes must be one of 1, 2, 4, 8, 16, got 3
+    """
+    if not is_int(value):
+        raise LayoutTypeError(f"element_bytes must be an int (bytes per element), got {type_name(value)}")
+    if int(value) not in ELEMENT_BYTES:
+        raise LayoutError(f"element_bytes must be one of {', '.join(map(str, ELEMENT_BYTES))}, got {int(value)}")
+    return int(value)
+
+
 def _positive_int(name: str, value: Any, power_of_two: bool = False) -> int:
     if not is_int(value):
         raise LayoutTypeError(f"{name} must be an int, got {type_name(value)}")
@@ -235,9 +250,7 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: int = 2, banks: int =
     ...
     layouts.errors.LayoutError: width_bytes=8 is not allowed by this shared layout: thread 1's values 0..1 (elements [1, 33]) are at offsets [33, 34], not 2 consecutive offsets aligned to 8 bytes; the widest this layout allows for this access is 4 bytes
     """
-    if not is_int(element_bytes) or int(element_bytes) not in ELEMENT_BYTES:
-        raise LayoutError(f"element_bytes must be one of {', '.join(map(str, ELEMENT_BYTES))}, got {type_name(element_bytes)}")
-    element_bytes = int(element_bytes)
+    element_bytes = _element_bytes(element_bytes)
     banks = _positive_int("banks", banks)
     bank_bytes = _positive_int("bank_bytes", bank_bytes, power_of_two=True)
     mem = memory_of(shared_layout, shape)
