@@ -32,6 +32,10 @@ WARP = 32
 class Access:
     """One warp's access to a shared tile: its thread map and the width of each request.
 
+    Values are read in their order, ``width_bytes`` at a time (the contract of issue 42); Triton's
+    code generator may instead reorder a thread's registers to vectorise, so a Triton layout read
+    here can show conflicts Triton's own count (which reorders) does not.
+
     Parameters
     ----------
     threads

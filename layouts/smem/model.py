@@ -6,6 +6,10 @@ later). A warp's request is served in phases by its width (4 bytes or less: all 
 once; 8 bytes: 16 threads; 16 bytes: 8 -- a phase moves at most 128 bytes). Within a phase each
 bank delivers one 4-byte word per wavefront: the phase takes as many wavefronts as the largest
 number of *distinct* words any one bank holds; threads reading the same word share it (broadcast).
+``ldmatrix``/``stmatrix`` are 16-byte requests whose phase is one 8 x 8 matrix, 8 threads (PTX ISA,
+"ldmatrix"). Triton counts the same way in its own brute force (``bruteforceBankConflictsPerWavefront``
+of its SwizzleTest: per instruction, lanes in groups of 32 / words per thread, distinct 32-bit
+offsets, the fullest bank).
 
 >>> import numpy as np
 >>> idx = np.arange(32 * 32)
