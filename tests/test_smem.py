@@ -346,3 +346,10 @@ def test_a_framework_layouts_padding_is_not_an_element():
     for i in range(mem.size):
         n, c, h, w = mem.coordinate(i)
         assert mem.offsets[i] == L.offset(n=n, c=c, h=h, w=w)
+
+
+def test_offsets_far_apart_are_counted_exactly():
+    from layouts.kinds import OffsetTable
+    far = OffsetTable(np.arange(64, dtype=np.int64) * (1 << 55), "elements 2**55 apart")    # one bank, 32 words
+    r = smem.conflicts(far, smem.Access(np.arange(32).reshape(32, 1), 4), element_bytes=4)
+    assert r.per_phase == [32]

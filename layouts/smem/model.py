@@ -103,8 +103,13 @@ def count(offsets: np.ndarray, values: np.ndarray, width_bytes: int, element_byt
     used, phase_of = np.unique(phase, return_inverse=True)         # only phases with a thread count
     phase_of = phase_of.reshape(-1)
     top = int(words.max()) + 1 if words.size else 1
-    key = np.unique(np.repeat(phase_of, words.shape[1]) * top + words.reshape(-1))
-    distinct_phase, word = key // top, key % top
+    flat_phase = np.repeat(phase_of, words.shape[1])
+    if top * max(1, used.size) < 1 << 62:
+        key = np.unique(flat_phase * top + words.reshape(-1))
+        distinct_phase, word = key // top, key % top
+    else:                                   # offsets too far apart for one int64 key: pairs instead
+        pairs = np.unique(np.stack([flat_phase, words.reshape(-1)], axis=1), axis=0)
+        distinct_phase, word = pairs[:, 0], pairs[:, 1]
     per_bank = np.bincount(distinct_phase * banks + word % banks, minlength=used.size * banks)
     per_phase = per_bank.reshape(used.size, banks).max(axis=1) if used.size else np.zeros(0, dtype=np.int64)
     return Counts(per_phase, phase_of, request, thread, elements, words)
