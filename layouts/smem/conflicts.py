@@ -254,6 +254,9 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: int = 2, banks: int =
     banks = _positive_int("banks", banks)
     bank_bytes = _positive_int("bank_bytes", bank_bytes, power_of_two=True)
     mem = memory_of(shared_layout, shape)
+    if mem.cosize * element_bytes >= 1 << 62:
+        raise LayoutError(f"shared_layout {mem.describe()} reaches offset {mem.cosize - 1}: byte addresses past 2**62 "
+                          f"are no shared memory")
     values, width, per_phase, what = resolve(mem, acc, element_bytes)
     offsets = mem.offsets
     vector = widest(offsets, values, element_bytes)
