@@ -350,9 +350,9 @@ def test_a_framework_layouts_padding_is_not_an_element():
 
 def test_offsets_far_apart_are_counted_exactly():
     from layouts.kinds import OffsetTable
-    far = OffsetTable(np.arange(256, dtype=np.int64) << 51, "elements 2**51 apart")    # all in bank 0
+    far = OffsetTable(np.arange(256, dtype=np.int64) << 52, "elements 2**52 apart")    # all in bank 0
     r = smem.conflicts(far, smem.Access(np.arange(256).reshape(8, 32).T, 4), element_bytes=4)
     assert r.per_phase == [32] * 8
-    huge = OffsetTable(np.arange(64, dtype=np.int64) << 60, "elements 2**60 apart")
+    huge = OffsetTable(np.arange(4, dtype=np.int64) << 60, "elements 2**60 apart")
     with pytest.raises(LayoutError, match="past 2\\*\\*62"):
-        smem.conflicts(huge, smem.Access(np.arange(32).reshape(32, 1), 4), element_bytes=4)
+        smem.conflicts(huge, smem.Access(np.arange(32).reshape(32, 1) % 4, 4), element_bytes=4)
