@@ -277,6 +277,23 @@ def test_product_matches_the_wheel():
         _same(_ours(c["a"]) * _ours(c["b"]), want)
 
 
+def test_product_of_dims_in_conflicting_orders_matches_the_wheel():
+    """Shared dims in different orders on the two sides (rank-3 MFMA/WMMA dot operands multiply such
+    layouts): the wheel neither aborts nor refuses, and neither do we."""
+    rng = random.Random(46)
+    cases = []
+    for k in range(120):
+        outs_a = rng.sample(OUT_NAMES, rng.randint(1, len(OUT_NAMES)))
+        outs_b = rng.sample(OUT_NAMES, rng.randint(1, len(OUT_NAMES)))
+        ins_a = rng.sample(IN_NAMES, rng.randint(1, len(IN_NAMES)))
+        ins_b = rng.sample(IN_NAMES, rng.randint(1, len(IN_NAMES)))
+        specs = [random_layout(rng, ins=ins, outs=[[n, 1 << rng.randint(0, 2)] for n in outs], max_bits=2)
+                 for ins, outs in ((ins_a, outs_a), (ins_b, outs_b))]
+        cases.append({"op": "mul", "a": specs[0], "b": specs[1]})
+    for c, want in zip(cases, _wheel(cases)):
+        _same(_ours(c["a"]) * _ours(c["b"]), want)
+
+
 def test_compose_matches_the_wheel():
     rng = random.Random(46)
     cases = []

@@ -21,23 +21,23 @@ from .reshape import _layout, reshape_ins, reshape_outs, sublayout, transpose_in
 
 
 def supremum(x: Sequence[str], y: Sequence[str]) -> List[str]:
-    """The shortest list holding both ``x`` and ``y`` as subsequences, ``x``'s dims first where
-    both orders allow (Triton's ``supremum``); a LayoutError when the two orders conflict.
+    """The dims of ``x`` and ``y`` merged as Triton 3.9.0's ``supremum`` merges them: the shortest
+    list holding both as subsequences, ``x``'s dims first where both orders allow. Where the two
+    orders conflict no such list exists; Triton's comment calls that an error, but its loop (and
+    the wheel's ``*``) goes on, placing each shared dim where it first meets it, so ``x``'s order
+    wins. We do the same: ``L * M`` on out-dims ordered differently is what the wheel gives.
 
     >>> supremum(["a", "b"], ["b", "c"])
     ['a', 'b', 'c']
     >>> supremum(["register", "warp"], ["lane", "warp"])
     ['register', 'lane', 'warp']
+    >>> supremum(["x", "y"], ["y", "x"])
+    ['x', 'y']
     """
     x, y = list(names_arg("x", x)), list(names_arg("y", y))
     pos_x = {d: i for i, d in enumerate(x)}
     pos_y = {d: i for i, d in enumerate(y)}
     never = len(x) + len(y) + 1
-
-    def conflict(a: str) -> LayoutError:
-        return LayoutError(f"the dims {x} and {y} order {a!r} differently against the other shared dims; "
-                           f"a product needs the dims both layouts share in the same order")
-
     result: List[str] = []
     placed = set()
     i = j = 0
@@ -64,11 +64,6 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> List[str]:
                 pick, j = y[j], j + 1
         result.append(pick)
         placed.add(pick)
-    for a in (x, y):                  # both lists must survive as subsequences
-        order = [result.index(d) for d in a]
-        for d, before, after in zip(a[1:], order, order[1:]):
-            if after < before:
-                raise conflict(d)
     return result
 
 
