@@ -8,7 +8,7 @@ index) and the tile's modes as out-dims, a Triton distributed encoding with its 
 array itself.
 
 >>> from layouts import cute
->>> acc = Access(threads=cute.Layout((32, 32), (32, 1)), width_bytes=4)   # thread t: row t of 32x32
+>>> acc = Access(threads=cute.Layout((32, 32), (32, 1)), width_bytes=4)   # thread t: column t of 32x32
 >>> acc.values_of(1)[:3], acc.values_per_thread
 ((32, 33, 34), 32)
 """
