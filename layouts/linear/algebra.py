@@ -343,8 +343,61 @@ def _divide_parts(A: LinearLayout, B: LinearLayout):
     return c_out, b_in
 
 
-def _checked_quotient(A: LinearLayout, C: LinearLayout, product: LinearLayout) -> Optional[LinearLayout]:
-    return C if product == A else None
+def _left_quotient_rows(A: LinearLayout, B: LinearLayout, name: str, rows, b_bits: int,
+                        c_out: Dict[str, int]) -> Optional[tuple]:
+    """C's rows of in-dim ``name`` for ``A == B * C``: A's first ``b_bits`` rows are B's, the rest
+    are C's scaled by B's out sizes; None when they are not."""
+    b_out = B.out_dims
+    for i in range(b_bits):
+        want = tuple(B.basis(name, i, o) if o in b_out else 0 for o in A.out_dim_names)
+        if rows[i] != want:
+            return None
+    crows = []
+    for b in rows[b_bits:]:
+        if any(v % b_out.get(o, 1) for v, o in zip(b, A.out_dim_names)):
+            return None
+        crows.append(tuple(v // b_out.get(o, 1) for v, o in zip(b, A.out_dim_names)))
+    return tuple(crows)
+
+
+def _right_quotient_rows(A: LinearLayout, B: LinearLayout, name: str, rows, b_bits: int,
+                         c_out: Dict[str, int]) -> Optional[tuple]:
+    """C's rows of in-dim ``name`` for ``A == C * B``: A's last ``b_bits`` rows are B's scaled by
+    C's out sizes, the rest are C's and fit in C's out dims; None when they are not."""
+    b_out = B.out_dims
+    keep = len(rows) - b_bits
+    for j, b in enumerate(rows[keep:]):
+        for v, o in zip(b, A.out_dim_names):
+            if o in b_out:
+                if v % c_out[o] or v // c_out[o] != B.basis(name, j, o):
+                    return None
+    crows = tuple(tuple(v for v in b) for b in rows[:keep])
+    for b in crows:
+        if any(v >= c_out[o] for v, o in zip(b, A.out_dim_names)):
+            return None
+    return crows
+
+
+def _divide(A: Any, B: Any, c_on_left: bool) -> Optional[LinearLayout]:
+    """divide_left's and divide_right's shared steps: C's dims, C's rows in-dim by in-dim, and a
+    check that the product really gives A back."""
+    A, B = _layout("A", A), _layout("B", B)
+    parts = _divide_parts(A, B)
+    if parts is None:
+        return None
+    c_out, b_in = parts
+    quotient_rows = _right_quotient_rows if c_on_left else _left_quotient_rows
+    bases = []
+    for name, rows in A._bases:
+        crows = quotient_rows(A, B, name, rows, b_in.get(name, 0), c_out)
+        if crows is None:
+            return None
+        bases.append((name, crows))
+    C = LinearLayout._trusted(tuple(bases), tuple(c_out.items()))
+    try:
+        return C if (multiply(C, B) if c_on_left else multiply(B, C)) == A else None
+    except LayoutError:
+        return None
 
 
 def divide_left(A: Any, B: Any) -> Optional[LinearLayout]:
@@ -354,30 +407,7 @@ def divide_left(A: Any, B: Any) -> Optional[LinearLayout]:
     >>> divide_left(A, LinearLayout.identity_1d(4, "in", "out")).bases
     {'in': ((1,), (2,), (4,))}
     """
-    A, B = _layout("A", A), _layout("B", B)
-    parts = _divide_parts(A, B)
-    if parts is None:
-        return None
-    c_out, b_in = parts
-    b_out = B.out_dims
-    bases = []
-    for name, rows in A._bases:
-        k = b_in.get(name, 0)
-        for i in range(k):
-            want = tuple(B.basis(name, i, o) if o in b_out else 0 for o in A.out_dim_names)
-            if rows[i] != want:
-                return None
-        crows = []
-        for b in rows[k:]:
-            if any(v % b_out.get(o, 1) for v, o in zip(b, A.out_dim_names)):
-                return None
-            crows.append(tuple(v // b_out.get(o, 1) for v, o in zip(b, A.out_dim_names)))
-        bases.append((name, tuple(crows)))
-    C = LinearLayout._trusted(tuple(bases), tuple(c_out.items()))
-    try:
-        return _checked_quotient(A, C, multiply(B, C))
-    except LayoutError:
-        return None
+    return _divide(A, B, c_on_left=False)
 
 
 def divide_right(A: Any, B: Any) -> Optional[LinearLayout]:
@@ -387,27 +417,4 @@ def divide_right(A: Any, B: Any) -> Optional[LinearLayout]:
     >>> divide_right(A, LinearLayout.identity_1d(4, "in", "out")).bases
     {'in': ((1,), (2,), (4,))}
     """
-    A, B = _layout("A", A), _layout("B", B)
-    parts = _divide_parts(A, B)
-    if parts is None:
-        return None
-    c_out, b_in = parts
-    b_out = B.out_dims
-    bases = []
-    for name, rows in A._bases:
-        keep = len(rows) - b_in.get(name, 0)
-        for j, b in enumerate(rows[keep:]):
-            for v, o in zip(b, A.out_dim_names):
-                if o in b_out:
-                    if v % c_out[o] or v // c_out[o] != B.basis(name, j, o):
-                        return None
-        bases.append((name, tuple(tuple(v for v in b) for b in rows[:keep])))
-    C = LinearLayout._trusted(tuple(bases), tuple(c_out.items()))
-    for name, rows in C._bases:
-        for b in rows:
-            if any(v >= s for v, (_, s) in zip(b, C._outs)):
-                return None
-    try:
-        return _checked_quotient(A, C, multiply(C, B))
-    except LayoutError:
-        return None
+    return _divide(A, B, c_on_left=True)
