@@ -13,6 +13,8 @@ from typing import Dict, Iterable, List
 
 import numpy as np
 
+from ..linear.gf2 import rref
+
 
 def xor_basis(vectors: Iterable[int]) -> Dict[int, int]:
     """A basis of the span of ``vectors``: leading bit -> vector.
@@ -74,16 +76,7 @@ def pivots(vectors: List[int]) -> int:
     >>> bin(pivots([0b110, 0b011]))        # vectors without bits 0, 1 (0b000, 0b100) complement the span
     '0b11'
     """
-    rows: List[int] = []
-    for v in vectors:
-        for r in rows:
-            if v & (r & -r):
-                v ^= r
-        if v:
-            low = v & -v
-            rows = [r ^ v if r & low else r for r in rows]
-            rows.append(v)
     mask = 0
-    for r in rows:
+    for r in rref(vectors):
         mask |= r & -r
     return mask
