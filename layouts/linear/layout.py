@@ -134,6 +134,31 @@ class LinearLayout:
         return cls._trusted((), (), True)
 
     @classmethod
+    def _one_dim(cls, size: Any, stride: Any, in_dim: Any, out_dim: Any, *, broadcast: bool = False,
+                 out_size: Any = 1) -> "LinearLayout":
+        """``x -> stride * x`` for ``x < size`` onto ``out_dim`` of ``stride * size``, or when
+        ``broadcast`` (``stride`` unused) ``x -> 0`` onto ``out_size``: strided_1d's and zeros_1d's
+        checks, in one order."""
+        size = index_arg("size", size)
+        if not broadcast:
+            stride = index_arg("stride", stride)
+        in_dim, out_dim = name_arg("in_dim", in_dim), name_arg("out_dim", out_dim)
+        if size == 0:
+            return cls.empty()
+        if not is_pow2(size):
+            raise LayoutError(f"size must be a power of two (or 0), got {size}")
+        if not broadcast and not is_pow2(stride):
+            raise LayoutError(f"stride must be a power of two, got {stride} (the out-dim's size is "
+                              f"stride * size; use zeros_1d for a broadcast)")
+        check_bits("size", log2(size), "input")          # before building 2**60 of anything
+        if broadcast:
+            return cls.from_bases(((in_dim, ((0,),) * log2(size)),), ((out_dim, out_size),),
+                                  require_surjective=False)
+        check_bits("stride * size", log2(stride) + log2(size), "output")
+        rows = tuple((stride << i,) for i in range(log2(size)))
+        return cls.from_bases(((in_dim, rows),), ((out_dim, stride * size),), require_surjective=False)
+
+    @classmethod
     def strided_1d(cls, size: int, stride: int, in_dim: str, out_dim: str) -> "LinearLayout":
         """``L(x) = stride * x`` for ``x < size``, onto an out-dim of ``stride * size`` (both powers
         of two; not surjective when ``stride > 1``, as in Triton).
@@ -141,20 +166,7 @@ class LinearLayout:
         >>> LinearLayout.strided_1d(4, 2, "offset", "dim0")(offset=3)
         {'dim0': 6}
         """
-        size = index_arg("size", size)
-        stride = index_arg("stride", stride)
-        in_dim, out_dim = name_arg("in_dim", in_dim), name_arg("out_dim", out_dim)
-        if size == 0:
-            return cls.empty()
-        if not is_pow2(size):
-            raise LayoutError(f"size must be a power of two (or 0), got {size}")
-        if not is_pow2(stride):
-            raise LayoutError(f"stride must be a power of two, got {stride} (the out-dim's size is "
-                              f"stride * size; use zeros_1d for a broadcast)")
-        check_bits("size", log2(size), "input")          # before building 2**60 of anything
-        check_bits("stride * size", log2(stride) + log2(size), "output")
-        rows = tuple((stride << i,) for i in range(log2(size)))
-        return cls.from_bases(((in_dim, rows),), ((out_dim, stride * size),), require_surjective=False)
+        return cls._one_dim(size, stride, in_dim, out_dim)
 
     @classmethod
     def identity_1d(cls, size: int, in_dim: str, out_dim: str) -> "LinearLayout":
@@ -172,15 +184,7 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(4, "register", "dim0").bases
         {'register': ((0,), (0,))}
         """
-        size = index_arg("size", size)
-        in_dim, out_dim = name_arg("in_dim", in_dim), name_arg("out_dim", out_dim)
-        if size == 0:
-            return cls.empty()
-        if not is_pow2(size):
-            raise LayoutError(f"size must be a power of two (or 0), got {size}")
-        check_bits("size", log2(size), "input")
-        rows = tuple((0,) for _ in range(log2(size)))
-        return cls.from_bases(((in_dim, rows),), ((out_dim, out_size),), require_surjective=False)
+        return cls._one_dim(size, None, in_dim, out_dim, broadcast=True, out_size=out_size)
 
     # ----------------------------------------------------------------- queries
     @property
