@@ -201,18 +201,12 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
 def _triton_map(encoding: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
     if shape is None:
         raise LayoutError(f"threads: a Triton encoding {encoding!r} needs its tensor shape: (encoding, shape)")
-    try:
-        from ..linear import triton as tt
-    except ImportError:
-        raise LayoutError("threads: a Triton encoding needs layouts.linear.triton, which this installation lacks") from None
-    from .memory import _shape_arg
-    shape = _shape_arg("shape", shape)
-    if not isinstance(encoding, tt.DistributedEncoding):
-        raise LayoutTypeError(f"threads: {encoding!r} is a shared encoding; a thread map is a distributed one "
-                              f"(BlockedLayout, NVMMADistributedLayout, DotOperandLayout, SliceLayout)")
-    try:
-        linear = tt.to_linear_layout(encoding, list(shape))
-    except LayoutError as e:
-        raise LayoutError(f"threads: {encoding!r} over shape {shape}: {e}") from None
+    from .memory import _triton_linear
+    linear, shape = _triton_linear(
+        encoding, shape, kind="DistributedEncoding",
+        lacks="threads: a Triton encoding needs layouts.linear.triton, which this installation lacks",
+        wrong_kind="threads: {!r} is a shared encoding; a thread map is a distributed one "
+                   "(BlockedLayout, NVMMADistributedLayout, DotOperandLayout, SliceLayout)",
+        where="threads:")
     values, _ = _linear_map(linear, warp)
     return values, shape

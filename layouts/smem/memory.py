@@ -248,18 +248,31 @@ def _linear_memory(layout: Any) -> SharedMemory:
     return SharedMemory(sizes, offsets, text, layout)
 
 
-def _triton_memory(encoding: Any, shape: Any) -> SharedMemory:
+def _triton_linear(encoding: Any, shape: Any, *, kind: str, lacks: str, wrong_kind: str, where: str):
+    """``(linear layout, shape)`` of a Triton ``encoding`` over ``shape``, which must be an
+    instance of ``layouts.linear.triton``'s class ``kind``: the Access's thread maps and the
+    shared layouts convert alike, each with its own messages (``wrong_kind`` formats the encoding;
+    ``where`` leads a failed conversion's)."""
     try:
         from ..linear import triton as tt
     except ImportError:
-        raise LayoutError("a Triton shared encoding needs layouts.linear.triton, which this installation lacks") from None
+        raise LayoutError(lacks) from None
     shape = _shape_arg("shape", shape)
-    if not isinstance(encoding, tt.SharedEncoding):
-        raise LayoutTypeError(f"shared_layout {encoding!r} is a distributed (register) encoding; a shared layout "
-                              f"is a SwizzledSharedLayout or NVMMASharedLayout (a distributed one goes in an Access)")
+    if not isinstance(encoding, getattr(tt, kind)):
+        raise LayoutTypeError(wrong_kind.format(encoding))
     try:
         linear = tt.to_linear_layout(encoding, list(shape))
     except LayoutError as e:
-        raise LayoutError(f"shared_layout {encoding!r} over shape {shape}: {e}") from None
+        raise LayoutError(f"{where} {encoding!r} over shape {shape}: {e}") from None
+    return linear, shape
+
+
+def _triton_memory(encoding: Any, shape: Any) -> SharedMemory:
+    linear, shape = _triton_linear(
+        encoding, shape, kind="SharedEncoding",
+        lacks="a Triton shared encoding needs layouts.linear.triton, which this installation lacks",
+        wrong_kind="shared_layout {!r} is a distributed (register) encoding; a shared layout is a "
+                   "SwizzledSharedLayout or NVMMASharedLayout (a distributed one goes in an Access)",
+        where="shared_layout")
     mem = _linear_memory(linear)
     return SharedMemory(shape, mem.offsets, f"{encoding!r} over {shape}", (encoding, shape))
