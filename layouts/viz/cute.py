@@ -21,7 +21,7 @@ out once by :func:`layouts.viz.cute_model.cute_picture`; :func:`draw_cute` draws
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -126,18 +126,31 @@ def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
     """
     from ._figure import to_png
     from .cute_svg import cute_svg
+    return _picture_bundle(lambda: layout.explain(),
+                           lambda: cute_svg(layout) if layout.size() <= MAX_LABELS else None,
+                           lambda: to_png(draw_cute(layout), dpi=100), include, exclude, MAX_SVG_BYTES)
 
+
+def _picture_bundle(text: Callable[[], str], svg: Callable[[], Optional[str]], png: Callable[[], bytes],
+                    include: Any, exclude: Any, max_svg_bytes: int) -> dict:
+    """What Jupyter shows of a layout (here and in :mod:`layouts.viz.linear`): ``text()`` as text,
+    ``svg()`` when an SVG is wanted and it gives one of at most ``max_svg_bytes`` (None: too large
+    to try), else the PNG ``png()`` when wanted; text only when the picture fails.
+
+    >>> sorted(_picture_bundle(lambda: "t", lambda: "<svg/>", bytes, None, {"image/svg+xml"}, 10))
+    ['image/png', 'text/plain']
+    """
     def wanted(mime):
         return (include is None or mime in include) and (exclude is None or mime not in exclude)
     data = {}
     if wanted("text/plain"):
-        data["text/plain"] = layout.explain()
+        data["text/plain"] = text()
     try:
-        svg = cute_svg(layout) if wanted("image/svg+xml") and layout.size() <= MAX_LABELS else None
-        if svg is not None and len(svg.encode("utf-8")) <= MAX_SVG_BYTES:
-            data["image/svg+xml"] = svg
+        svg_text = svg() if wanted("image/svg+xml") else None
+        if svg_text is not None and len(svg_text.encode("utf-8")) <= max_svg_bytes:
+            data["image/svg+xml"] = svg_text
         elif wanted("image/png"):
-            data["image/png"] = base64.b64encode(to_png(draw_cute(layout), dpi=100)).decode("ascii")
+            data["image/png"] = base64.b64encode(png()).decode("ascii")
     except Exception:  # noqa: BLE001 - a picture is a bonus: the text above always shows
         return data
     return data

@@ -19,7 +19,6 @@ picture holds is worked out by :func:`layouts.viz.linear_model.linear_picture`.
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Optional
 
 import numpy as np
@@ -299,22 +298,14 @@ def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
     ['image/svg+xml', 'text/plain']
     """
     from ._figure import to_png, to_svg
+    from .cute import _picture_bundle
+    drawn = []                              # one figure, for the SVG or the PNG, whichever is tried
 
-    def wanted(mime):
-        return (include is None or mime in include) and (exclude is None or mime not in exclude)
-    data = {}
-    if wanted("text/plain"):
-        data["text/plain"] = layout.explain()
-    try:
-        if not (wanted("image/svg+xml") or wanted("image/png")):
-            return data
-        fig = draw_linear(layout)
-        small = layout.total_out_size <= MAX_SVG_CELLS      # larger ones pass MAX_SVG_BYTES: not worth writing
-        svg = to_svg(fig) if wanted("image/svg+xml") and small else None
-        if svg is not None and len(svg.encode("utf-8")) <= MAX_SVG_BYTES:
-            data["image/svg+xml"] = svg
-        elif wanted("image/png"):
-            data["image/png"] = base64.b64encode(to_png(fig, dpi=100)).decode("ascii")
-    except Exception:  # noqa: BLE001 - a picture is a bonus: the text above always shows
-        return data
-    return data
+    def figure():
+        if not drawn:
+            drawn.append(draw_linear(layout))
+        return drawn[0]
+    # an SVG only up to MAX_SVG_CELLS elements: larger ones pass MAX_SVG_BYTES, not worth writing
+    return _picture_bundle(lambda: layout.explain(),
+                           lambda: to_svg(figure()) if layout.total_out_size <= MAX_SVG_CELLS else None,
+                           lambda: to_png(figure(), dpi=100), include, exclude, MAX_SVG_BYTES)
