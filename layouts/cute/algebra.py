@@ -217,41 +217,38 @@ def _complement_flat(layout: Layout, cotarget: Any) -> Layout:
     flat tuple of them (a shape, divided mode by mode as CuTe's ``ceil_div``), in one pass over
     the layout's flat modes sorted by stride."""
     shapes, strides = _flat_tuples(layout)
-    modes = []
-    for n, d in zip(shapes, strides):
-        if n != 1 and d != 0:  # filter: what reaches offsets
-            if d < 0:
-                raise LayoutError(f"complement of {layout}: negative strides have no complement")
-            modes.append((d, n))
-    if cotarget is None:
-        cotarget = 1
-        for d, n in modes:
-            cotarget += (n - 1) * d
-    if not modes:  # filter left 1:0
-        if type(cotarget) is tuple:
-            cotarget = it.product(cotarget)
-        return Layout._raw(1, 0) if cotarget == 1 else Layout._raw(cotarget, 1)
-    modes.sort()  # by stride (equal strides overlap: refused below whatever their order)
-    result_shape, result_stride, current = [], [], 1
-    for d, n in modes:
+    result_shape, result_stride, current, reach = [], [], 1, 1
+    for d, n in sorted(zip(strides, shapes)):  # equal strides overlap: refused whatever their order
+        if n == 1 or d == 0:  # filter: only these modes reach offsets
+            continue
+        if d < 0:  # (sorted first)
+            raise LayoutError(f"complement of {layout}: negative strides have no complement")
+        if n == 0:
+            raise LayoutError(f"complement of {layout}: a mode of size 0 has no offsets to complement")
         new_shape = d // current
         if new_shape == 0:
             raise LayoutError(f"complement of {layout}: the layout is not injective (its modes overlap)")
-        result_shape.append(new_shape)
-        result_stride.append(current)
+        if new_shape != 1:  # a size-1 gap: coalesce would drop it
+            result_shape.append(new_shape)
+            result_stride.append(current)
+        reach += (n - 1) * d
         current = d * n
-    if type(cotarget) is tuple:  # ceil_div by mode, the divisor consumed left to right
+    # the rest up to the cotarget, one mode (CuTe coalesces the static rest shape)
+    if type(cotarget) is tuple:  # a shape: ceil_div by mode, the divisor consumed left to right
         rest, divisor = 1, current
         for e in cotarget:
             rest *= -(-e // divisor)
             if e:
                 divisor = -(-divisor // e)
     else:
-        rest = -(-cotarget // current)  # CuTe coalesces the static rest shape to one mode
-    result_shape.append(rest)
-    result_stride.append(current if rest != 1 else 0)
+        rest = -(-(reach if cotarget is None else cotarget) // current)
+    if rest != 1:
+        result_shape.append(rest)
+        result_stride.append(current)
     k = len(result_shape) - 1
-    return _from_lists(*_bw_lists(result_shape, result_stride, rest, result_stride[k], k))
+    if k <= 0:
+        return Layout._raw(1, 0) if k < 0 else Layout._raw(result_shape[0], result_stride[0])
+    return _from_lists(*_bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
 
 
 def right_inverse(layout: Any) -> Layout:
@@ -285,7 +282,8 @@ def right_inverse(layout: Any) -> Layout:
         preprod.append(p)
         p *= s
     # the chain of modes from stride 1, each next one's stride the span of those before: the
-    # modes of a coalesced layout have size >= 2, so the span grows and each stride is met once
+    # modes of a coalesced layout have size 0 or >= 2, so the span grows (or ends at 0) and each
+    # stride is met once
     first = {}
     for i in range(n - 1, -1, -1):
         first[strides[i]] = i  # equal strides: the first mode, as a stable sort would take
@@ -295,7 +293,7 @@ def right_inverse(layout: Any) -> Layout:
         result_shape.append(shapes[i])
         result_stride.append(preprod[i])
         curr *= shapes[i]
-        i = first.get(curr)
+        i = first.get(curr) if curr else None  # after a mode of size 0 nothing is contiguous
     if not result_shape:
         return Layout._raw(1, 0)
     k = len(result_shape) - 1

@@ -375,6 +375,8 @@ def _flat_tuples(layout: Layout) -> tuple[tuple, tuple]:
         shape = layout._shape
         if type(shape) is not tuple:
             flat = ((shape,), (layout._stride,))
+        elif not shape:  # ():() maps its one coordinate to 0, as 1:0 does
+            flat = ((1,), (0,))
         else:
             for e in shape:
                 if type(e) is tuple:
