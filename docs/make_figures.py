@@ -1,4 +1,4 @@
-"""Write the README's figures into docs/: python docs/make_figures.py (from the repository root).
+"""Write the README's and the guides' figures into docs/: python docs/make_figures.py (from the repository root).
 
 The gallery's PNGs at 100 dpi (900 px wide at most, labels at 7 pt or more), reduced to a 256-colour
 palette so the repository stays small (pillow comes with matplotlib).
@@ -37,18 +37,45 @@ def cute_figure(name: str) -> str:
     return cute_svg(cute.blocked_product(cute.Layout((2, 2), (2, 1)), cute.Layout((2, 3))))
 
 
+#: the linear-layout and shared-memory guides' pictures: file in docs/ -> what it shows (drawn by gpu_figure)
+GPU_FIGURES = {
+    "linear_mma_accumulator.png": "Triton's MMA v2 accumulator for a 32x32 tile over 2x2 warps, by lane and register",
+    "smem_ldmatrix_banks.png": "an 8x64 half tile read by ldmatrix.x4, unswizzled: 8-way conflicts",
+    "smem_ldmatrix_banks_swizzled.png": "the same tile under Swizzle<3,3,3>: conflict-free",
+}
+
+
+def gpu_figure(name: str):
+    """The figure of the GPU guides' picture ``name`` (the code the guide pages show)."""
+    from layouts import cute, smem, viz
+    from layouts.linear import triton as tt
+
+    if name == "linear_mma_accumulator.png":
+        mma = tt.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])
+        return viz.draw_linear(tt.to_linear_layout(mma, [32, 32]))
+    tile = cute.Layout((8, 64), (64, 1))
+    if name == "smem_ldmatrix_banks_swizzled.png":
+        tile = cute.composition(cute.Swizzle(3, 3, 3), tile)
+    return viz.draw_banks(tile, smem.ldmatrix(x4=True), element_bytes=2)
+
+
+def _save_png(figure, path: Path) -> None:
+    image = Image.open(io.BytesIO(to_png(figure, dpi=100))).convert("RGB")
+    small = image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+    small.save(path, optimize=True)
+    print(f"wrote {path} ({image.size[0]} x {image.size[1]} px, {path.stat().st_size // 1024} KB)")
+
+
 def main() -> None:
+    for name in GPU_FIGURES:
+        _save_png(gpu_figure(name), HERE / name)
     for name in CUTE_FIGURES:
         (HERE / name).write_text(cute_figure(name))
         print(f"wrote {HERE / name}")
     for name, _, make in FIGURES:
         if name not in README_FIGURES:
             continue
-        image = Image.open(io.BytesIO(to_png(make(), dpi=100))).convert("RGB")
-        small = image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
-        path = HERE / README_FIGURES[name]
-        small.save(path, optimize=True)
-        print(f"wrote {path} ({image.size[0]} x {image.size[1]} px, {path.stat().st_size // 1024} KB)")
+        _save_png(make(), HERE / README_FIGURES[name])
 
 
 if __name__ == "__main__":
