@@ -15,8 +15,8 @@ from typing import Any
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
-from .layout import (Layout, _as_layout, _bw_coalesce, _bw_lists, _coalesced_modes, _flat_modes, _flat_tuples,
-                     _from_lists, coalesce, filter, make_layout)
+from .flat import bw_lists, flat_tuples
+from .layout import Layout, _as_layout, _bw_coalesce, _coalesced_modes, _flat_modes, _from_lists, coalesce, make_layout
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
@@ -75,9 +75,9 @@ def composition(a: Any, b: Any) -> Any:
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
     """``A o B`` for two layouts, on the flat modes of ``coalesce_x(A)`` (CuTe's composition_impl)."""
-    shapes, strides = _flat_tuples(a)
+    shapes, strides = flat_tuples(a)
     n = len(shapes) - 1
-    ls, ld = _bw_lists(shapes, strides, 2 if shapes[n] == 1 else shapes[n], strides[n], n)  # coalesce_x(A)
+    ls, ld = bw_lists(shapes, strides, 2 if shapes[n] == 1 else shapes[n], strides[n], n)  # coalesce_x(A)
     reach: dict[int, int] = {}
     rshape, rstride = b._shape, b._stride
     if type(rshape) is int:
@@ -216,7 +216,7 @@ def _complement_flat(layout: Layout, cotarget: Any) -> Layout:
     """``complement`` of a layout up to a cotarget that is None (the default), an int >= 0 or a
     flat tuple of them (a shape, divided mode by mode as CuTe's ``ceil_div``), in one pass over
     the layout's flat modes sorted by stride."""
-    shapes, strides = _flat_tuples(layout)
+    shapes, strides = flat_tuples(layout)
     result_shape, result_stride, current, reach = [], [], 1, 1
     for d, n in sorted(zip(strides, shapes)):  # equal strides overlap: refused whatever their order
         if n == 1 or d == 0:  # filter: only these modes reach offsets
@@ -248,7 +248,7 @@ def _complement_flat(layout: Layout, cotarget: Any) -> Layout:
     k = len(result_shape) - 1
     if k <= 0:
         return Layout._raw(1, 0) if k < 0 else Layout._raw(result_shape[0], result_stride[0])
-    return _from_lists(*_bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
+    return _from_lists(*bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
 
 
 def right_inverse(layout: Any) -> Layout:
@@ -297,7 +297,7 @@ def right_inverse(layout: Any) -> Layout:
     if not result_shape:
         return Layout._raw(1, 0)
     k = len(result_shape) - 1
-    return _from_lists(*_bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
+    return _from_lists(*bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
 
 
 def left_inverse(layout: Any) -> Layout:
@@ -330,7 +330,7 @@ def left_inverse(layout: Any) -> Layout:
         raise LayoutError("left_inverse of a swizzled layout is not a plain layout; invert its inner layout")
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"left_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
-    shapes, strides = _flat_tuples(coalesce(layout))
+    shapes, strides = flat_tuples(coalesce(layout))
     if any(d < 0 for d in strides):
         raise LayoutError(f"left_inverse of {layout}: negative strides are not supported")
     preprod = [1]

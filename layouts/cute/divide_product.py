@@ -21,7 +21,8 @@ from typing import Any
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
 from .algebra import _complement_flat, _compose_layouts, complement, composition
-from .layout import Layout, _flat_tuples, coalesce, make_layout, size
+from .flat import flat_tuples
+from .layout import Layout, coalesce, make_layout, size
 
 __all__ = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
            "tiled_product", "flat_product", "blocked_product", "raked_product"]
@@ -171,9 +172,9 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     (4,3):(1,4)
     """
     if type(a) is Layout and type(tiler) is Layout:  # the hot path: no checks a Layout has passed
-        shapes, strides = _flat_tuples(tiler)
+        shapes, strides = flat_tuples(tiler)
         n = 1
-        for s in _flat_tuples(a)[0]:
+        for s in flat_tuples(a)[0]:
             n *= s
         m = 1
         for s, d in zip(shapes, strides):

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..hooks import service
 from . import int_tuple as it
+from .flat import bw_lists, flat_tuples
 from .slicing import has_underscore, slice_parts
 from .words import explain_text, formula_text
 
@@ -363,50 +364,14 @@ def flatten(x: Any) -> Any:
 
 def _flat_modes(layout: Layout) -> tuple[list[int], list[int]]:
     """The leaves of the shape and of the stride (new lists: callers may change them)."""
-    shapes, strides = _flat_tuples(layout)
+    shapes, strides = flat_tuples(layout)
     return list(shapes), list(strides)
-
-
-def _flat_tuples(layout: Layout) -> tuple[tuple, tuple]:
-    """The leaves of the shape and of the stride as tuples, computed once per layout (a layout
-    never changes; the tuples are shared, so callers must not change them)."""
-    flat = layout._flat
-    if flat is None:
-        shape = layout._shape
-        if type(shape) is not tuple:
-            flat = ((shape,), (layout._stride,))
-        elif not shape:  # ():() maps its one coordinate to 0, as 1:0 does
-            flat = ((1,), (0,))
-        else:
-            for e in shape:
-                if type(e) is tuple:
-                    flat = (_leaf_tuple(shape), _leaf_tuple(layout._stride))
-                    break
-            else:  # already flat, and so is the congruent stride: shared, not copied
-                flat = (shape, layout._stride)
-        layout._flat = flat
-    return flat
-
-
-def _leaf_tuple(t: tuple) -> tuple:
-    # two levels inline (CuTe's layouts rarely nest deeper), the rest by the general flatten
-    out: list = []
-    for e in t:
-        if type(e) is tuple:
-            for f in e:
-                if type(f) is tuple:
-                    out.extend(it.flatten(f))
-                else:
-                    out.append(f)
-        else:
-            out.append(e)
-    return tuple(out)
 
 
 def _bw_coalesce(shapes: Any, strides: Any, new_shape: int, new_stride: int) -> Layout:
     """CuTe's ``bw_coalesce``: walk the flat modes right to left from (new_shape, new_stride),
     dropping size-1 modes and merging a mode into the next when ``s * d`` is the next stride."""
-    ns, nd = _bw_lists(shapes, strides, new_shape, new_stride)
+    ns, nd = bw_lists(shapes, strides, new_shape, new_stride)
     if len(ns) == 1:
         return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
     return Layout._raw(tuple(ns), tuple(nd))
@@ -414,37 +379,10 @@ def _bw_coalesce(shapes: Any, strides: Any, new_shape: int, new_stride: int) -> 
 
 def _coalesced_modes(layout: Layout) -> tuple[list[int], list[int]]:
     """The flat modes of ``coalesce(layout)``, as lists, without building the layout."""
-    shapes, strides = _flat_tuples(layout)
+    shapes, strides = flat_tuples(layout)
     n = len(shapes) - 1
-    ns, nd = _bw_lists(shapes, strides, shapes[n], strides[n], n)
+    ns, nd = bw_lists(shapes, strides, shapes[n], strides[n], n)
     return ([1], [0]) if len(ns) == 1 and ns[0] == 1 else (ns, nd)
-
-
-def _bw_lists(shapes: Any, strides: Any, new_shape: int, new_stride: int, n: int = -1) -> tuple[list, list]:
-    """The modes of :func:`_bw_coalesce` as lists, from the first ``n`` modes (all when -1)."""
-    out_s, out_d = [], []
-    cs, cd = new_shape, new_stride
-    i = len(shapes) if n < 0 else n
-    while i:
-        i -= 1
-        s = shapes[i]
-        if s == 1:
-            continue
-        d = strides[i]
-        if cs == 1:
-            cs, cd = s, d
-        elif s * d == cd:
-            cs *= s
-            cd = d
-        else:
-            out_s.append(cs)
-            out_d.append(cd)
-            cs, cd = s, d
-    out_s.append(cs)
-    out_d.append(cd)
-    out_s.reverse()
-    out_d.reverse()
-    return out_s, out_d
 
 
 def coalesce(layout: Layout, profile: Any = None) -> Layout:
@@ -459,7 +397,7 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     """
     if type(layout) is Layout and profile is None:  # the hot path, inline: no call but the flattening
         flat = layout._flat
-        shapes, strides = flat if flat is not None else _flat_tuples(layout)
+        shapes, strides = flat if flat is not None else flat_tuples(layout)
         i = len(shapes) - 1
         cs, cd = shapes[i], strides[i]
         out_s, out_d = [], []
@@ -500,13 +438,14 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
             modes = [coalesce(layout[i], p) for i, p in enumerate(profile)]
             modes += [layout[i] for i in range(len(profile), len(layout))]
             return make_layout(*modes)
-    shapes, strides = _flat_tuples(layout)
+    shapes, strides = flat_tuples(layout)
     n = len(shapes) - 1
-    return _from_lists(*_bw_lists(shapes, strides, shapes[n], strides[n], n))
+    return _from_lists(*bw_lists(shapes, strides, shapes[n], strides[n], n))
 
 
 def _from_lists(ns: list, nd: list) -> Layout:
-    """The layout of flat modes from :func:`_bw_lists` (one mode: an int shape), its flat form kept."""
+    """The layout of the flat modes :func:`~layouts.cute.flat.bw_lists` gives (one mode: an int
+    shape), its flat form kept."""
     result = object.__new__(Layout)
     if len(ns) == 1:
         shape, stride = ns[0], (nd[0] if ns[0] != 1 else 0)
@@ -524,10 +463,10 @@ def coalesce_x(layout: Layout) -> Layout:
     >>> str(coalesce(Layout((4, 1), (1, 0)))), str(coalesce_x(Layout((4, 1), (1, 0))))
     ('4:1', '(4,2):(1,0)')
     """
-    shapes, strides = _flat_tuples(layout)
+    shapes, strides = flat_tuples(layout)
     n = len(shapes) - 1
     last = 2 if shapes[n] == 1 else shapes[n]
-    return _from_lists(*_bw_lists(shapes, strides, last, strides[n], n))
+    return _from_lists(*bw_lists(shapes, strides, last, strides[n], n))
 
 
 def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 - CuTe's name
