@@ -85,7 +85,9 @@ def _look(page, rel: str) -> dict:
 
 def test_every_page_shows_the_pictures_it_promises(page):
     promised = _promises()
-    assert {"index.html", "guide/cute.html", "guide/pictures.html", "notebooks/05_cute_layouts.html"} <= set(promised)
+    assert {"index.html", "guide/cute.html", "guide/pictures.html", "notebooks/05_cute_layouts.html",
+            "guide/linear.html", "guide/smem.html", "notebooks/06_linear_layouts.html",
+            "notebooks/07_shared_memory.html"} <= set(promised)
     short = {}
     for rel, n in sorted(promised.items()):
         seen = _look(page, rel)
