@@ -396,6 +396,9 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     (4,4):(1,4)
     """
     if type(layout) is Layout and profile is None:  # the hot path, inline: no call but the flattening
+        shape = layout._shape
+        if type(shape) is int:  # one mode: itself (a layout is a value), or 1:0 for size 1
+            return layout if shape != 1 or layout._stride == 0 else Layout._raw(1, 0)
         flat = layout._flat
         shapes, strides = flat if flat is not None else flat_tuples(layout)
         i = len(shapes) - 1
