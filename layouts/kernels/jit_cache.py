@@ -45,6 +45,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "kernels": ("geometry.py", "grouped.py", "inplace.py", "lines.py", "records.py", "rows.py", "simd.py",
                 "small.py", "swizzle.py", "transpose.py"),
     os.path.join("interop", "opencv"): ("array_reader.py", "blob_kernel.py"),
+    "linear": ("apply_kernel.py",),
 }
 #: the file beside a cache that holds the digest its kernels were compiled from
 STAMP = "layouts-kernel-sources.sha256"

@@ -111,6 +111,7 @@ def _kernel_plan(layout, names: Tuple[str, ...]):
         shifts.append(bit)
         masks.append(size - 1)
         bit += size.bit_length() - 1
+    from .. import kernels  # noqa: F401 - the copy engine clears stale cached kernels before any loads
     try:
         from .apply_kernel import KERNELS
     except ImportError:          # numba missing: numpy's path
