@@ -156,3 +156,20 @@ def test_deep_nesting_is_a_layout_error_not_a_recursion_error(name):
     DEEP_CALLS_OK = {"Layout": lambda: Layout(_deep(2, 20))}       # a merely deep one still works
     if name in DEEP_CALLS_OK:
         assert cute.size(DEEP_CALLS_OK[name]()) == 2
+
+
+# ------------------------------------------------------------------ make_ordered_layout: size-1 modes
+def test_make_ordered_layout_gives_size_one_modes_stride_zero_as_cxx_compact_col_major():
+    """C++'s compact_order builds each mode with compact_col_major, which gives a (static) size-1
+    mode stride 0; the other modes get the product of the sizes with a smaller order value."""
+    rng = np.random.default_rng(401)
+    for _ in range(300):
+        n = int(rng.integers(1, 6))
+        shape = tuple(int(rng.choice([1, 1, 2, 3, 4])) for _ in range(n))
+        order = tuple(int(v) for v in rng.permutation(n))
+        L = cute.make_ordered_layout(shape, order)
+        expect = tuple(0 if shape[i] == 1 else int(np.prod([shape[j] for j in range(n) if order[j] < order[i]]))
+                       for i in range(n))
+        assert L.stride == expect, (shape, order, L)
+        assert sorted(L.offsets().tolist()) == list(range(cute.size(L)))  # still compact and a bijection
+    assert cute.make_ordered_layout((1, 2), (1, 0)).stride == (0, 1)

@@ -766,8 +766,6 @@ def _without_unit_strides(layout):
     return layout[0], [d if s != 1 else None for s, d in zip(shapes, strides)]
 
 
-@pytest.mark.xfail(strict=True, reason="ours gives a size-1 mode of make_ordered_layout a nonzero stride; C++'s "
-                   "compact_col_major and the DSL give it 0 (the same function)")
 def test_make_ordered_layout_unit_modes_have_stride_zero(dsl):
     [M] = dsl([("make_ordered_layout", ((1, 2), (1, 0)))])
     assert M == ((1, 2), (0, 1))

@@ -44,9 +44,14 @@ def _tuple_of(modes: tuple, what: str, minimum: int | None) -> Any:
 
 def make_ordered_layout(shape: Any, order: Any) -> Layout:
     """The compact layout of ``shape`` whose modes are laid out in ``order``: the mode with the
-    smallest order value gets stride 1, the next the product of the sizes before it (CuTe's
-    ``make_ordered_layout``, ``compact_order``). ``order`` is congruent with ``shape`` or flat
-    with one value a leaf; its values are distinct."""
+    smallest order value gets stride 1, the next the product of the sizes before it, and a
+    size-1 mode stride 0 (CuTe's ``make_ordered_layout``, ``compact_order``, whose
+    ``compact_col_major`` does the same). ``order`` is congruent with ``shape`` or flat with one
+    value a leaf; its values are distinct.
+
+    >>> print(make_ordered_layout((1, 2, 3), (0, 2, 1)))
+    (1,2,3):(0,3,1)
+    """
     shape = it.as_int_tuple(shape, "make_ordered_layout: shape", minimum=0)
     order = it.as_int_tuple(order, "make_ordered_layout: order")
     leaves, ranks = it.flatten(shape), it.flatten(order)
@@ -60,7 +65,8 @@ def make_ordered_layout(shape: Any, order: Any) -> Layout:
     strides = [0] * len(leaves)
     current = 1
     for i in sorted(range(len(leaves)), key=lambda j: ranks[j]):
-        strides[i] = current
+        # C++'s compact_col_major gives a size-1 mode stride 0, as make_layout does here
+        strides[i] = 0 if leaves[i] == 1 else current
         current *= leaves[i]
     return Layout(shape, _like(shape, iter(strides)))
 
