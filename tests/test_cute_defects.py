@@ -173,3 +173,55 @@ def test_make_ordered_layout_gives_size_one_modes_stride_zero_as_cxx_compact_col
         assert L.stride == expect, (shape, order, L)
         assert sorted(L.offsets().tolist()) == list(range(cute.size(L)))  # still compact and a bijection
     assert cute.make_ordered_layout((1, 2), (1, 0)).stride == (0, 1)
+
+
+# ------------------------------------------------------------------ None (CuTe's _) in a zipped tiler
+def _cxx_zip2_by(t, guide):
+    """C++'s zip2_by (cute/algorithm/tuple_algorithms.hpp), transcribed: a leaf of the guide takes
+    its mode as the (tile, rest) pair and needs exactly two sub-modes (else: does not compile)."""
+    if isinstance(guide, tuple):
+        split = [_cxx_zip2_by(t[i], g) for i, g in enumerate(guide)]
+        return tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):])
+    if not (isinstance(t, tuple) and len(t) == 2):
+        raise TypeError("zip2_by: Mismatched ranks")  # C++'s static_assert
+    return t
+
+
+def _guide_of(tiler):
+    return tuple(_guide_of(t) for t in tiler) if isinstance(tiler, tuple) else 0
+
+
+@pytest.mark.parametrize("op", ["zipped_divide", "tiled_divide", "flat_divide", "zipped_product"])
+def test_none_in_a_zipped_tiler_is_cxx_tile_unzip_or_a_layout_error_naming_the_tiler(op):
+    """C++'s zipped_divide / zipped_product are tile_unzip(logical_op(A, T), T): a None mode is left
+    alone by the logical op, then zip2_by splits it as the pair (mode0, mode1) -- no 1:0 tile."""
+    rng = np.random.default_rng(402)
+    logical = cute.logical_divide if "divide" in op else cute.logical_product
+    split = refused = 0
+    for _ in range(800):
+        A = rand_injective(rng, depth=2, leaves=(1, 2, 3, 4))
+        if not isinstance(A.shape, tuple):
+            continue
+        T = tuple(None if rng.random() < 0.5 else Layout(int(rng.choice([1, 2]))) for _ in range(int(rng.integers(1, len(A) + 1))))
+        if None not in T:
+            continue
+        try:
+            L = logical(A, T)
+        except LayoutError:
+            continue
+        try:
+            shape, stride = _cxx_zip2_by(L.shape, _guide_of(T)), _cxx_zip2_by(L.stride, _guide_of(T))
+        except TypeError:
+            with pytest.raises(LayoutError, match=r"tiler \(.*None"):
+                getattr(cute, op)(A, T)
+            refused += 1
+            continue
+        Z = Layout(shape, stride)
+        expect = {"tiled_divide": lambda: cute.make_layout(Z[0], *list(Z[1])),
+                  "flat_divide": lambda: cute.make_layout(*list(Z[0]), *list(Z[1]))}.get(op, lambda: Z)()
+        assert getattr(cute, op)(A, T) == expect, (op, A, T)
+        split += 1
+    assert split > 40 and refused > 40, (split, refused)
+    # the DSL's own answer (tests/test_cute_dsl.py): the None mode (3,4):(1,6) split as 3 | 4
+    A = Layout((2, (3, 4)), (3, (1, 6)))
+    assert cute.zipped_divide(A, (Layout(3, 2), None)) == Layout(((3, 3), (2, 4)), ((6, 1), (3, 6)))

@@ -1,7 +1,7 @@
 """Tiling with CuTe's divides and products (``cute/layout.hpp``).
 
-A tiler is a Layout, an int ``n`` (the layout ``n:1``), ``None`` (leave the mode alone) or a
-tuple of tilers applied mode by mode. ``logical_divide(A, B)`` splits ``A`` into (tile, rest);
+A tiler is a Layout, an int ``n`` (the layout ``n:1``), ``None`` (CuTe's ``_``: leave the mode
+alone) or a tuple of tilers applied mode by mode. ``logical_divide(A, B)`` splits ``A`` into (tile, rest);
 ``logical_product(A, B)`` repeats ``A`` over ``B``. The zipped / tiled forms regroup the modes,
 ``blocked_product`` and ``raked_product`` keep ``A``'s rank.
 
@@ -79,22 +79,33 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     return composition(a, make_layout(b, complement(b, coalesce(a).shape)))
 
 
-def _zip2_by(t: Any, guide: Any, where: str) -> tuple:
+def _zip2_by(t: Any, guide: Any, where: str, tiler: Any) -> tuple:
     """CuTe's ``zip2_by``: gather the (tile, rest) pairs that the guide's leaves select into
-    ((tiles...), (rests..., untouched modes...))."""
+    ((tiles...), (rests..., untouched modes...)). A ``None`` leaf left its mode alone, and C++
+    takes that mode as the pair itself: it must have exactly two sub-modes, else C++ does not
+    compile (the CuTe DSL refuses) and neither do we."""
     if it.is_tuple(guide):
         if not it.is_tuple(t) or len(t) < len(guide):
-            raise LayoutError(f"{where}: the tiler {guide} does not match the modes of the result")
-        split = [_zip2_by(t[i], g, where) for i, g in enumerate(guide)]
+            raise LayoutError(f"{where}: the tiler {_show(tiler)} does not match the modes of the result {t}")
+        split = [_zip2_by(t[i], g, where, tiler) for i, g in enumerate(guide)]
         return (tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):]))
     if not it.is_tuple(t) or len(t) != 2:
-        raise LayoutError(f"{where}: expected a (tile, rest) mode, got {t}")
+        raise LayoutError(f"{where}: tiler {_show(tiler)} leaves a mode of shape {t} alone with None (CuTe's _), "
+                          f"and zipping takes such a mode as its (tile, rest) pair, so it needs exactly 2 sub-modes "
+                          f"(C++'s zip2_by); tile that mode with a layout or an int, or leave it out of the tiler")
     return t
 
 
+def _show(tiler: Any) -> str:
+    if it.is_tuple(tiler):
+        return "(" + ", ".join(_show(t) for t in tiler) + ("," if len(tiler) == 1 else "") + ")"
+    return "None" if tiler is None else str(tiler)
+
+
 def _unzip(result: Layout, tiler: Any, where: str) -> Layout:
+    """CuTe's ``tile_unzip``: the divided or multiplied layout regrouped by the tiler's profile."""
     guide = _guide(tiler)
-    return Layout._raw(_zip2_by(result.shape, guide, where), _zip2_by(result.stride, guide, where))
+    return Layout._raw(_zip2_by(result.shape, guide, where, tiler), _zip2_by(result.stride, guide, where, tiler))
 
 
 def _guide(tiler: Any) -> Any:
@@ -104,32 +115,22 @@ def _guide(tiler: Any) -> Any:
     return 0
 
 
-def _unzip_none(op, a: Layout, tiler: Any, where: str) -> Layout:
-    # None in a tuple tiler leaves the mode alone; for zipping it becomes a (1:0, mode) pair
-    if it.is_tuple(tiler):
-        if len(tiler) > len(a):
-            raise LayoutError(f"{where}: tiler has {len(tiler)} modes, more than layout {a} ({len(a)})")
-        modes = [make_layout(Layout._raw(1, 0), a[i]) if t is None else
-                 (_unzip_none(op, a[i], t, where) if it.is_tuple(t) else op(a[i], t))
-                 for i, t in enumerate(tiler)]
-        modes += [a[i] for i in range(len(tiler), len(a))]
-        return make_layout(*modes)
-    return op(a, tiler)
-
-
 def zipped_divide(a: Layout, tiler: Any) -> Layout:
     """``logical_divide`` with the tile modes gathered first and the rest second:
-    ``((tile...), (rest...))``.
+    ``((tile...), (rest...))`` (C++'s ``tile_unzip``). A ``None`` (CuTe's ``_``) in the tiler
+    leaves its mode alone, and the zipping takes that mode itself as the (tile, rest) pair, as
+    C++'s ``zip2_by`` and the CuTe DSL do (pycute pairs it with a ``1:0`` tile instead); a mode
+    without exactly two sub-modes there is refused, as C++ refuses to compile it.
 
     >>> from layouts.cute import Layout
+    >>> print(zipped_divide(Layout((2, (3, 4)), (3, (1, 6))), (Layout(3, 2), None)))
+    ((3,3),(2,4)):((6,1),(3,6))
     >>> print(zipped_divide(Layout((9, (4, 8)), (59, (13, 1))), (Layout(3, 3), Layout((2, 4), (1, 8)))))
     ((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))
     """
     a = _check_layout(a, "zipped_divide")
     it.check_depth(tiler, "zipped_divide: tiler")
-    if tiler is None:
-        return make_layout(Layout._raw(1, 0), a)
-    return _unzip(_unzip_none(logical_divide, a, tiler, "zipped_divide"), tiler, "zipped_divide")
+    return _unzip(logical_divide(a, tiler), tiler, "zipped_divide")
 
 
 def tiled_divide(a: Layout, tiler: Any) -> Layout:
@@ -204,9 +205,7 @@ def zipped_product(a: Layout, tiler: Any) -> Layout:
     """
     a = _check_layout(a, "zipped_product")
     it.check_depth(tiler, "zipped_product: tiler")
-    if tiler is None:
-        return make_layout(Layout._raw(1, 0), a)
-    return _unzip(_unzip_none(logical_product, a, tiler, "zipped_product"), tiler, "zipped_product")
+    return _unzip(logical_product(a, tiler), tiler, "zipped_product")
 
 
 def tiled_product(a: Layout, tiler: Any) -> Layout:
