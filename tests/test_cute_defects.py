@@ -225,3 +225,105 @@ def test_none_in_a_zipped_tiler_is_cxx_tile_unzip_or_a_layout_error_naming_the_t
     # the DSL's own answer (tests/test_cute_dsl.py): the None mode (3,4):(1,6) split as 3 | 4
     A = Layout((2, (3, 4)), (3, (1, 6)))
     assert cute.zipped_divide(A, (Layout(3, 2), None)) == Layout(((3, 3), (2, 4)), ((6, 1), (3, 6)))
+
+
+# ------------------------------------------------------------------ size-0 modes: an answer or a LayoutError
+def _with_zeros(rng):
+    """A small layout, one time in two with a size-0 mode (size 0 in all; strides 0..8, nested)."""
+    n = int(rng.integers(1, 4))
+    shape = [int(rng.choice([1, 2, 3, 4])) for _ in range(n)]
+    if rng.random() < 0.5:
+        shape[int(rng.integers(n))] = 0
+    stride = [int(rng.choice([0, 1, 2, 3, 4, 8])) for _ in range(n)]
+    if rng.random() < 0.3:
+        return Layout((tuple(shape),), (tuple(stride),))
+    return Layout(tuple(shape), tuple(stride))
+
+
+def _cxx_right_inverse(A):
+    """C++'s right_inverse (cute/layout.hpp), transcribed: over coalesce(A)'s modes sorted (stably)
+    by stride, take each mode whose stride is the running product, with the prefix product of the
+    shape as its stride; coalesce the result."""
+    C = cute.coalesce(A)
+    shapes, strides = (C.shape, C.stride) if isinstance(C.shape, tuple) else ((C.shape,), (C.stride,))
+    prefix = [1]
+    for n in shapes:
+        prefix.append(prefix[-1] * n)
+    out_s, out_d, curr = [1], [0], 1
+    for i in sorted(range(len(shapes)), key=lambda j: strides[j]):
+        if strides[i] == curr:
+            out_s.append(shapes[i])
+            out_d.append(prefix[i])
+            curr = shapes[i] * strides[i]
+    return cute.coalesce(Layout(tuple(out_s), tuple(out_d)))
+
+
+def _offs(L):
+    return L.offsets().tolist()
+
+
+def _check_composition(A, B, R):
+    assert cute.size(R) == cute.size(B)
+    if cute.size(A) and all(0 <= b < cute.size(A) for b in _offs(B)):
+        assert _offs(R) == [A(b) for b in _offs(B)]
+
+
+SIZE0_CHECKS = {
+    # name: (call, the property an answer must have)
+    "composition": (cute.composition, _check_composition),
+    "composition_int": (lambda A, B: cute.composition(A, cute.size(B)),
+                        lambda A, B, R: _check_composition(A, Layout(cute.size(B)), R)),
+    "complement": (lambda A, B: cute.complement(A, 24),
+                   lambda A, B, R: len(set(_offs(R))) == len(_offs(R)) and (not _offs(R) or R(0) == 0)),
+    "complement_shape": (lambda A, B: cute.complement(A, B.shape),
+                         lambda A, B, R: len(set(_offs(R))) == len(_offs(R))),
+    "coalesce": (lambda A, B: cute.coalesce(A),
+                 lambda A, B, R: cute.size(R) == cute.size(A) and _offs(R) == _offs(A)),
+    "filter": (lambda A, B: cute.filter(A),
+               lambda A, B, R: not cute.size(A) or set(_offs(R)) == set(_offs(A))),
+    "left_inverse": (lambda A, B: cute.left_inverse(A),
+                     lambda A, B, R: len(set(_offs(A))) < cute.size(A) or all(R(a) == i for i, a in enumerate(_offs(A)))),
+    "right_inverse": (lambda A, B: cute.right_inverse(A),
+                      # a size-0 A has no A(i) to check: C++'s answer (pycute's differs there)
+                      lambda A, B, R: all(A(r) == i for i, r in enumerate(_offs(R))) if cute.size(A) else
+                      R == _cxx_right_inverse(A)),
+    "nullspace": (lambda A, B: cute.nullspace(A),
+                  lambda A, B, R: not cute.size(A) or all(A(n) == 0 for n in _offs(R))),
+    "max_common_layout": (cute.max_common_layout,
+                          # inside both domains (C++ composes a one-mode A past its size, and so do we)
+                          lambda A, B, R: all(A(r) == B(r) for r in _offs(R) if r < min(cute.size(A), cute.size(B)))),
+    "max_common_vector": (cute.max_common_vector,
+                          lambda A, B, R: isinstance(R, int) and R >= 0),
+    "logical_divide": (cute.logical_divide,  # A o (B, complement(B)): every element of A, or none for a size-0 B
+                       lambda A, B, R: cute.size(R) >= cute.size(A) if cute.size(B) else cute.size(R) == 0),
+    "logical_product": (cute.logical_product,
+                        lambda A, B, R: cute.size(R) == cute.size(A) * cute.size(B) and R[0] == A),
+}
+for _op in ["zipped_divide", "tiled_divide", "flat_divide"]:
+    SIZE0_CHECKS[_op] = (getattr(cute, _op), lambda A, B, R: sorted(_offs(R)) == sorted(_offs(cute.logical_divide(A, B))))
+for _op in ["zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"]:
+    SIZE0_CHECKS[_op] = (getattr(cute, _op),
+                         lambda A, B, R: sorted(_offs(R)) == sorted(_offs(cute.logical_product(A, B))))
+
+
+@pytest.mark.parametrize("name", sorted(SIZE0_CHECKS))
+def test_size_zero_modes_get_an_answer_or_a_layout_error(name):
+    """Issue 40: composition with a size-0 mode in A was a bare ZeroDivisionError (C++ divides by
+    that size and defines no result). Every algebra function, on random layouts with size-0 modes:
+    an answer with its defining property, or a LayoutError -- nothing else."""
+    call, holds = SIZE0_CHECKS[name]
+    rng = np.random.default_rng(403)
+    answered = refused = 0
+    for _ in range(400):
+        A, B = _with_zeros(rng), _with_zeros(rng)
+        try:
+            R = call(A, B)
+        except LayoutError:
+            refused += 1
+            continue
+        assert holds(A, B, R) is not False, (name, A, B, R)
+        answered += 1
+    assert answered > 20, (answered, refused)
+    if name == "composition":  # the issue's own: A's size-0 mode ahead of its last
+        with pytest.raises(LayoutError, match=r"composition of \(0,2,3\):\(8,3,2\) with 2:2: a has a size-0 mode"):
+            cute.composition(Layout((0, 2, 3), (8, 3, 2)), Layout(2, 2))

@@ -111,6 +111,11 @@ def _compose(ls: list, ld: list, rshape: Any, rstride: Any, names: tuple, reach:
         if rshape != 1:
             raise fail("a negative stride in B needs a layout A of one mode (after coalesce)")
         rstride = -rstride
+    if 0 in ls[:-1]:
+        # C++'s composition_impl divides B's stride by every mode of coalesce(A) but the last (a
+        # static_assert for static shapes, a division by zero for dynamic ones): no result defined
+        raise fail(f"a has a size-0 mode before the last mode of coalesce(a) = ({','.join(map(str, ls))}):"
+                   f"({','.join(map(str, ld))}), and C++ divides B's stride {rstride} by it: no result is defined")
     shapes, strides = [], []
     rest_shape, rest_stride = rshape, rstride
     for p in range(len(ls) - 1):
@@ -125,6 +130,9 @@ def _compose(ls: list, ld: list, rshape: Any, rstride: Any, names: tuple, reach:
         next_stride = -(-step // curr_shape)
         if next_shape != 1 and rest_shape != 1:
             new_shape = next_shape if next_shape < rest_shape else rest_shape
+            if new_shape == 0:  # C++ computes rest_shape % 0 here: it defines no result either
+                raise fail(f"b has a size-0 mode ({rshape}:{rstride}) reaching mode {curr_shape}:{curr_stride} of "
+                           f"coalesce(a), and C++ splits it into runs of 0 elements: no result is defined")
             if rest_shape % new_shape:
                 raise fail(f"shape divisibility condition fails: {rest_shape} elements do not split "
                            f"into whole runs of {new_shape}")
@@ -187,6 +195,8 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
     shapes, strides = ([n for n, _ in kept], [d for _, d in kept]) if kept else ([1], [0])
     if any(d < 0 for d in strides):
         raise LayoutError(f"complement of {layout}: negative strides have no complement")
+    if 0 in shapes:  # as _complement_flat: C++ would divide the cotarget by a 0 reach
+        raise LayoutError(f"complement of {layout}: a mode of size 0 has no offsets to complement")
     if cotarget is None:
         cotarget = sum((s - 1) * d for s, d in zip(shapes, strides)) + 1
     else:
