@@ -299,6 +299,9 @@ SIZE0_CHECKS = {
     "logical_product": (cute.logical_product,
                         lambda A, B, R: cute.size(R) == cute.size(A) * cute.size(B) and R[0] == A),
 }
+SIZE0_CHECKS["slice_and_offset"] = (  # L(_, 0, ...): mode 0 itself, at offset 0
+    lambda A, B: cute.slice_and_offset((cute._,) + (0,) * (len(A) - 1), A),
+    lambda A, B, R: R[1] == 0 and _offs(R[0]) == _offs(A[0]))
 for _op in ["zipped_divide", "tiled_divide", "flat_divide"]:
     SIZE0_CHECKS[_op] = (getattr(cute, _op), lambda A, B, R: sorted(_offs(R)) == sorted(_offs(cute.logical_divide(A, B))))
 for _op in ["zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"]:

@@ -88,11 +88,13 @@ def _kept(crd: Any, t: Any) -> tuple:
     return ()
 
 
-def _zeros(crd: Any) -> Any:
+def _zeros(crd: Any, shape: Any) -> Any:
+    """``crd`` with each ``_`` a zero congruent with its mode: a 0 for a tuple mode would be
+    split by the mode sizes, and a size-0 sub-mode has none to split by."""
     if crd is _:
-        return 0
+        return tuple(_zeros(_, m) for m in shape) if it.is_tuple(shape) else 0
     if isinstance(crd, tuple):
-        return tuple(_zeros(c) for c in crd)
+        return tuple(_zeros(c, s) for c, s in zip(crd, shape))
     return crd
 
 
@@ -104,4 +106,4 @@ def slice_parts(crd: Any, shape: Any, stride: Any) -> tuple:
     crd = _check(crd, shape, "slice")
     if crd is _:
         return shape, stride, 0
-    return _kept(crd, shape), _kept(crd, stride), it.offset_of(_zeros(crd), shape, stride)
+    return _kept(crd, shape), _kept(crd, stride), it.offset_of(_zeros(crd, shape), shape, stride)
