@@ -39,11 +39,11 @@ __all__ = [
     "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
     "save_tour_figures", "to_png", "to_svg", "save", "default_wrap", "LayoutFigure", "MAX_CELLS",
     "explore", "Explorer", "ExplorerModel", "write_gallery", "draw_cute", "cute_svg",
-    "draw_linear", "draw_banks",
+    "draw_linear", "draw_banks", "draw",
 ]
 
 # Pictures of the GPU kinds load with their modules, when first asked for.
-_LAZY = {"draw_linear": "linear", "draw_banks": "banks"}
+_LAZY = {"draw_linear": "linear", "draw_banks": "banks", "draw": "draw_any"}
 
 
 def __getattr__(name):
