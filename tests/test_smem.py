@@ -356,3 +356,33 @@ def test_offsets_far_apart_are_counted_exactly():
     huge = OffsetTable(np.arange(4, dtype=np.int64) << 60, "elements 2**60 apart")
     with pytest.raises(LayoutError, match="past 2\\*\\*62"):
         smem.conflicts(huge, smem.Access(np.arange(32).reshape(32, 1) % 4, 4), element_bytes=4)
+
+
+# -- a map is the same map however its dims are listed ----------------------------------------
+
+def test_a_linear_layout_s_tile_dims_are_read_by_name_not_by_listing_order():
+    """Row-major 32x32 given with its out-dims listed dim0, dim1 and dim1, dim0: the same map (checked
+    offset by offset), so the same 32-way count for threads reading rows; the Access side too."""
+    from layouts.linear import LinearLayout as LL
+    cols = [[0, 1 << k] for k in range(5)]
+    rows = [[1 << k, 0] for k in range(5)]
+    a = LL.from_bases({"offset": cols + rows}, ["dim0", "dim1"])
+    b = LL.from_bases({"offset": [r[::-1] for r in cols + rows]}, ["dim1", "dim0"])
+    for o in range(1024):
+        assert a(offset=o) == b(offset=o)
+    by_rows = smem.Access(cute.Layout((32, 32), (1, 32)), 4)        # thread t reads row t
+    assert smem.conflicts(a, by_rows, element_bytes=4).ways == 32
+    assert smem.conflicts(b, by_rows, element_bytes=4).ways == 32
+    threads = LL.from_bases({"register": [[1 << k, 0] for k in range(5)],
+                             "lane": [[0, 1 << k] for k in range(5)]}, ["dim1", "dim0"])
+    # lane 1 holds row 1: flat index row + 32 * col over the 32x32 tile
+    assert smem.Access(threads, 4).values_of(1)[:4] == (1, 33, 65, 97)
+
+
+def test_array_thread_maps_past_int64_or_ragged_are_named():
+    huge = np.arange(32, dtype=np.uint64).reshape(32, 1)
+    huge[0, 0] = 2 ** 64 - 5
+    with pytest.raises(ly.LayoutError, match="threads: element index 18446744073709551611"):
+        smem.Access(huge, 4)
+    with pytest.raises(ly.LayoutTypeError, match="threads: .*differ in length"):
+        smem.Access([[1, 2], [3]] * 16, 4)

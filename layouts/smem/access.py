@@ -132,7 +132,11 @@ def _thread_map(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[np.ndarr
         return _linear_map(threads, warp or 0)
     if isinstance(threads, np.ndarray) or (isinstance(threads, (list, tuple)) and threads
                                            and isinstance(threads[0], (list, tuple, np.ndarray))):
-        arr = np.asarray(threads)
+        try:
+            arr = np.asarray(threads)
+        except ValueError:            # ragged rows
+            raise LayoutTypeError("threads: an array thread map is a 2-D int array (thread, value); these rows "
+                                  "differ in length") from None
         if arr.dtype.kind not in "iu" or arr.ndim != 2:
             raise LayoutTypeError(f"threads: an array thread map is a 2-D int array (thread, value), got "
                                   f"{arr.ndim}-D {arr.dtype}")
@@ -140,6 +144,8 @@ def _thread_map(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[np.ndarr
             raise LayoutError(f"threads: a thread map covers one warp of {WARP} threads; this array has {arr.shape[0]} rows")
         if arr.size and arr.min() < 0:
             raise LayoutError(f"threads: element indices must be >= 0, got {int(arr.min())}")
+        if arr.size and int(arr.max()) > np.iinfo(np.int64).max:     # uint64 would wrap negative
+            raise LayoutError(f"threads: element index {int(arr.max())} is past any tile")
         return arr.astype(np.int64), None
     raise LayoutTypeError(f"threads must be a CuTe TV layout, a linear layout (lane, register -> dim0, dim1...), "
                           f"a Triton distributed encoding with its shape, or a (32, values) int array; "
@@ -188,10 +194,12 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
     if "warp" in ins:
         coords["warp"] = np.full(lane.shape, warp, dtype=np.int64)
     out = layout.apply(coords)
+    from .memory import tile_dims
     flat = np.zeros(lane.shape, dtype=np.int64)
     scale = 1
     sizes = []
-    for name, size in layout.out_dims.items():
+    for name in tile_dims(layout.out_dim_names):
+        size = layout.out_dims[name]
         flat += np.asarray(out[name], dtype=np.int64) * scale
         scale *= int(size)
         sizes.append(int(size))

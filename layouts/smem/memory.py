@@ -229,12 +229,29 @@ def _framework_memory(layout: Any) -> SharedMemory:
     return SharedMemory(shape, np.asarray(offsets, dtype=np.int64), repr(layout), layout)
 
 
+def tile_dims(names: Any) -> list:
+    """The tile's dims in colexicographic order (the first the fastest): Triton's standard names
+    ``dim0, dim1, ...`` by their number, whatever order a layout lists them in (a map is the same
+    map however its dims are listed); any other names as listed.
+
+    >>> tile_dims(["dim1", "dim0"]), tile_dims(["m0", "m1"])
+    (['dim0', 'dim1'], ['m0', 'm1'])
+    """
+    names = list(names)
+    if sorted(names) == sorted(f"dim{k}" for k in range(len(names))):
+        return sorted(names, key=lambda n: int(n[3:]))
+    return names
+
+
 def _linear_memory(layout: Any) -> SharedMemory:
     from ..linear.bridges import cute_form, memory_map
     try:
         mapped = memory_map(layout)
     except LayoutError as e:
         raise LayoutError(f"shared_layout: {e}") from None
+    order = tile_dims(mapped.in_dim_names)
+    if order != mapped.in_dim_names:
+        mapped = mapped.transpose_ins(order)
     sizes = tuple(int(s) for s in mapped.in_dims.values()) or (1,)
     flat = mapped.flatten_ins()
     if flat.in_dim_names:
