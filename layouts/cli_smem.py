@@ -149,7 +149,9 @@ def thread_map(how: str, tile: tuple[int, int], vector: int):
     """The warp's thread-value layout over the tile (value = flat colexicographic element index):
     each thread takes ``vector`` consecutive elements of a row (``rows``) or of a column
     (``columns``) per request, consecutive threads the next ones, 32 threads per request."""
-    from .cute import Layout, composition
+    import numpy as np
+
+    from .cute import Layout
     rows, cols = tile
     size = rows * cols
     if size % (32 * vector):
@@ -164,7 +166,10 @@ def thread_map(how: str, tile: tuple[int, int], vector: int):
              Layout((32, (vector, requests)), (vector, (1, 32 * vector))))
     if how == "columns":
         return along                       # colexicographic is column order already
-    return composition(Layout((cols, rows), (rows, 1)), along)   # row-major j = c + cols*r -> r + rows*c
+    # row-major j = c + cols*r -> r + rows*c, as an array: CuTe's composition of the two is not
+    # defined for every tile (32 x 33, say)
+    j = np.array([along(t, v) for t in range(32) for v in range(vector * requests)], dtype=np.int64)
+    return (j // cols + rows * (j % cols)).reshape(32, vector * requests)
 
 
 def _access(args, ebytes: int, tile: tuple[int, int]):

@@ -140,7 +140,8 @@ def test_phase_marks_the_asked_phase_in_the_picture(tmp_path):
 
 
 @pytest.mark.parametrize("tile,dtype,eb,width,pitch", [("8x64", "float16", 2, 16, 64), ("16x32", "bf16", 2, 4, 40),
-                                                       ("32x32", "float64", 8, 8, 32), ("8x128", "int8", 1, 1, 128)])
+                                                       ("32x32", "float64", 8, 8, 32), ("8x128", "int8", 1, 1, 128),
+                                                       ("32x33", "float32", 4, 4, 33), ("24x40", "float16", 2, 2, 40)])
 def test_rows_access_against_the_count(tile, dtype, eb, width, pitch):
     rows, cols = map(int, tile.split("x"))
     out = _run("--tile", tile, "--dtype", dtype, "--access", "rows", "--width", str(width), "--pitch", str(pitch))
