@@ -31,7 +31,7 @@ def test_draw_is_the_picture_of_the_kind(name, layout, drawer, options):
 
 
 def test_draw_refuses_what_is_no_layout():
-    for bad in (None, "NCHW", np.arange(4), 3, ("a", "b")):
+    for bad in (None, "NCHW", np.arange(4), 3, ("a", "b"), cute.Swizzle(3, 0, 3)):
         with pytest.raises(ly.LayoutTypeError, match="draw: layout must be a layouts.Layout") as e:
             viz.draw(bad)
     assert "ly.Layout('NCHW', N=" not in str(e.value)

@@ -35,8 +35,8 @@ def _drawer(layout: Any):
         from .compose import draw_layout
         return draw_layout
     from ..cute.layout import Layout as CuteLayout
-    from ..cute.swizzle import ComposedLayout, Swizzle
-    if isinstance(layout, (CuteLayout, ComposedLayout, Swizzle)):
+    from ..cute.swizzle import ComposedLayout
+    if isinstance(layout, (CuteLayout, ComposedLayout)):
         from .cute import draw_cute
         return draw_cute
     from ..linear.layout import LinearLayout
