@@ -371,10 +371,7 @@ def _flat_modes(layout: Layout) -> tuple[list[int], list[int]]:
 def _bw_coalesce(shapes: Any, strides: Any, new_shape: int, new_stride: int) -> Layout:
     """CuTe's ``bw_coalesce``: walk the flat modes right to left from (new_shape, new_stride),
     dropping size-1 modes and merging a mode into the next when ``s * d`` is the next stride."""
-    ns, nd = bw_lists(shapes, strides, new_shape, new_stride)
-    if len(ns) == 1:
-        return Layout._raw(1, 0) if ns[0] == 1 else Layout._raw(ns[0], nd[0])
-    return Layout._raw(tuple(ns), tuple(nd))
+    return _from_lists(*bw_lists(shapes, strides, new_shape, new_stride))
 
 
 def _coalesced_modes(layout: Layout) -> tuple[list[int], list[int]]:
@@ -436,14 +433,19 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     if profile is not None:
         it.check_depth(profile, "coalesce: profile")
         if it.is_tuple(profile):
-            if len(profile) > len(layout):
-                raise LayoutError(f"coalesce: profile {profile} has more modes than layout {layout} ({len(layout)})")
-            modes = [coalesce(layout[i], p) for i, p in enumerate(profile)]
-            modes += [layout[i] for i in range(len(profile), len(layout))]
-            return make_layout(*modes)
+            return _by_profile(coalesce, "coalesce", layout, profile)
     shapes, strides = flat_tuples(layout)
     n = len(shapes) - 1
     return _from_lists(*bw_lists(shapes, strides, shapes[n], strides[n], n))
+
+
+def _by_profile(op: Any, name: str, layout: Layout, profile: tuple) -> Layout:
+    """``op`` (coalesce or filter) on each mode a tuple ``profile`` names, the other modes kept."""
+    if len(profile) > len(layout):
+        raise LayoutError(f"{name}: profile {profile} has more modes than layout {layout} ({len(layout)})")
+    modes = [op(layout[i], p) for i, p in enumerate(profile)]
+    modes += [layout[i] for i in range(len(profile), len(layout))]
+    return make_layout(*modes)
 
 
 def _from_lists(ns: list, nd: list) -> Layout:
@@ -481,11 +483,7 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 - CuTe'
     layout = _as_layout(layout, "filter: layout")
     it.check_depth(profile, "filter: profile")
     if it.is_tuple(profile):
-        if len(profile) > len(layout):
-            raise LayoutError(f"filter: profile {profile} has more modes than layout {layout} ({len(layout)})")
-        modes = [filter(layout[i], p) for i, p in enumerate(profile)]
-        modes += [layout[i] for i in range(len(profile), len(layout))]
-        return make_layout(*modes)
+        return _by_profile(filter, "filter", layout, profile)
 
     shapes, strides = _flat_modes(layout)
     shapes = [1 if d == 0 else n for n, d in zip(shapes, strides)]  # a stride-0 mode as size 1: coalesce drops it
