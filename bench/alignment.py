@@ -28,6 +28,8 @@ sys.path.insert(0, HERE)
 import run as matrix     # noqa: E402  (bench/run.py: the cases and their arrays)
 import layouts as ly     # noqa: E402  (found through run's path)
 
+os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the first call; bench/first_call.py times the default
+
 OFFSET = 16
 
 

@@ -30,6 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import layouts as ly  # noqa: E402
 from layouts import cute  # noqa: E402
 
+os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the first call; bench/first_call.py times the default
+
 
 def layouts_for(n: int, c: int, h: int, w: int):
     """NCHW as CuTe, and NCHW with each (H, W) plane cut into 8x8 row-major tiles (tiles column-major)."""

@@ -42,6 +42,8 @@ import run as matrix     # noqa: E402  (bench/run.py: the cases and their arrays
 import layouts as ly     # noqa: E402
 from layouts.kernels import pool, profile  # noqa: E402
 
+os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the first call; bench/first_call.py times the default
+
 CASES = (("uint8", "NCHW-NHWC"), ("uint8", "NHWC-NCHW"), ("uint8", "NCHW-CHWN"), ("uint8", "CHWN-NCHW"))
 
 

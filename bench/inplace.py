@@ -30,6 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import layouts as ly  # noqa: E402
 from layouts import inplace as ip  # noqa: E402
 
+os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the first call; bench/first_call.py times the default
+
 SHAPES = {"NCHW": lambda N, C, H, W: (N, C, H, W), "NHWC": lambda N, C, H, W: (N, H, W, C),
           "CHWN": lambda N, C, H, W: (C, H, W, N), "NCHW16c": lambda N, C, H, W: (N, C // 16, H, W, 16)}
 CASES = [("NCHW", "NHWC"), ("NHWC", "NCHW"), ("NCHW", "CHWN"), ("NHWC", "CHWN"), ("NCHW", "NCHW16c")]

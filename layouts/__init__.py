@@ -17,6 +17,7 @@ from .formulas import offset_chwn, offset_nchw, offset_nhwc
 from .index import Index
 from .infer import candidate_layouts, layout_of
 from .inplace import convert_inplace
+from .kernel_loading import load_kernels
 from .layout import Layout, canonical_order
 from .request import Request, resolve
 from .spec import parse
@@ -53,7 +54,7 @@ __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
     "layout_of", "candidate_layouts", "convert", "convert_inplace", "convert_file",
-    "set_threads", "get_threads", "resolve", "Request", "recover", "aligned_empty",
+    "set_threads", "get_threads", "resolve", "Request", "recover", "aligned_empty", "load_kernels",
 ]
 __version__ = "0.1.0"
 

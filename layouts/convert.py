@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import config
+from . import config, kernel_loading
 from .aligned import aligned_empty
 from .arrays import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
@@ -172,9 +172,9 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
             for probe in probes:
                 if not x[probe].any():
                     return None
-    kernels = _kernels()
-    prof = kernels.current()
-    if x.nbytes < prof.small_bytes and rows < prof.small_short_rows:
+    kernels = kernel_loading.movers(x.nbytes)
+    prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
+    if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
         if _refused(x, out):
             return None
         for step in steps:
@@ -285,8 +285,8 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
     result, target, flat = _target(out, dst_layout, x)
     if warning:
         warn(warning)  # before the first write: an error raised by it leaves out untouched
-    kernels = _kernels()  # numba loads here, on the first conversion
-    copy_into, fill_zero = kernels.copy_into, kernels.fill_zero
+    movers = kernel_loading.movers(x.nbytes)  # numpy's copies until the kernels pay for loading numba
+    copy_into, fill_zero = movers.copy_into, movers.fill_zero
     for step in steps:
         step.run(x, target, copy_into, threads)
     for pad in padding_views(dst_layout, target, pads):

@@ -7,7 +7,8 @@ a reference machine (:mod:`layouts.kernels.machines`), never read from the host:
 tile a copy takes then does not depend on the CPU the suite runs on, and a profile saved by
 ``python -m layouts tune`` never changes a test. ``LAYOUTS_TEST_PROFILE=<kind>`` runs the suite as
 if on another kind (``.ci/run`` does, for the CPU-sensitive files); ``host`` uses this machine's
-defaults. Tests that check a choice pin the profile they were written for themselves."""
+defaults. Tests that check a choice pin the profile they were written for themselves. Conversions run
+on the kernels from the first call (``LAYOUTS_EAGER_KERNELS=1``)."""
 
 import os
 import tempfile
@@ -18,6 +19,11 @@ if _kind == "host":
     os.environ.pop("LAYOUTS_PROFILE", None)
 else:
     os.environ["LAYOUTS_PROFILE"] = _kind
+
+# the kernels from the first conversion on, in every test and child process, whatever ran before
+# (by default a process copies with numpy until the kernels pay for loading numba; that rule is
+# tested on its own, in child processes without this variable: tests/test_kernel_loading.py)
+os.environ["LAYOUTS_EAGER_KERNELS"] = "1"
 
 from hypothesis import settings
 
