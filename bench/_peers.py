@@ -13,6 +13,8 @@ peers.
 - ``cv2nd``   one ``cv2.transposeND`` call of the contiguous source (any permutation)
 - ``tvm``, ``openvino``   compiled layout transforms, where installed (``bench/_compiler_peers.py``;
   not in the default ``--peers``: TVM's tile search takes seconds a case)
+- ``hptt``    HPTT's plan (ESTIMATE) of the contiguous source, float32 only, where it is built
+  (``bench/_hptt.py``; not in the default ``--peers``: building it takes minutes)
 
 The 2-D decomposition is computed here from the strides (independently of the package's
 planner): axes of size 1 dropped, axes contiguous in both arrays merged.
@@ -31,8 +33,9 @@ import numpy as np
 
 __all__ = ["PEERS", "coalesce", "transpose_blocks", "make_peers"]
 
-PEERS = ("numpy", "torch1", "torch2", "cv2loop", "cv2one", "cv2nd", "tvm", "openvino")
+PEERS = ("numpy", "torch1", "torch2", "cv2loop", "cv2one", "cv2nd", "tvm", "openvino", "hptt")
 _GROUPS = {"torch": ("torch1", "torch2"), "cv2": ("cv2loop", "cv2one", "cv2nd")}
+_skipped: set = set()    # reasons a peer was skipped, each said once
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.int32, 8: np.float64}   # cv2 depths moving raw bits
 
 
@@ -124,6 +127,14 @@ def make_peers(names, out, view, src_nd, perm, specs=None, src=None):
                     peers[name] = (nothing, made[0])
     if "numpy" in names:
         peers["numpy"] = (nothing, lambda: np.copyto(out, view))
+    if "hptt" in names and out.dtype == np.float32 and src_nd.flags.c_contiguous:
+        import _hptt
+        ok, why = _hptt.available()
+        if ok:
+            peers["hptt"] = (nothing, _hptt.transpose_fn(src_nd, perm, out, threads=1))
+        elif why not in _skipped:
+            _skipped.add(why)
+            print(f"hptt skipped: {why}")
     if "torch1" in names or "torch2" in names:
         try:
             import torch

@@ -471,7 +471,7 @@ def parse(argv):
     ap.add_argument("--budget", type=float, default=20.0, help="seconds per case after which rounds stop (>= 3)")
     ap.add_argument("--threads", default="1", help="our thread counts, comma list, e.g. 1,2 (default 1)")
     ap.add_argument("--peers", default="numpy,torch,cv2",
-                    help=f"some of {_peers.PEERS}; torch, cv2 = all of theirs; tvm, openvino where installed")
+                    help=f"some of {_peers.PEERS}; torch, cv2 = all of theirs; tvm, openvino where installed, hptt where built")
     ap.add_argument("--gap", type=float, default=0.001,
                     help="seconds of sleep before each timed call, so that the thread pools of the previous "
                          "method (torch's OpenMP, numba's) stop spinning on the 2 cores (default 0.001)")
