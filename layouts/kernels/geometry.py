@@ -93,7 +93,8 @@ def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: 
     ``block_i_long_bytes`` by one tile column (all of j when the src rows are short -- at most
     ``block_j_long_bytes``, ``block_j_plain_bytes`` for ``plain`` stores -- and the block's rows
     would not stay in L1, ``block_j_aliased_bytes`` when the src rows are a multiple of 4 KiB
-    apart); short dst rows take all of i by ``block_j_short_bytes`` of j."""
+    apart; where a source line spans several tile columns, fewer rows of i, so that its lines stay
+    in L1 for the next column); short dst rows take all of i by ``block_j_short_bytes`` of j."""
     if ni * unit_bytes >= profile.long_row_bytes:
         Bi = max(TI, profile.block_i_long_bytes // unit_bytes // TI * TI)
         Bj = TL
@@ -106,6 +107,10 @@ def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: 
         short = profile.block_j_plain_bytes if plain else profile.block_j_long_bytes
         if nj * unit_bytes <= short and held * 3 > profile.l1d_bytes * 2:
             Bj = max(TL, nj // TL * TL)
+        elif Bj * unit_bytes < profile.l1d_line_bytes <= src_row_bytes and src_row_bytes % 4096:
+            # each source line serves several tile columns: keep the block's lines in L1 from one
+            # column to the next (two thirds of what their sets hold), not re-read from L2
+            Bi = max(TI, min(Bi, rows_cached(src_row_bytes, profile) * 2 // 3 // TI * TI))
     else:
         Bi = max(TI, -(-ni // TI) * TI)
         Bj = max(TL, profile.block_j_short_bytes // unit_bytes // TL * TL)
