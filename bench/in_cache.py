@@ -20,11 +20,26 @@ cache). Interleaved per round in a shuffled order, each into an output of its ow
   OpenCV is installed (the matrix's fastest peer on these cells).
 
 Medians, in microseconds.
+
+``--experiments`` times instead where a call after other work loses its time, one suspect at a
+time, for ``--cases`` (default uint8 and float32 NCHW-NHWC), each condition made before each
+timed call, all interleaved per round in a shuffled order:
+
+- what came before: nothing (a loop), a 16 MB copy, a 1 ms sleep (the matrix's gap before each
+  call), a 30 ms sleep (its pause after torch);
+- page-table walks: the same call on source and output in 2 MiB huge pages (``MADV_HUGEPAGE``);
+- first touch of ``out``: a new output each call, its pages never written;
+- the call's own start-up: a 1x3x4x4 conversion into ``out=``, where nothing but the call's code
+  and objects can be cold;
+- the thread pool waking: the same call with ``threads=2`` (the copy is below the size that
+  splits, so this only shows when a pool would wake);
+- the peers under the same conditions: ``np.copyto`` of the same bytes and ``cv2.transposeND``.
 """
 
 from __future__ import annotations
 
 import argparse
+import mmap
 import os
 import random
 import statistics
@@ -116,12 +131,84 @@ def time_case(runs, rounds, after_other_work=True):
     return {k: statistics.median(v) * 1e6 for k, v in times.items()}
 
 
+def huge_like(a: np.ndarray) -> np.ndarray:
+    """An array of ``a``'s shape and dtype in anonymous memory asked to be 2 MiB huge pages
+    (``MADV_HUGEPAGE``), written once so its pages exist."""
+    size = -(-a.nbytes // (2 << 20)) * (2 << 20)
+    m = mmap.mmap(-1, size + (2 << 20), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        m.madvise(mmap.MADV_HUGEPAGE)
+    buf = np.frombuffer(m, np.uint8)
+    start = (-buf.ctypes.data) % (2 << 20)
+    out = buf[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def experiments(shape, dtype, direction, rounds):
+    """Medians in us of the call under each condition of the module's ``--experiments`` list."""
+    s, d = matrix.check_direction(direction)
+    a = matrix.case_arrays(shape, dtype, s, d, np.random.default_rng(0))
+    src, like, want = a["src"], a["out_conv"], a["view"]
+    big = np.ones(16 << 20, np.uint8)
+    other = np.empty_like(big)
+    before = {"loop": None, "16 MB copy": lambda: np.copyto(other, big),
+              "sleep 1 ms": lambda: time.sleep(0.001), "sleep 30 ms": lambda: time.sleep(0.03)}
+    hsrc, hout = huge_like(src), huge_like(ly.aligned_empty(like.shape, like.dtype))
+    tiny = np.zeros((1, 3, 4, 4), dtype)
+    tiny_out = ly.aligned_empty(ly.convert(tiny, "NCHW", "NHWC").shape, dtype)
+    calls = {}
+    for name in before:
+        o = ly.aligned_empty(like.shape, like.dtype)
+        calls[f"convert, after {name}"] = (name, lambda o=o: ly.convert(src, s, d, out=o, threads=1))
+    for name in ("16 MB copy", "sleep 30 ms"):
+        calls[f"convert, huge pages, after {name}"] = (name, lambda: ly.convert(hsrc, s, d, out=hout, threads=1))
+        o = ly.aligned_empty(like.shape, like.dtype)
+        calls[f"convert threads=2, after {name}"] = (name, lambda o=o: ly.convert(src, s, d, out=o, threads=2))
+        cp = np.empty_like(src)
+        calls[f"np.copyto, after {name}"] = (name, lambda cp=cp: np.copyto(cp, src))
+        own = matrix._aligned_like(a["out"])
+        for _, (_, run) in _peers.make_peers(["cv2nd"], own, want, a["src_nd"], a["perm"], (s, d), src).items():
+            calls[f"cv2.transposeND, after {name}"] = (name, run)
+    calls["convert, new out each call, after 16 MB copy"] = (
+        "16 MB copy", lambda: ly.convert(src, s, d, out=ly.aligned_empty(like.shape, like.dtype), threads=1))
+    for name in ("loop", "16 MB copy", "sleep 30 ms"):
+        calls[f"1x3x4x4 convert, after {name}"] = (name, lambda: ly.convert(tiny, "NCHW", "NHWC", out=tiny_out, threads=1))
+    for _, run in calls.values():      # planning, the record of the calls, the replay
+        run(), run(), run()
+    assert np.array_equal(hout.reshape(want.shape), want)
+    times = {k: [] for k in calls}
+    order = list(calls)
+    for _ in range(rounds):
+        random.shuffle(order)
+        for k in order:
+            name, run = calls[k]
+            if before[name] is None:
+                run(), run()
+            else:
+                before[name]()
+            t0 = time.perf_counter()
+            run()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) * 1e6 for k, v in times.items()}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shape", default="256x3x32x32")
     ap.add_argument("--rounds", type=int, default=60)
+    ap.add_argument("--experiments", action="store_true", help="where a call after other work loses its time")
+    ap.add_argument("--cases", default="uint8:NCHW-NHWC,float32:NCHW-NHWC", help="dtype:direction list (--experiments)")
     args = ap.parse_args(argv)
     shape = tuple(int(n) for n in args.shape.split("x"))
+    if args.experiments:
+        for case in args.cases.split(","):
+            dtype, direction = case.split(":")
+            m = experiments(shape, dtype, direction, args.rounds)
+            print(f"\n{args.shape} {dtype} {direction} (medians of {args.rounds} rounds, us)")
+            for k, v in m.items():
+                print(f"  {k:50s} {v:8.1f}", flush=True)
+        return
     for dtype, direction in CASES:
         runs = methods(shape, dtype, direction)
         for after_other_work in (True, False):
