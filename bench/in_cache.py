@@ -33,7 +33,10 @@ timed call, all interleaved per round in a shuffled order:
   and objects can be cold;
 - the thread pool waking: the same call with ``threads=2`` (the copy is below the size that
   splits, so this only shows when a pool would wake);
-- the peers under the same conditions: ``np.copyto`` of the same bytes and ``cv2.transposeND``.
+- the peers under the same conditions: ``np.copyto`` of the same bytes and ``cv2.transposeND``;
+- in a loop, ours and ``cv2.transposeND`` each followed by a sum of its output (the next step's read).
+
+``--start-up`` times calls that move next to nothing, cold and warm (:func:`start_up`).
 """
 
 from __future__ import annotations
@@ -170,6 +173,13 @@ def experiments(shape, dtype, direction, rounds):
         own = matrix._aligned_like(a["out"])
         for _, (_, run) in _peers.make_peers(["cv2nd"], own, want, a["src_nd"], a["perm"], (s, d), src).items():
             calls[f"cv2.transposeND, after {name}"] = (name, run)
+    words = lambda o: o.reshape(-1).view(np.uint8)[:o.nbytes // 8 * 8].view(np.uint64)
+    o = ly.aligned_empty(like.shape, like.dtype)
+    calls["convert + a sum of the output, after loop"] = (
+        "loop", lambda o=o, w=words(o): (ly.convert(src, s, d, out=o, threads=1), w.sum()))
+    own = matrix._aligned_like(a["out"])
+    for _, (_, run) in _peers.make_peers(["cv2nd"], own, want, a["src_nd"], a["perm"], (s, d), src).items():
+        calls["cv2.transposeND + a sum of the output, after loop"] = ("loop", lambda run=run, w=words(own): (run(), w.sum()))
     calls["convert, new out each call, after 16 MB copy"] = (
         "16 MB copy", lambda: ly.convert(src, s, d, out=ly.aligned_empty(like.shape, like.dtype), threads=1))
     for name in ("loop", "16 MB copy", "sleep 30 ms"):
@@ -193,14 +203,65 @@ def experiments(shape, dtype, direction, rounds):
     return {k: statistics.median(v) * 1e6 for k, v in times.items()}
 
 
+def _first_of(d, s):
+    d[0] = s[0]
+
+
+def start_up(rounds):
+    """Medians in us of calls that move next to nothing (the calls' own start-up), in a loop, after
+    a 16 MB copy and after a 30 ms sleep: an empty Python call, ``np.copyto`` of 48 floats, a numba
+    kernel's compiled entry point with two arrays, ``cv2.transposeND`` of 1x3x4x4 and
+    ``layouts.convert`` of the same into ``out=``."""
+    import numba
+    tiny = np.zeros((1, 3, 4, 4), np.float32)
+    tout = ly.aligned_empty((1, 4, 4, 3), np.float32)
+    a, b = np.zeros(48, np.float32), np.zeros(48, np.float32)
+    first = numba.njit(nogil=True)(_first_of)
+    first(a, b)
+    entry = first.overloads[first.signatures[0]].entry_point
+    runs = {"empty Python call": lambda: None, "np.copyto of 48 floats": lambda: np.copyto(a, b),
+            "numba entry point, two arrays": lambda: entry(a, b),
+            "layouts.convert 1x3x4x4, out=": lambda: ly.convert(tiny, "NCHW", "NHWC", out=tout, threads=1)}
+    try:
+        import cv2
+        cv2.setNumThreads(1)
+        runs["cv2.transposeND 1x3x4x4"] = lambda: cv2.transposeND(tiny, [0, 2, 3, 1], tout)
+    except ImportError:
+        pass
+    big = np.ones(16 << 20, np.uint8)
+    other = np.empty_like(big)
+    out = {}
+    for mode, before in (("loop", None), ("16 MB copy", lambda: np.copyto(other, big)),
+                         ("30 ms sleep", lambda: time.sleep(0.03))):
+        times = {k: [] for k in runs}
+        for _ in range(rounds):
+            order = list(runs)
+            random.shuffle(order)
+            for k in order:
+                if before is None:
+                    runs[k](), runs[k]()
+                else:
+                    before()
+                t0 = time.perf_counter()
+                runs[k]()
+                times[k].append(time.perf_counter() - t0)
+        out[mode] = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shape", default="256x3x32x32")
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--experiments", action="store_true", help="where a call after other work loses its time")
+    ap.add_argument("--start-up", action="store_true", help="the cold start-up of calls that move next to nothing")
     ap.add_argument("--cases", default="uint8:NCHW-NHWC,float32:NCHW-NHWC", help="dtype:direction list (--experiments)")
     args = ap.parse_args(argv)
     shape = tuple(int(n) for n in args.shape.split("x"))
+    if args.start_up:
+        for mode, m in start_up(args.rounds).items():
+            print(f"after {mode}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()), flush=True)
+        return
     if args.experiments:
         for case in args.cases.split(","):
             dtype, direction = case.split(":")
