@@ -172,7 +172,11 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
             for probe in probes:
                 if not x[probe].any():
                     return None
-    kernels = kernel_loading.movers(x.nbytes)
+    kernels = kernel_loading.loaded()
+    if kernels is None:         # numpy's copies may do it: count its bytes only for a call that runs
+        if _refused(x, out):
+            return None
+        kernels = kernel_loading.movers(x.nbytes)
     prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
     if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
         if _refused(x, out):
@@ -303,7 +307,8 @@ _kernels_module = None
 
 
 def _kernels():
-    """:mod:`layouts.kernels`, imported on the first conversion (it brings numba), then kept."""
+    """:mod:`layouts.kernels`, for its planning helpers (importing it brings no numba; which
+    movers copy is :mod:`.kernel_loading`'s choice)."""
     global _kernels_module
     if _kernels_module is None:
         from . import kernels

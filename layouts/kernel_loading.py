@@ -35,7 +35,9 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-__all__ = ["NUMPY_MOVERS", "RENT_BYTES", "load_kernels", "kernels_loaded", "movers", "numpy_bytes"]
+from .raw_bytes import whole_elements
+
+__all__ = ["NUMPY_MOVERS", "RENT_BYTES", "load_kernels", "loaded", "kernels_loaded", "movers", "numpy_bytes"]
 
 #: bytes a process copies with numpy before its conversions load the kernels; at numpy's
 #: slowest transposes (short rows, about 0.7 GB/s) that is about what the load costs
@@ -47,13 +49,14 @@ _kernels: ModuleType | None = None
 
 
 def copy_into(dst: np.ndarray, src: np.ndarray, threads: object = None) -> None:
-    """``np.copyto(dst, src)``: :func:`layouts.kernels.copy_into`'s result without its kernels
-    (``threads`` is accepted and unused: numpy copies on the calling thread)."""
-    np.copyto(dst, src, casting="no")
+    """``np.copyto(dst, src)`` of whole elements: :func:`layouts.kernels.copy_into`'s result
+    without its kernels (``threads`` is accepted and unused: numpy copies on the calling thread)."""
+    np.copyto(whole_elements(dst), whole_elements(src), casting="no")
 
 
 def fill_zero(dst: np.ndarray, threads: object = None) -> None:
     """Every byte of ``dst`` zero, as :func:`layouts.kernels.fill_zero` sets it."""
+    dst = whole_elements(dst)
     dst[...] = np.zeros((), dst.dtype)
 
 
@@ -70,6 +73,11 @@ def kernels_loaded() -> bool:
 def numpy_bytes() -> int:
     """Bytes this process's conversions have copied with numpy while the kernels were not loaded."""
     return _rented
+
+
+def loaded():
+    """:mod:`layouts.kernels` once conversions run on it, else None (nothing counted)."""
+    return _kernels
 
 
 def movers(nbytes: int):

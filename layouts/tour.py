@@ -13,6 +13,7 @@ import numpy as np
 
 from .convert import convert
 from .formulas import offset_chwn, offset_nchw, offset_nhwc
+from .kernel_loading import load_kernels
 from .layout import Layout
 
 #: The article the tour follows (Baidu's EdgeBoard team).
@@ -81,7 +82,11 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     say(f"  convert(x[:, :12], 'NCHW', 'NCHW8c').shape = {z.shape}; padding zero: {bool(np.all(z[:, 1, ..., 4:] == 0))}")
     big = np.random.default_rng(0).standard_normal((16, 64, 56, 56)).astype(np.float32)
     out = np.empty((16, 56, 56, 64), np.float32)
-    say(f"  the first conversion in this process took {first * 1e3:.0f} ms (loading the numba kernels, or compiling them once)")
+    say(f"  the first conversion in this process took {first * 1e3:.1f} ms: numpy copies a process's first")
+    say("  conversions, until the kernels would pay for loading numba (layouts.kernel_loading)")
+    t0 = time.perf_counter()
+    load_kernels()
+    say(f"  load_kernels() took {(time.perf_counter() - t0) * 1e3:.0f} ms: numba's start-up (and, the first time ever, compiling)")
     say(f"  {big.nbytes / 2**20:.0f} MiB NCHW -> NHWC: {_median_ms(lambda: convert(big, 'NCHW', 'NHWC', out=out)):.1f} ms;"
         f" memcpy of the same bytes {_median_ms(lambda: np.copyto(out.reshape(-1), big.reshape(-1))):.1f} ms;"
         f" numpy transpose copy {_median_ms(lambda: np.copyto(out, big.transpose(0, 2, 3, 1))):.1f} ms")

@@ -114,3 +114,45 @@ def test_numpys_movers_match_the_kernels_bitwise_on_strided_views():
     kernel_loading.NUMPY_MOVERS.fill_zero(a[:, ::2])
     assert not a[:, ::2].view(np.uint32).any() and a[:, 1::2].tobytes() == b[:, 1::2].tobytes()
     assert kernel_loading.movers(x.nbytes) is kernels                     # numba is loaded here
+
+
+def test_structured_elements_move_whole_on_every_path():
+    """A structured dtype with gaps between its fields (align=True): numpy's copy of fields would
+    leave the gap bytes of ``out`` as they were, the kernels move every byte. Both movers, and the
+    kernels' own small and large copies and fills, write every byte: the oracle is numpy's copy
+    of the same elements as raw bytes."""
+    import numpy as np
+    from layouts import kernel_loading, kernels
+    dt = np.dtype([("a", "u1"), ("b", "<f4")], align=True)          # 3 gap bytes after a
+    raw = np.dtype((np.void, dt.itemsize))
+    rng = np.random.default_rng(2)
+    for shape in ((1, 3, 4, 4), (4, 8, 64, 64)):                      # below and above small_bytes
+        x = rng.integers(0, 256, (*shape, dt.itemsize), dtype=np.uint8).view(dt)[..., 0]
+        view = x.transpose(0, 2, 3, 1)
+        want = np.ascontiguousarray(view.view(raw)).tobytes()
+        for copy_into in (kernel_loading.NUMPY_MOVERS.copy_into, lambda d, s: kernels.copy_into(d, s, threads=1)):
+            out = np.full(view.shape + (dt.itemsize,), 0xAA, np.uint8).view(dt)[..., 0]
+            copy_into(out, view)
+            assert out.view(raw).tobytes() == want
+        for fill_zero in (kernel_loading.NUMPY_MOVERS.fill_zero, lambda d: kernels.fill_zero(d, threads=1)):
+            out = np.full(view.shape + (dt.itemsize,), 0xAA, np.uint8).view(dt)[..., 0]
+            fill_zero(out[:, 1:])
+            # tobytes of a structured view copies its fields only: compare raw-byte views
+            assert not out[:, 1:].view(raw).tobytes().strip(b"\0")
+            assert out[:, :1].view(raw).tobytes() == b"\xaa" * out[:, :1].nbytes
+
+
+def test_a_refused_conversion_counts_no_bytes():
+    got = child("""
+        x = rng.integers(0, 255, (2, 3, 8, 8), dtype=np.uint8)
+        out = np.empty((2, 8, 8, 3), np.uint8)
+        ly.convert(x, "NCHW", "NHWC", out=out)                # known from here on
+        before = kl.numpy_bytes()
+        out.flags.writeable = False
+        try:
+            ly.convert(x, "NCHW", "NHWC", out=out)
+        except ly.LayoutError:
+            pass
+        print(json.dumps({"before": before, "after": kl.numpy_bytes(), "x": x.nbytes}))
+    """)
+    assert got["before"] == got["x"] and got["after"] == got["before"]

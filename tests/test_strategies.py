@@ -644,3 +644,22 @@ def test_small_copies_of_many_short_rows_are_planned_not_handed_to_numpy(dtype, 
             assert (len(calls) == 2) is planned, calls
         same = np.empty_like(x)                           # same layout: contiguous rows, numpy's copy
         assert kernels.copied_by_numpy(same, x)
+
+
+@pytest.mark.parametrize("kind", sorted(REFERENCES))
+def test_blocks_of_long_source_rows_stay_in_l1_unless_one_block_covers_all_rows(kind):
+    """A source line read by several 4-wide tile columns (NHWC->NCHW with 64 float32 channels:
+    256-byte source rows): the block takes at most two thirds of the rows that L1 keeps, worked
+    out by hand from the profile's L1 geometry; a transpose whose rows one block already covered
+    (16x16 images, 256 rows) keeps that one block and so its batch grouping."""
+    machine = reference(kind)
+    sets = machine.l1d_bytes // machine.l1d_line_bytes // machine.l1d_ways
+    lines_apart = 256 // machine.l1d_line_bytes
+    cached = sets // np.gcd(lines_apart, sets) * machine.l1d_ways
+    with kernels.use_profile(machine):
+        e, = explain_conversion((128, 56, 56, 64), np.float32, "NHWC", "NCHW", threads=1)
+        small, = explain_conversion((256, 16, 16, 64), np.float32, "NHWC", "NCHW", threads=1)
+    tile_i = int(e.params["tile"].split("x")[0])
+    bi, bj = (int(v) for v in e.params["block"].split("x"))
+    assert bj == 4 and bi == max(tile_i, cached * 2 // 3 // tile_i * tile_i), (kind, e.params)
+    assert int(small.params["block"].split("x")[0]) >= 256, (kind, small.params)

@@ -33,6 +33,7 @@ import dataclasses
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
+from ..raw_bytes import whole_elements
 
 from . import jit_cache
 from . import profile as _profile
@@ -74,7 +75,8 @@ def _check(dst, src):
 def copy_into(dst, src, threads=None):
     """``dst[...] = src`` for same-shape, same-dtype arrays with arbitrary strides.
 
-    Bitwise equal to ``np.copyto(dst, src)``, also when the two overlap (then it is ``np.copyto``).
+    Bitwise equal to ``np.copyto(dst, src)``, also when the two overlap (then it is ``np.copyto``);
+    a structured dtype's elements move whole, the bytes between their fields included.
 
     Parameters
     ----------
@@ -93,6 +95,8 @@ def copy_into(dst, src, threads=None):
     True
     """
     _check(dst, src)
+    if dst.dtype.fields is not None:     # whole elements: numpy's copy of fields skips their gaps
+        dst, src = whole_elements(dst), whole_elements(src)
     nth = thread_count(threads)
     if _numpy_first(dst, src, _profile.current()):
         made(None)
@@ -214,6 +218,7 @@ def fill_zero(dst, threads=None):
         return
     prof = _profile.current()
     if plan.kind in ("fallback", "scalar") or plan.nbytes < prof.small_bytes:
+        dst = whole_elements(dst)
         dst[...] = np.zeros((), dst.dtype)
         return
     if plan.nbytes < prof.thread_min_bytes:

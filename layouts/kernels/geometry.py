@@ -107,9 +107,10 @@ def _blocks(ni: int, nj: int, TI: int, TL: int, unit_bytes: int, src_row_bytes: 
         short = profile.block_j_plain_bytes if plain else profile.block_j_long_bytes
         if nj * unit_bytes <= short and held * 3 > profile.l1d_bytes * 2:
             Bj = max(TL, nj // TL * TL)
-        elif Bj * unit_bytes < profile.l1d_line_bytes <= src_row_bytes and src_row_bytes % 4096:
+        elif Bj * unit_bytes < profile.l1d_line_bytes <= src_row_bytes and src_row_bytes % 4096 and ni > Bi:
             # each source line serves several tile columns: keep the block's lines in L1 from one
-            # column to the next (two thirds of what their sets hold), not re-read from L2
+            # column to the next (two thirds of what their sets hold), not re-read from L2; a
+            # block that covers all of i keeps it (small transposes taken together per work item)
             Bi = max(TI, min(Bi, rows_cached(src_row_bytes, profile) * 2 // 3 // TI * TI))
     else:
         Bi = max(TI, -(-ni // TI) * TI)
