@@ -392,40 +392,20 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     >>> print(coalesce(Layout(((2, 2), (2, 2)), ((1, 2), (4, 8))), (1, 1)))
     (4,4):(1,4)
     """
-    if type(layout) is Layout and profile is None:  # the hot path, inline: no call but the flattening
+    if type(layout) is Layout and profile is None:  # the hot path: no argument checks, no _from_lists
         shape = layout._shape
         if type(shape) is int:  # one mode: itself (a layout is a value), or 1:0 for size 1
             return layout if shape != 1 or layout._stride == 0 else Layout._raw(1, 0)
         flat = layout._flat
         shapes, strides = flat if flat is not None else flat_tuples(layout)
-        i = len(shapes) - 1
-        cs, cd = shapes[i], strides[i]
-        out_s, out_d = [], []
-        while i:
-            i -= 1
-            s = shapes[i]
-            if s == 1:
-                continue
-            d = strides[i]
-            if cs == 1:
-                cs, cd = s, d
-            elif s * d == cd:
-                cs *= s
-                cd = d
-            else:
-                out_s.append(cs)
-                out_d.append(cd)
-                cs, cd = s, d
+        n = len(shapes) - 1
+        out_s, out_d = bw_lists(shapes, strides, shapes[n], strides[n], n)
         result = object.__new__(Layout)
-        if not out_s:
-            if cs == 1:
-                cd = 0
+        if len(out_s) == 1:
+            cs = out_s[0]
+            cd = 0 if cs == 1 else out_d[0]
             result._shape, result._stride, result._flat = cs, cd, ((cs,), (cd,))
             return result
-        out_s.append(cs)
-        out_d.append(cd)
-        out_s.reverse()
-        out_d.reverse()
         shape, stride = tuple(out_s), tuple(out_d)
         result._shape, result._stride, result._flat = shape, stride, (shape, stride)
         return result
