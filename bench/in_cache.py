@@ -65,6 +65,11 @@ os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the fi
 CASES = (("uint8", "NCHW-NHWC"), ("uint8", "NHWC-NCHW"), ("uint8", "NCHW-CHWN"), ("uint8", "CHWN-NCHW"))
 
 
+def _words(o: np.ndarray) -> np.ndarray:
+    """``o``'s bytes as uint64 words (whole words only), for a sum at memory speed: the next step's read."""
+    return o.reshape(-1).view(np.uint8)[:o.nbytes // 8 * 8].view(np.uint64)
+
+
 def methods(shape, dtype, direction):
     """{name: callable} for one case, every output checked against numpy's."""
     s, d = matrix.check_direction(direction)
@@ -91,7 +96,7 @@ def methods(shape, dtype, direction):
         assert np.array_equal(o.reshape(want.shape), want), (shape, dtype, direction, name)
     for name in ("plain", "NT"):
         o, call = out[name], runs[name]
-        words = o.reshape(-1).view(np.uint8)[:o.nbytes // 8 * 8].view(np.uint64)    # a sum at memory speed
+        words = _words(o)
         runs[f"{name} + read"] = lambda call=call, words=words: (call(), words.sum())
     k = out["kernels"] = ly.aligned_empty(like.shape, like.dtype)
     ly.convert(src, s, d, out=k, threads=1)
@@ -173,13 +178,12 @@ def experiments(shape, dtype, direction, rounds):
         own = matrix._aligned_like(a["out"])
         for _, (_, run) in _peers.make_peers(["cv2nd"], own, want, a["src_nd"], a["perm"], (s, d), src).items():
             calls[f"cv2.transposeND, after {name}"] = (name, run)
-    words = lambda o: o.reshape(-1).view(np.uint8)[:o.nbytes // 8 * 8].view(np.uint64)
     o = ly.aligned_empty(like.shape, like.dtype)
     calls["convert + a sum of the output, after loop"] = (
-        "loop", lambda o=o, w=words(o): (ly.convert(src, s, d, out=o, threads=1), w.sum()))
+        "loop", lambda o=o, w=_words(o): (ly.convert(src, s, d, out=o, threads=1), w.sum()))
     own = matrix._aligned_like(a["out"])
     for _, (_, run) in _peers.make_peers(["cv2nd"], own, want, a["src_nd"], a["perm"], (s, d), src).items():
-        calls["cv2.transposeND + a sum of the output, after loop"] = ("loop", lambda run=run, w=words(own): (run(), w.sum()))
+        calls["cv2.transposeND + a sum of the output, after loop"] = ("loop", lambda run=run, w=_words(own): (run(), w.sum()))
     calls["convert, new out each call, after 16 MB copy"] = (
         "16 MB copy", lambda: ly.convert(src, s, d, out=ly.aligned_empty(like.shape, like.dtype), threads=1))
     for name in ("loop", "16 MB copy", "sleep 30 ms"):
