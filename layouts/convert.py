@@ -187,12 +187,16 @@ def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int
         return out
     # an int count as given (a count above the cores is its own entry); None: the setting's count
     t = threads if type(threads) is int else kernels.thread_count(threads)
-    rkey = (key, kernels.address(x), kernels.address(out), x.strides, out.strides, t)
+    out_addr = kernels.address(out)
+    # the calls differ as the steps' stores do: past the cache into a cold out (kernels.recency)
+    rkey = (key, kernels.address(x), out_addr, x.strides, out.strides, t,
+            kernels.recency.cold(out_addr, out.nbytes, prof))
     hit = _replays.get(rkey)
     # after other work each step here costs cache misses, so a replay checks only what can have
     # changed since its calls were recorded for these very buffers: out's writeability, the profile
     if hit is not None and hit[0] is prof and out.flags.writeable:
         kernels.pool.replay(hit[1])
+        kernels.recency.wrote(out_addr)
         return out
     if _refused(x, out):
         return None

@@ -38,6 +38,7 @@ from ..raw_bytes import whole_elements
 from . import jit_cache
 from . import profile as _profile
 from .plan import make_fill_plan
+from . import recency
 from .pointers import address
 from .pool import made, recorded, replay, run_items, thread_count
 from .profile import MachineProfile, current, reference, set_profile, use_profile
@@ -158,14 +159,26 @@ def _copy_views(dst, src, nth, stream=False, prof=None, remember=False):
     ``remember``: keep the kernel calls of a one-thread copy and, for the same two buffers, make
     them again without planning (the planning costs more than a small kernel). The calls hold
     flat views of these addresses, so they are keyed by what fixes the bytes a view covers:
-    address, shape, strides and dtype of both."""
+    address, shape, strides and dtype of both. A remembered copy is a caller's output, whose
+    stores bypass the cache when :mod:`.recency` judges it cold."""
     addrs = address(dst), address(src)
     prof = prof or _profile.current()
-    key = (dst.shape, dst.strides, src.strides, dst.dtype, addrs, stream, nth) if remember else None
-    hit = _repeats.get(key) if remember else None
+    if not remember:
+        _plan_and_run(dst, src, nth, stream, prof, addrs, None)
+        return
+    # a caller's output: streamed past the cache when this process has not written it lately
+    stream = stream or recency.cold(addrs[0], dst.nbytes, prof)
+    key = (dst.shape, dst.strides, src.strides, dst.dtype, addrs, stream, nth)
+    hit = _repeats.get(key)
     if hit is not None and hit[0] is prof:
         replay(hit[1])
-        return
+    else:
+        _plan_and_run(dst, src, nth, stream, prof, addrs, key)
+    recency.wrote(addrs[0])
+
+
+def _plan_and_run(dst, src, nth, stream, prof, addrs, key):
+    """Choose and run the copy; with a ``key``, keep the kernel calls of a one-thread run under it."""
     c, prof = _choice(dst, src, stream, prof, nth, addrs)
     if not c.repeatable:
         made(None)
@@ -176,7 +189,7 @@ def _copy_views(dst, src, nth, stream=False, prof=None, remember=False):
     if p.nbytes < prof.thread_min(c.strategy):
         nth = 1
     d, s = _flat(dst, p.dext, p.unit, addrs[0]), _flat(src, p.sext, p.unit, addrs[1])
-    if not (remember and nth == 1 and c.repeatable):
+    if key is None or nth != 1 or not c.repeatable:
         c.run(dst, src, d, s, nth)
         return
     calls = recorded(lambda: c.run(dst, src, d, s, 1))

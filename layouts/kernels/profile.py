@@ -88,6 +88,13 @@ class MachineProfile:
     #: cache: a win once the output cannot stay in it, a loss when it is read back at once
     #: (:func:`defaults_for` lowers it where AVX-512 stores are measured to win earlier)
     nt_min_bytes: int = 8 << 20
+    #: smaller outputs, from this size, are written with non-temporal stores too when this process
+    #: has not written them within ``recent_write_us``: after other work they are out of the cache,
+    #: and plain stores would read each line first (:mod:`.recency`; :func:`defaults_for` sets a
+    #: quarter of the L2; ``nt_min_bytes`` or more: never)
+    cold_nt_min_bytes: int = 512 << 10
+    #: ... an output written this recently (microseconds) is judged still cached: plain stores
+    recent_write_us: int = 1000
     #: non-temporal stores exist (x86); elsewhere the tile strategies use plain stores
     nt_stores: bool = True
     #: tiles may straddle two dst rows that follow each other, so a 16-byte aligned ``out``
@@ -325,7 +332,7 @@ def detect() -> MachineProfile:
 def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> MachineProfile:
     """The default tuning for a machine with these :data:`HARDWARE` fields (where measurements
     on the project's machines differ by CPU feature, the feature decides)."""
-    by_machine = {}
+    by_machine = {"cold_nt_min_bytes": hardware.get("l2_bytes", MachineProfile.l2_bytes) // 4}
     if "avx512bw" in hardware.get("cpu_features", ()):   # `tune` on an AVX-512 EPYC: NT stores win earlier
         by_machine["nt_min_bytes"] = 4 << 20
     if hardware.get("cpus", 1) >= 2:                      # a second CPU for convert_file's writes
