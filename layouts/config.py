@@ -37,6 +37,8 @@ def set_threads(threads: int | None) -> None:
     (:func:`layouts.kernels.pool.max_threads`); the kernels share one bounded thread pool."""
     global _threads
     _threads = check_threads(threads)
+    from . import replays
+    replays.forget()        # their calls ran on the thread count of the setting before
 
 
 def get_threads() -> int | None:

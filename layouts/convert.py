@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import config, kernel_loading
+from . import config, kernel_loading, replays
 from .aligned import aligned_empty
 from .arrays import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
@@ -102,8 +102,11 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     layouts.errors.LayoutError: convert('NCHW' -> 'NHWC', input shape (1, 2, 3, 4)): copy=False, but x's memory is not in the order of 'NHWC' (it would need a copy); pass copy=None to copy only when needed
     """
     if (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
+            and type(src) is str and type(dst) is str
             and (threads is None or (type(threads) is int and threads >= 1))):    # a valid count: no check left
-        done = _known_into(x, src, dst, out, threads)
+        done = replays.replayed(x, src, dst, out, threads)
+        if done is None:
+            done = _known_into(x, src, dst, out, threads)
         if done is not None:
             return done
     if any(hasattr(type(t), "__layouts_memory__") for t in (src, dst)):  # CuTe or linear layouts (layouts.kinds)
@@ -148,63 +151,34 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 #: that one full call has checked: no padding to fill; a padding warning ruled out per call by a
 #: nonzero in the first run of each suspect slot (see :func:`_remember`)
 _known: dict = {}
-#: (that key, both addresses and strides, threads) -> (profile, kernel calls): a known conversion
-#: whose steps all ran as kernel calls, made again for the same two buffers without the steps'
-#: views and checks (the calls hold views of these addresses, so the key fixes every byte)
-_replays: dict = {}
-
-
-def _known_into(x: np.ndarray, src: Any, dst: Any, out: np.ndarray, threads: int | None) -> np.ndarray | None:
+def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int | None) -> np.ndarray | None:
     """A conversion into ``out`` already checked once, without the front end's per-call work:
     each step one ``np.copyto`` when it is small (what the copy engine does below
     ``small_bytes``, unless numpy would loop over many short rows), else the copy engine's
-    ``copy_into``, which plans on the strides it is given, or the kernel calls it made last time
-    for these very buffers; None when the full path must run."""
-    if type(src) is not str or type(dst) is not str:
-        return None
+    ``copy_into``, which plans on the strides it is given, its kernel calls kept for
+    :mod:`layouts.replays`; None when the full path must run."""
     key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
     known = _known.get(key)
     if known is None:
         return None
     steps, rows, probes = known
-    if probes:                  # a blocked source's last slot: unless it holds data here, the full path scans it
-        with np.errstate(invalid="ignore"):         # any() of NaN bit patterns, as the full scan
-            for probe in probes:
-                if not x[probe].any():
-                    return None
+    if probes and not replays.probed(x, probes):    # the full path scans the slot for the warning
+        return None
+    if _refused(x, out):
+        return None
     kernels = kernel_loading.loaded()
     if kernels is None:         # numpy's copies may do it: count its bytes only for a call that runs
-        if _refused(x, out):
-            return None
         kernels = kernel_loading.movers(x.nbytes)
     prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
     if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
-        if _refused(x, out):
-            return None
         for step in steps:
             sv, dv = step.views(x, out)
             np.copyto(dv, sv, casting="no")
         return out
-    # an int count as given (a count above the cores is its own entry); None: the setting's count
-    t = threads if type(threads) is int else kernels.thread_count(threads)
-    out_addr = kernels.address(out)
-    # the calls differ as the steps' stores do: past the cache into a cold out (kernels.recency)
-    rkey = (key, kernels.address(x), out_addr, x.strides, out.strides, t,
-            kernels.recency.cold(out_addr, out.nbytes, prof))
-    hit = _replays.get(rkey)
-    # after other work each step here costs cache misses, so a replay checks only what can have
-    # changed since its calls were recorded for these very buffers: out's writeability, the profile
-    if hit is not None and hit[0] is prof and out.flags.writeable:
-        kernels.pool.replay(hit[1])
-        kernels.recency.wrote(out_addr)
-        return out
-    if _refused(x, out):
-        return None
+    cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
     calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
     if calls is not None:
-        if len(_replays) > 256:
-            _replays.clear()
-        _replays[rkey] = (prof, calls)
+        replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
     return out
 
 

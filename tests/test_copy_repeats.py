@@ -213,3 +213,36 @@ def test_convert_refuses_an_out_made_read_only_after_its_calls_were_recorded():
         with pytest.raises(LayoutError, match="out"):
             layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)    # these buffers' calls are recorded
         assert (out == -1).all()
+
+
+def test_a_replay_is_not_made_for_arrays_reshaped_in_place():
+    """The same two addresses with other shapes (``a.shape = ...`` reshapes an array object in
+    place): convert plans again, and the result is numpy's."""
+    import layouts
+    rng = np.random.default_rng(7)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+        out = np.empty((64, 32, 32, 3), np.uint8)
+        for _ in range(3):                                   # full path, recorded, replayed
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        x.shape, out.shape = (64, 3, 16, 64), (64, 16, 64, 3)
+        for _ in range(2):
+            x[...] = rng.integers(0, 255, size=x.shape)
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+
+
+def test_a_replay_refuses_an_out_made_read_only():
+    import layouts
+    rng = np.random.default_rng(8)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=(64, 32, 32, 3)).astype(np.uint8)
+        out = np.empty((64, 3, 32, 32), np.uint8)
+        for _ in range(3):
+            layouts.convert(x, "NHWC", "NCHW", out=out, threads=1)
+        before = out.copy()
+        out.flags.writeable = False
+        x[...] = 0
+        with pytest.raises(layouts.LayoutError, match="read-only|writ"):
+            layouts.convert(x, "NHWC", "NCHW", out=out, threads=1)
+        assert np.array_equal(out, before)

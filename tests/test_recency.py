@@ -4,17 +4,14 @@ past the cache, one it wrote moments ago with plain stores, and the bytes are nu
 Which stores a copy used shows in the key its kernel calls are kept under (the ``stream`` flag of
 copy_into's repeats, the last item of convert's replays); the bytes are checked against numpy."""
 
-import importlib
-
 import numpy as np
 import pytest
 
 import layouts
-from layouts import kernels
+from layouts import kernels, replays
 from layouts.kernels import profile, recency
 from layouts.kernels.pointers import address
 
-convert_module = importlib.import_module("layouts.convert")    # the module, not the function
 # 2 MiB L2: outputs from 512 KiB (a quarter) to 4 MiB (nt_min_bytes) are judged by recency
 XEON = profile.reference("xeon-avx512")
 
@@ -84,19 +81,19 @@ def test_convert_into_out_keeps_a_replay_for_each_kind_of_store():
     with profile.use_profile(XEON.replace(recent_write_us=10 ** 9)):
         layouts.convert(x, "NHWC", "NCHW", out=out, threads=1)      # the full path, which remembers the steps
         recency.forget()
-        convert_module._replays.clear()
+        replays.forget()
         for k in range(3):
             x[...] = rng.integers(0, 255, size=x.shape)
             assert layouts.convert(x, "NHWC", "NCHW", out=out, threads=1) is out
             assert np.array_equal(out, x.transpose(0, 3, 1, 2)), k
-        colds = [key[-1] for key in convert_module._replays if key[2] == address(out)]
-        assert colds == [True, False]          # the first call found out cold; the next two warm
+        [r] = replays.kept(out)
+        assert all(r.calls)                    # the first call found out cold, the next two warm
 
 
 def test_the_record_of_writes_stays_small():
     recency.forget()
     for k in range(1000):
         recency.wrote(1 << 40 | k << 12)
-    assert 0 < len(recency._written) <= 256
+    assert 0 < len(recency.WRITTEN) <= 256
     recency.forget()
-    assert not recency._written
+    assert not recency.WRITTEN

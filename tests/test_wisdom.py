@@ -106,9 +106,8 @@ def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom
     """convert's later calls into ``out`` record the kernel calls of the copy and then only make
     those again. When ``out`` is new and its alignment too, the planner measures inside that
     recording: the timed runs on slices must stay out of it, or every repeat makes them again."""
-    import importlib
+    from layouts import replays
     from layouts.kernels import pool
-    convert_module = importlib.import_module("layouts.convert")
     x, xs = _nhwc()
     want = x.transpose(1, 2, 3, 0)
     prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 20)
@@ -122,7 +121,8 @@ def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom
         first, later, same = unaligned(0), unaligned(16), unaligned(16)
         for out in (first, first, later, later):
             assert ly.convert(xs, "NHWC", "CHWN", out=out, threads=1) is out and np.array_equal(out, want)
-        [(_, calls)] = [v for k, v in convert_module._replays.items() if k[2] == later.ctypes.data]
+        [r] = replays.kept(later)
+        [calls] = [c for c in r.calls if c is not None]
         again = pool.recorded(lambda: kernels.copy_into(same, xs.transpose(3, 1, 2, 0), threads=1))
     assert np.array_equal(same, want) and again is not None
     assert [a[0].nbytes for _, a in calls] == [a[0].nbytes for _, a in again]     # the copy's calls only

@@ -21,6 +21,8 @@ either way; only the time differs.
 (True, False)
 >>> wrote(addr); cold(addr, p.cold_nt_min_bytes, p)
 False
+>>> forget(); claim(addr, p.cold_nt_min_bytes, p), claim(addr, p.cold_nt_min_bytes, p)
+(True, False)
 >>> forget()
 """
 
@@ -28,29 +30,49 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 
-__all__ = ["cold", "wrote", "forget"]
+__all__ = ["WRITTEN", "window_ns", "cold", "wrote", "claim", "forget"]
 
 _MAX = 256                   # buffers remembered; more are forgotten at once (then judged cold)
-_written: dict[int, int] = {}   # first-byte address -> perf_counter_ns() at the end of the last write
+#: first-byte address of an output -> ``perf_counter_ns()`` when this process last started
+#: writing it (:mod:`layouts.replays` reads and sets it inline, its calls being the hottest)
+WRITTEN: dict[int, int] = {}
+
+
+def window_ns(nbytes: int, profile) -> int | None:
+    """How recently an output of ``nbytes`` must have been written to be judged cached, in
+    nanoseconds; None where recency decides nothing (outside the sizes, or no non-temporal
+    stores)."""
+    if not profile.nt_stores or not profile.cold_nt_min_bytes <= nbytes < profile.nt_min_bytes:
+        return None
+    return profile.recent_write_us * 1000
 
 
 def cold(addr: int, nbytes: int, profile) -> bool:
     """Whether an output of ``nbytes`` at ``addr`` is to be written past the cache: it is at least
     ``profile.cold_nt_min_bytes``, below ``nt_min_bytes`` (larger ones stream anyway), the CPU has
     non-temporal stores, and this process has not written ``addr`` in ``recent_write_us``."""
-    if not profile.nt_stores or not profile.cold_nt_min_bytes <= nbytes < profile.nt_min_bytes:
+    window = window_ns(nbytes, profile)
+    if window is None:
         return False
-    t = _written.get(addr)
-    return t is None or perf_counter_ns() - t > profile.recent_write_us * 1000
+    t = WRITTEN.get(addr)
+    return t is None or perf_counter_ns() - t > window
 
 
 def wrote(addr: int) -> None:
-    """Note that an output starting at ``addr`` was written just now."""
-    if len(_written) >= _MAX and addr not in _written:
-        _written.clear()
-    _written[addr] = perf_counter_ns()
+    """Note that an output starting at ``addr`` is being written now."""
+    if len(WRITTEN) >= _MAX and addr not in WRITTEN:
+        WRITTEN.clear()
+    WRITTEN[addr] = perf_counter_ns()
+
+
+def claim(addr: int, nbytes: int, profile) -> bool:
+    """:func:`cold`, and the output noted as written now (by the copy about to start): one call
+    where the copy's decision and its record go together."""
+    was_cold = cold(addr, nbytes, profile)
+    wrote(addr)
+    return was_cold
 
 
 def forget() -> None:
     """Judge every output cold again (tests start from this)."""
-    _written.clear()
+    WRITTEN.clear()
