@@ -12,9 +12,10 @@ cache). Interleaved per round in a shuffled order, each into an output of its ow
 - ``kernels``: the kernel calls that same call makes (recorded once with
   :func:`layouts.kernels.pool.recorded`), made directly: ``convert - kernels`` is the call's work
   in Python after other work;
-- ``plain`` and ``NT``: the call under the current profile and under one whose ``nt_min_bytes`` is
-  below this output, so with non-temporal stores (the default keeps plain stores below half the
-  L2, so that the output stays in cache for the next step);
+- ``plain`` and ``NT``: the call with plain stores whatever the output's recency, and under a
+  profile whose ``nt_min_bytes`` is below this output, so with non-temporal stores. ``convert``
+  itself takes non-temporal stores into an output it has not written in the last millisecond
+  (:mod:`layouts.kernels.recency`): after other work, not in a loop;
 - ``... + read``: both followed by a sum of the output, the next step's read;
 - ``np.copyto`` and the non-temporal copy of the same bytes, and ``cv2.transposeND`` where
   OpenCV is installed (the matrix's fastest peer on these cells).
@@ -75,7 +76,7 @@ def methods(shape, dtype, direction):
     s, d = matrix.check_direction(direction)
     a = matrix.case_arrays(shape, dtype, s, d, np.random.default_rng(0))
     src, like, want = a["src"], a["out_conv"], a["view"]
-    plain = profile.current()
+    plain = profile.current().replace(cold_nt_min_bytes=1 << 62)     # never judged cold (kernels.recency)
     nt = plain.replace(nt_min_bytes=min(plain.nt_min_bytes, like.nbytes // 2))
     out = {}
     runs = {}
