@@ -119,7 +119,8 @@ class MachineProfile:
     block_j_short_bytes: int = 8192
     #: in-cache copies whose source rows share L1 sets (fewer stay cached than a full tile has
     #: rows, by the L1 geometry) into dst rows that follow each other use narrower tiles; into
-    #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there
+    #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there. *tuned*;
+    #: :func:`defaults_for` turns it off for L1s of 12 ways, where `tune` found full tiles faster
     narrow_when_aliased: bool = True
     #: dst rows of one or two tile groups that follow each other (NCHW16c in uint8 or float16,
     #: NCHW8c in float32) take tiles of whole 64-byte lines (:func:`.geometry.line_tiling`); off:
@@ -335,6 +336,8 @@ def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> Mach
     by_machine = {"cold_nt_min_bytes": hardware.get("l2_bytes", MachineProfile.l2_bytes) // 4}
     if "avx512bw" in hardware.get("cpu_features", ()):   # `tune` on an AVX-512 EPYC: NT stores win earlier
         by_machine["nt_min_bytes"] = 4 << 20
+    if hardware.get("l1d_ways", MachineProfile.l1d_ways) >= 12:   # `tune` on a Zen 5 and a Xeon: full tiles win
+        by_machine["narrow_when_aliased"] = False
     if hardware.get("cpus", 1) >= 2:                      # a second CPU for convert_file's writes
         by_machine["file_write_buffers"] = 2
     return MachineProfile(**hardware, simd=not _env_plain(), nt_stores=x86, source=source, **by_machine)
