@@ -74,14 +74,14 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
             or not (out.dtype is r.out_dtype or out.dtype == r.out_dtype)
             or not out.flags.writeable or (r.probes and not probed(x, r.probes))):
         return None
-    now, last, window = perf_counter_ns(), written.get(out_addr), r.window_ns
-    calls = r.calls[window is not None and (last is None or now - last > window)]
+    last, window = written.get(out_addr), r.window_ns
+    calls = r.calls[window is not None and (last is None or perf_counter_ns() - last > window)]
     if calls is None:
         return None
-    written[out_addr] = now          # (one entry per kept replay at most: recency's bound holds)
     made(calls)                      # a recording around this call keeps them too
     for fn, args in calls:
         fn(*args)
+    written[out_addr] = perf_counter_ns()   # (an entry per kept replay at most: recency's bound holds)
     return out
 
 

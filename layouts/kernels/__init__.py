@@ -167,13 +167,14 @@ def _copy_views(dst, src, nth, stream=False, prof=None, remember=False):
         _plan_and_run(dst, src, nth, stream, prof, addrs, None)
         return
     # a caller's output: streamed past the cache when this process has not written it lately
-    stream = recency.claim(addrs[0], dst.nbytes, prof) or stream
+    stream = recency.cold(addrs[0], dst.nbytes, prof) or stream
     key = (dst.shape, dst.strides, src.strides, dst.dtype, addrs, stream, nth)
     hit = _repeats.get(key)
     if hit is not None and hit[0] is prof:
         replay(hit[1])
     else:
         _plan_and_run(dst, src, nth, stream, prof, addrs, key)
+    recency.wrote(addrs[0])
 
 
 def _plan_and_run(dst, src, nth, stream, prof, addrs, key):

@@ -21,8 +21,6 @@ either way; only the time differs.
 (True, False)
 >>> wrote(addr); cold(addr, p.cold_nt_min_bytes, p)
 False
->>> forget(); claim(addr, p.cold_nt_min_bytes, p), claim(addr, p.cold_nt_min_bytes, p)
-(True, False)
 >>> forget()
 """
 
@@ -30,10 +28,10 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 
-__all__ = ["WRITTEN", "window_ns", "cold", "wrote", "claim", "forget"]
+__all__ = ["WRITTEN", "window_ns", "cold", "wrote", "forget"]
 
 _MAX = 256                   # buffers remembered; more are forgotten at once (then judged cold)
-#: first-byte address of an output -> ``perf_counter_ns()`` when this process last started
+#: first-byte address of an output -> ``perf_counter_ns()`` when this process last finished
 #: writing it (:mod:`layouts.replays` reads and sets it inline, its calls being the hottest)
 WRITTEN: dict[int, int] = {}
 
@@ -59,18 +57,10 @@ def cold(addr: int, nbytes: int, profile) -> bool:
 
 
 def wrote(addr: int) -> None:
-    """Note that an output starting at ``addr`` is being written now."""
+    """Note that an output starting at ``addr`` was written just now."""
     if len(WRITTEN) >= _MAX and addr not in WRITTEN:
         WRITTEN.clear()
     WRITTEN[addr] = perf_counter_ns()
-
-
-def claim(addr: int, nbytes: int, profile) -> bool:
-    """:func:`cold`, and the output noted as written now (by the copy about to start): one call
-    where the copy's decision and its record go together."""
-    was_cold = cold(addr, nbytes, profile)
-    wrote(addr)
-    return was_cold
 
 
 def forget() -> None:
