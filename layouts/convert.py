@@ -171,14 +171,17 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
         kernels = kernel_loading.movers(x.nbytes)
     prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
     if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
+        if prof is not None:
+            kernels.pool.made(None)     # numpy's copies: a recording around this call cannot repeat them
         for step in steps:
             sv, dv = step.views(x, out)
             np.copyto(dv, sv, casting="no")
         return out
     cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
+    setting = config.get_threads()
     calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
     if calls is not None:
-        replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
+        replays.keep(x, src, dst, out, threads, setting, prof, probes, cold, calls)
     return out
 
 

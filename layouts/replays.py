@@ -81,16 +81,19 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     made(calls)                      # a recording around this call keeps them too
     for fn, args in calls:
         fn(*args)
-    written[out_addr] = perf_counter_ns()   # (an entry per kept replay at most: recency's bound holds)
+    written[out_addr] = perf_counter_ns()   # (adds at most one entry per kept replay to recency's bound)
     return out
 
 
-def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profile: Any, probes: tuple,
-         cold: bool, calls: tuple) -> None:
+def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, setting: Any, profile: Any,
+         probes: tuple, cold: bool, calls: tuple) -> None:
     """Keep ``calls``, recorded converting ``x`` into ``out`` with ``threads`` (as given to
-    convert) under ``profile`` into an ``out`` that was ``cold``, for :func:`replayed`."""
+    convert) and the thread ``setting`` of :func:`layouts.get_threads` under ``profile`` into an
+    ``out`` that was ``cold``, for :func:`replayed`; not when the setting has changed since."""
     global _engine
-    from . import kernels
+    from . import config, kernels
+    if threads is None and config.get_threads() != setting:    # set_threads ran during the recording
+        return
     if _engine is None:
         _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.made)
     key = (src, dst, kernels.address(x), kernels.address(out), threads)
@@ -112,8 +115,8 @@ def kept(out: np.ndarray) -> list[Replay]:
 
 def probed(x: np.ndarray, probes: tuple) -> bool:
     """Whether each of a blocked source's suspect slots holds a nonzero in its first run."""
-    with np.errstate(invalid="ignore"):         # any() of NaN bit patterns, as the full scan
-        return all(x[probe].any() for probe in probes)
+    from .request import holds_nonzero
+    return all(holds_nonzero(x[probe]) for probe in probes)
 
 
 def forget() -> None:

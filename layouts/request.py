@@ -91,7 +91,12 @@ def holds_nonzero(v: np.ndarray) -> bool:
     >>> import numpy as np
     >>> holds_nonzero(np.zeros((3, 4))), holds_nonzero(np.eye(3)[::-1]), holds_nonzero(np.zeros(()))
     (False, True, False)
+    >>> rgb = np.zeros(4, [("r", "u1"), ("g", "u1"), ("b", "u1")]); rgb[2]["g"] = 7
+    >>> holds_nonzero(rgb), holds_nonzero(rgb[:2])
+    (True, False)
     """
+    if v.dtype.kind == "V":              # structured or raw bytes: no truth value, so their bytes
+        v = v[..., np.newaxis].view(np.uint8)
     with np.errstate(invalid="ignore"):  # any() of NaN bit patterns (complex, longdouble)
         if v.ndim < 2 or not v.size:
             return bool(v.any())

@@ -217,19 +217,122 @@ def test_convert_refuses_an_out_made_read_only_after_its_calls_were_recorded():
 
 def test_a_replay_is_not_made_for_arrays_reshaped_in_place():
     """The same two addresses with other shapes (``a.shape = ...`` reshapes an array object in
-    place): convert plans again, and the result is numpy's."""
+    place, here to another channel count, so the old calls would move other bytes): convert plans
+    again, and the result is numpy's."""
     import layouts
     rng = np.random.default_rng(7)
     with profile.use_profile(PINNED):
-        x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
-        out = np.empty((64, 32, 32, 3), np.uint8)
+        x = rng.integers(0, 255, size=(64, 4, 32, 32)).astype(np.uint8)
+        out = np.empty((64, 32, 32, 4), np.uint8)
         for _ in range(3):                                   # full path, recorded, replayed
             assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
-        x.shape, out.shape = (64, 3, 16, 64), (64, 16, 64, 3)
+        x.shape, out.shape = (64, 8, 16, 32), (64, 16, 32, 8)
         for _ in range(2):
             x[...] = rng.integers(0, 255, size=x.shape)
             assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
             assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+
+
+def _replayed_three_times(x, out, src="NCHW", dst="NHWC"):
+    """Convert into ``out`` until its kernel calls are kept and made again (the third call)."""
+    import layouts
+    from layouts import replays
+    replays.forget()
+    for _ in range(3):
+        assert layouts.convert(x, src, dst, out=out, threads=1) is out
+    assert replays.kept(out), "no replay kept: the test would not test one"
+
+
+@pytest.mark.parametrize("side", ["x", "out"])
+def test_a_replay_is_not_made_for_other_strides_at_the_same_address(side):
+    """A view of the same first byte and shape whose strides differ (memory in another order):
+    the kept calls would read or write other bytes, so convert plans again."""
+    import layouts
+    rng = np.random.default_rng(9)
+    with profile.use_profile(PINNED):
+        xbuf = rng.integers(0, 255, size=64 * 3 * 32 * 32).astype(np.uint8)
+        obuf = np.zeros(64 * 32 * 32 * 3, np.uint8)
+        x, out = xbuf.reshape(64, 3, 32, 32), obuf.reshape(64, 32, 32, 3)
+        _replayed_three_times(x, out)
+        if side == "x":
+            x = xbuf.reshape(64, 32, 32, 3).transpose(0, 3, 1, 2)           # NHWC memory, NCHW shape
+        else:
+            out = obuf.reshape(64, 32, 3, 32).transpose(0, 1, 3, 2)         # (64, 32, 32, 3), other strides
+        assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+
+
+def test_a_replay_is_not_made_for_another_dtype_of_the_same_strides():
+    """uint16 views of every other half of float32 arrays: same addresses, shapes and byte strides,
+    another dtype. The float32 calls would write the other halves too; convert leaves them."""
+    import layouts
+    rng = np.random.default_rng(10)
+    with profile.use_profile(PINNED):
+        x = rng.random((64, 3, 32, 32)).astype(np.float32)
+        out = np.zeros((64, 32, 32, 3), np.float32)
+        _replayed_three_times(x, out)
+        x16, out16 = x.view(np.uint16)[..., ::2], out.view(np.uint16)[..., ::2]
+        assert (x16.strides, x16.shape) == (x.strides, x.shape)
+        out.view(np.uint16)[..., 1::2] = 0xBEEF
+        assert layouts.convert(x16, "NCHW", "NHWC", out=out16, threads=1) is out16
+        assert np.array_equal(out16, x16.transpose(0, 2, 3, 1))
+        assert (out.view(np.uint16)[..., 1::2] == 0xBEEF).all(), "the other halves were written"
+
+
+@pytest.mark.parametrize("change", ["x shape", "x dtype", "out dtype"])
+def test_a_replay_is_not_made_for_one_array_changed_alone(change):
+    """One of the two arrays reshaped or retyped at the same address and strides: the pair no
+    longer converts, and convert says so as on the first call, writing nothing."""
+    import layouts
+    rng = np.random.default_rng(13)
+    with profile.use_profile(PINNED):
+        x = rng.random((64, 3, 32, 32)).astype(np.float32)
+        out = np.zeros((64, 32, 32, 3), np.float32)
+        _replayed_three_times(x, out)
+        before = out.copy()
+        if change == "x shape":
+            x = x[:, :, :16]                        # same first byte and strides
+        elif change == "x dtype":
+            x = x.view(np.int32)
+        else:
+            out = out.view(np.int32)
+        with pytest.raises(layouts.LayoutError):
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)
+        assert np.array_equal(out.view(np.float32), before)
+
+
+def test_a_replay_is_not_made_under_another_profile():
+    import layouts
+    from layouts import replays
+    rng = np.random.default_rng(11)
+    other = PINNED.replace(disabled=("simd-tiles",))
+    x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+    out = np.empty((64, 32, 32, 3), np.uint8)
+    with profile.use_profile(PINNED):
+        _replayed_three_times(x, out)
+    with profile.use_profile(other):
+        for _ in range(2):
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        assert [r.profile for r in replays.kept(out)] == [other]      # recorded again under it
+    assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+
+
+def test_a_replay_still_warns_when_a_blocked_sources_last_slot_turns_to_padding():
+    """NCHW16c -> NCHW without C=: a last channel slot that held data when the calls were kept and
+    holds only zeros now is read as padding, and the warning says so on the repeat too."""
+    import warnings
+    import layouts
+    rng = np.random.default_rng(12)
+    with profile.use_profile(PINNED):
+        x = (rng.random((2, 2, 8, 8, 16)) + 1).astype(np.float32)
+        out = np.empty((2, 32, 8, 8), np.float32)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _replayed_three_times(x, out, "NCHW16c", "NCHW")
+        x[:, -1, :, :, -1] = 0
+        with pytest.warns(layouts.LayoutWarning, match="padding|zero"):
+            layouts.convert(x, "NCHW16c", "NCHW", out=out, threads=1)
+        assert np.array_equal(out, x.transpose(0, 1, 4, 2, 3).reshape(out.shape))
 
 
 def test_a_replay_refuses_an_out_made_read_only():
@@ -246,3 +349,29 @@ def test_a_replay_refuses_an_out_made_read_only():
         with pytest.raises(layouts.LayoutError, match="read-only|writ"):
             layouts.convert(x, "NHWC", "NCHW", out=out, threads=1)
         assert np.array_equal(out, before)
+
+
+def test_set_threads_drops_the_kept_calls_and_a_recording_across_it_is_not_kept():
+    """Kept calls ran on the thread count of the setting they were recorded under: set_threads
+    drops them, and calls recorded while it changed the setting are not kept."""
+    import layouts
+    from layouts import config, replays
+    rng = np.random.default_rng(14)
+    before = config.get_threads()
+    try:
+        with profile.use_profile(PINNED):
+            x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+            out = np.empty((64, 32, 32, 3), np.uint8)
+            replays.forget()
+            for _ in range(3):
+                layouts.convert(x, "NCHW", "NHWC", out=out)
+            [r] = replays.kept(out)
+            layouts.set_threads(1)
+            assert not replays.kept(out)
+            calls = [c for c in r.calls if c is not None][0]
+            replays.keep(x, "NCHW", "NHWC", out, None, 2, PINNED, (), False, calls)   # recorded with 2
+            assert not replays.kept(out)
+            replays.keep(x, "NCHW", "NHWC", out, None, 1, PINNED, (), False, calls)
+            assert replays.kept(out)
+    finally:
+        layouts.set_threads(before)

@@ -2,14 +2,15 @@
 past the cache, one it wrote moments ago with plain stores, and the bytes are numpy's either way.
 
 Which stores a copy used shows in the key its kernel calls are kept under (the ``stream`` flag of
-copy_into's repeats, the last item of convert's replays); the bytes are checked against numpy."""
+copy_into's repeats) or in which of a replay's two call sets convert made (layouts.replays); the
+bytes are checked against numpy."""
 
 import numpy as np
 import pytest
 
 import layouts
 from layouts import kernels, replays
-from layouts.kernels import profile, recency
+from layouts.kernels import pool, profile, recency
 from layouts.kernels.pointers import address
 
 # 2 MiB L2: outputs from 512 KiB (a quarter) to 4 MiB (nt_min_bytes) are judged by recency
@@ -88,6 +89,12 @@ def test_convert_into_out_keeps_a_replay_for_each_kind_of_store():
             assert np.array_equal(out, x.transpose(0, 3, 1, 2)), k
         [r] = replays.kept(out)
         assert all(r.calls)                    # the first call found out cold, the next two warm
+        x[...] = rng.integers(0, 255, size=x.shape)
+        assert pool.recorded(lambda: layouts.convert(x, "NHWC", "NCHW", out=out, threads=1)) == r.calls[False]
+        recency.forget()                       # as if written long ago: the cold set is made again
+        x[...] = rng.integers(0, 255, size=x.shape)
+        assert pool.recorded(lambda: layouts.convert(x, "NHWC", "NCHW", out=out, threads=1)) == r.calls[True]
+        assert np.array_equal(out, x.transpose(0, 3, 1, 2))
 
 
 def test_the_record_of_writes_stays_small():
