@@ -339,3 +339,17 @@ def test_repeated_conversions_into_out_match_numpy_and_keep_refusing(src, dst, s
     with kernels.use_profile(kernels.current().replace(small_bytes=0)):       # the kernels, not the short path
         out[...] = -1
         assert np.array_equal(ly.convert(x, src, dst, out=out), want)
+
+
+def test_a_blocked_source_of_a_structured_dtype_converts_and_warns_about_padding():
+    """Fields have no truth value: the scan of the last channel slot reads their bytes."""
+    dt = np.dtype([("a", "u1"), ("b", "<f4")])
+    x = np.zeros((2, 2, 4, 4, 16), dt)
+    x["b"] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = ly.convert(x, "NCHW16c", "NCHW")
+    assert np.array_equal(y, x.transpose(0, 1, 4, 2, 3).reshape(2, 32, 4, 4))
+    x["b"][:, -1, :, :, -1] = 0
+    with pytest.warns(ly.LayoutWarning):
+        ly.convert(x, "NCHW16c", "NCHW")
