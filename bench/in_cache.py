@@ -37,7 +37,8 @@ timed call, all interleaved per round in a shuffled order:
 - the peers under the same conditions: ``np.copyto`` of the same bytes and ``cv2.transposeND``;
 - in a loop, ours and ``cv2.transposeND`` each followed by a sum of its output (the next step's read).
 
-``--start-up`` times calls that move next to nothing, cold and warm (:func:`start_up`).
+``--start-up`` times calls that move next to nothing, cold and warm (:func:`start_up`), among them
+a repeat conversion into ``out=`` beside the kernel calls it makes: its front end after other work.
 """
 
 from __future__ import annotations
@@ -216,8 +217,19 @@ def start_up(rounds):
     """Medians in us of calls that move next to nothing (the calls' own start-up), in a loop, after
     a 16 MB copy and after a 30 ms sleep: an empty Python call, ``np.copyto`` of 48 floats, a numba
     kernel's compiled entry point with two arrays, ``cv2.transposeND`` of 1x3x4x4 and
-    ``layouts.convert`` of the same into ``out=``."""
+    ``layouts.convert`` of the same into ``out=``; and a repeat into ``out=`` that makes the kernel
+    calls kept for it (:mod:`layouts.replays`, a 1x3x64x64 uint8 NCHW->NHWC: 12 KiB, but 4096
+    pixels numpy would loop over, so the kernels copy it), beside those calls alone: the
+    difference is the repeat's front end."""
     import numba
+    from layouts import replays
+    img = (np.arange(3 * 64 * 64) % 251).astype(np.uint8).reshape(1, 3, 64, 64)
+    iout = ly.aligned_empty((1, 64, 64, 3), np.uint8)
+    replays.forget()
+    for _ in range(3):                  # checked, recorded, replayed (4096 pixels: numpy would loop)
+        ly.convert(img, "NCHW", "NHWC", out=iout, threads=1)
+    [kept] = replays.kept(iout)
+    kept_calls = next(c for c in kept.calls if c is not None)
     tiny = np.zeros((1, 3, 4, 4), np.float32)
     tout = ly.aligned_empty((1, 4, 4, 3), np.float32)
     a, b = np.zeros(48, np.float32), np.zeros(48, np.float32)
@@ -226,7 +238,10 @@ def start_up(rounds):
     entry = first.overloads[first.signatures[0]].entry_point
     runs = {"empty Python call": lambda: None, "np.copyto of 48 floats": lambda: np.copyto(a, b),
             "numba entry point, two arrays": lambda: entry(a, b),
-            "layouts.convert 1x3x4x4, out=": lambda: ly.convert(tiny, "NCHW", "NHWC", out=tout, threads=1)}
+            "layouts.convert 1x3x4x4, out=": lambda: ly.convert(tiny, "NCHW", "NHWC", out=tout, threads=1),
+            "layouts.convert 1x3x64x64 uint8, out=, calls kept": (
+                lambda: ly.convert(img, "NCHW", "NHWC", out=iout, threads=1)),
+            "those kept calls alone": lambda: pool.replay(kept_calls)}
     try:
         import cv2
         cv2.setNumThreads(1)
@@ -251,6 +266,7 @@ def start_up(rounds):
                 runs[k]()
                 times[k].append(time.perf_counter() - t0)
         out[mode] = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+    assert np.array_equal(iout, img.transpose(0, 2, 3, 1))
     return out
 
 
