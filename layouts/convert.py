@@ -180,8 +180,8 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
     setting = config.get_threads()
     calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
-    if calls is not None:
-        replays.keep(x, src, dst, out, threads, setting, prof, probes, cold, calls)
+    if calls is not None and (threads is not None or config.get_threads() == setting):   # no set_threads since
+        replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
     return out
 
 

@@ -85,15 +85,13 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     return out
 
 
-def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, setting: Any, profile: Any,
-         probes: tuple, cold: bool, calls: tuple) -> None:
+def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profile: Any, probes: tuple,
+         cold: bool, calls: tuple) -> None:
     """Keep ``calls``, recorded converting ``x`` into ``out`` with ``threads`` (as given to
-    convert) and the thread ``setting`` of :func:`layouts.get_threads` under ``profile`` into an
-    ``out`` that was ``cold``, for :func:`replayed`; not when the setting has changed since."""
+    convert) under ``profile`` into an ``out`` that was ``cold``, for :func:`replayed`. (With
+    ``threads=None`` the caller keeps none recorded across a :func:`layouts.set_threads`.)"""
     global _engine
-    from . import config, kernels
-    if threads is None and config.get_threads() != setting:    # set_threads ran during the recording
-        return
+    from . import kernels
     if _engine is None:
         _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.made)
     key = (src, dst, kernels.address(x), kernels.address(out), threads)

@@ -365,13 +365,21 @@ def test_set_threads_drops_the_kept_calls_and_a_recording_across_it_is_not_kept(
             replays.forget()
             for _ in range(3):
                 layouts.convert(x, "NCHW", "NHWC", out=out)
-            [r] = replays.kept(out)
+            assert replays.kept(out)
             layouts.set_threads(1)
             assert not replays.kept(out)
-            calls = [c for c in r.calls if c is not None][0]
-            replays.keep(x, "NCHW", "NHWC", out, None, 2, PINNED, (), False, calls)   # recorded with 2
+            real = pool.recorded
+
+            def recorded_across_set_threads(run):       # set_threads(2) while the calls are recorded
+                calls = real(run)
+                layouts.set_threads(2)
+                return calls
+            pool.recorded = recorded_across_set_threads
+            try:
+                layouts.convert(x, "NCHW", "NHWC", out=out)     # known, so its calls are recorded
+            finally:
+                pool.recorded = real
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
             assert not replays.kept(out)
-            replays.keep(x, "NCHW", "NHWC", out, None, 1, PINNED, (), False, calls)
-            assert replays.kept(out)
     finally:
         layouts.set_threads(before)
