@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .request import holds_nonzero
+
 __all__ = ["Replay", "replayed", "keep", "kept", "probed", "forget"]
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
@@ -113,7 +115,6 @@ def kept(out: np.ndarray) -> list[Replay]:
 
 def probed(x: np.ndarray, probes: tuple) -> bool:
     """Whether each of a blocked source's suspect slots holds a nonzero in its first run."""
-    from .request import holds_nonzero
     return all(holds_nonzero(x[probe]) for probe in probes)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import profile as _profile
+from . import recency
 from .registry import STRATEGIES, Task
 
 __all__ = ["Explanation", "explain", "explain_conversion", "explain_inplace"]
@@ -61,7 +62,7 @@ class Explanation:
         lines.append(f"  decided: {'predicted by the profile rules' if self.decided == 'predicted' else self.decided}")
         lines.append(f"  threads: {self.threads} ({self.threads_why}); work items: {self.work_items}")
         prof = self.profile
-        if "stream" in self.params and prof.nt_stores and prof.cold_nt_min_bytes <= p.nbytes < prof.nt_min_bytes:
+        if "stream" in self.params and recency.window_ns(p.nbytes, prof) is not None:
             lines.append(f"  stores: as above into an output this process wrote in the last {prof.recent_write_us} us; "
                          "non-temporal into one it did not, which other work has most likely pushed out of the "
                          "cache (profile cold_nt_min_bytes, recent_write_us)")
