@@ -4,8 +4,10 @@ A data loader converts batch after batch from the same source buffer into the sa
 After the first checked call (:func:`layouts.convert`'s full path) and the second (which records
 the kernel calls its steps make), each later call only makes those calls again. That call comes
 after other work, when every object it touches is out of the cache and each touch costs a miss,
-so :func:`replayed` does the fewest: one lookup keyed by the two addresses, then the checks of
-what can have changed in the two arrays since the calls were recorded.
+so :func:`replayed` does the fewest: one lookup keyed by ``out`` itself (the same two array
+objects as when the calls were kept, the loop's usual case) or, for new array objects over the
+same buffers, by the two addresses, then the checks of what can have changed in the two arrays
+since the calls were recorded.
 
 The calls hold views of both addresses, so shapes, strides and dtypes fix every byte they touch.
 A recording keeps two sets, one per kind of stores (:mod:`layouts.kernels.recency`): plain into
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 from typing import Any, NamedTuple
+from weakref import ref
 
 import numpy as np
 
@@ -33,6 +36,12 @@ __all__ = ["Replay", "replayed", "keep", "kept", "probed", "forget"]
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
+#: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for. The same
+#: objects hold the same buffers (an array that owns its memory cannot be resized while the kept
+#: calls' views of it live), so this lookup needs no address, the costliest read after other work.
+#: Not before numpy 2, where assigning ``a.data`` could still move an array to another buffer.
+_by_object: dict = {}
+_SAME_OBJECT_SAME_BUFFER = int(np.__version__.split(".")[0]) >= 2
 #: what a replay calls in :mod:`layouts.kernels`, bound by the first :func:`keep` (so this module
 #: imports no numba): (address, current profile, recency's WRITTEN, pool.made)
 _engine: tuple | None = None
@@ -53,8 +62,22 @@ class Replay(NamedTuple):
     probes: tuple
     #: :func:`layouts.kernels.recency.window_ns` for this ``out`` under ``profile``
     window_ns: int | None
+    #: ``out``'s first byte, where :mod:`layouts.kernels.recency` notes the write
+    out_address: int
     #: [calls with plain stores, calls with those for a cold ``out``]; None: not recorded yet
     calls: list
+
+
+class _Objects(NamedTuple):
+    """The key of a :class:`Replay` kept for two array objects, and those objects (held weakly:
+    one freed and another made at its ``id`` does not match)."""
+
+    x: Any
+    out: Any
+    src: str
+    dst: str
+    threads: Any
+    replay: Replay
 
 
 def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -> np.ndarray | None:
@@ -63,24 +86,33 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     path). The caller has checked that ``x`` and ``out`` are ndarrays and ``threads`` valid.
 
     After other work each function called and each object read here costs cache misses, so the
-    checks and the recency rule (:func:`layouts.kernels.recency.cold`) are written out inline."""
+    checks and the recency rule (:func:`layouts.kernels.recency.cold`) are written out inline,
+    and each record is read by unpacking it at once."""
     engine = _engine
     if engine is None:
         return None
-    address, current, written, made = engine
-    out_addr = address(out)
-    r = _replays.get((src, dst, address(x), out_addr, threads))
-    if (r is None or r.profile is not current() or x.shape != r.x_shape or x.strides != r.x_strides
-            or out.shape != r.out_shape or out.strides != r.out_strides
-            or not (x.dtype is r.x_dtype or x.dtype == r.x_dtype)
-            or not (out.dtype is r.out_dtype or out.dtype == r.out_dtype)
-            or not out.flags.writeable or (r.probes and not probed(x, r.probes))):
+    o = _by_object.get(id(out))
+    if o is not None:
+        x_ref, out_ref, o_src, o_dst, o_threads, r = o
+        if out_ref() is not out or x_ref() is not x or o_src != src or o_dst != dst or o_threads != threads:
+            o = None
+    if o is None:
+        address = engine[0]
+        r = _replays.get((src, dst, address(x), address(out), threads))
+        if r is None:
+            return None
+    x_shape, x_strides, x_dtype, out_shape, out_strides, out_dtype, profile, probes, window, out_addr, calls = r
+    if (profile is not engine[1]() or x.shape != x_shape or x.strides != x_strides
+            or out.shape != out_shape or out.strides != out_strides
+            or not (x.dtype is x_dtype or x.dtype == x_dtype) or not (out.dtype is out_dtype or out.dtype == out_dtype)
+            or not out.flags.writeable or (probes and not probed(x, probes))):
         return None
-    last, window = written.get(out_addr), r.window_ns
-    calls = r.calls[window is not None and (last is None or perf_counter_ns() - last > window)]
+    written = engine[2]
+    last = written.get(out_addr)
+    calls = calls[window is not None and (last is None or perf_counter_ns() - last > window)]
     if calls is None:
         return None
-    made(calls)                      # a recording around this call keeps them too
+    engine[3](calls)                 # pool.made: a recording around this call keeps them too
     for fn, args in calls:
         fn(*args)
     written[out_addr] = perf_counter_ns()   # (adds at most one entry per kept replay to recency's bound)
@@ -96,16 +128,19 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
     from . import kernels
     if _engine is None:
         _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.made)
-    key = (src, dst, kernels.address(x), kernels.address(out), threads)
+    out_addr = kernels.address(out)
+    key = (src, dst, kernels.address(x), out_addr, threads)
     r = _replays.get(key)
     if r is None or r.profile is not profile or (r.x_shape, r.x_strides, r.x_dtype, r.out_shape, r.out_strides,
                                                  r.out_dtype) != (x.shape, x.strides, x.dtype, out.shape,
                                                                   out.strides, out.dtype):
         if len(_replays) > 256:
-            _replays.clear()
+            forget()
         r = _replays[key] = Replay(x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, profile, probes,
-                                   kernels.recency.window_ns(out.nbytes, profile), [None, None])
+                                   kernels.recency.window_ns(out.nbytes, profile), out_addr, [None, None])
     r.calls[cold] = calls
+    if _SAME_OBJECT_SAME_BUFFER:
+        _by_object[id(out)] = _Objects(ref(x), ref(out), src, dst, threads, r)
 
 
 def kept(out: np.ndarray) -> list[Replay]:
@@ -122,3 +157,4 @@ def forget() -> None:
     """Drop every kept replay: :func:`layouts.set_threads` does, as the calls were recorded for
     the thread count of its setting (and tests start from this)."""
     _replays.clear()
+    _by_object.clear()

@@ -279,6 +279,81 @@ def test_a_replay_is_not_made_for_another_dtype_of_the_same_strides():
         assert (out.view(np.uint16)[..., 1::2] == 0xBEEF).all(), "the other halves were written"
 
 
+@pytest.mark.parametrize("change", ["x dtype", "out dtype"])
+def test_a_replay_is_not_made_for_an_array_retyped_in_place(change):
+    """The same array objects, one given another dtype of the same size in place: found by the
+    lookup keyed by the objects, the kept calls are still not made; convert says why as on the
+    first call, writing nothing."""
+    import layouts
+    rng = np.random.default_rng(15)
+    with profile.use_profile(PINNED):
+        x = rng.random((64, 3, 32, 32)).astype(np.float32)
+        out = np.zeros((64, 32, 32, 3), np.float32)
+        _replayed_three_times(x, out)
+        before = out.copy()
+        if change == "x dtype":
+            x.dtype = np.int32
+        else:
+            out.dtype = np.int32
+        with pytest.raises(layouts.LayoutError, match="dtype"):
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)
+        assert np.array_equal(out.view(np.float32), before)
+
+
+def test_a_replay_for_the_same_objects_reads_no_address(monkeypatch):
+    """The loop's case, the same two array objects again, is found without reading either
+    address (the costliest read after other work); new objects over the same buffers are found
+    by the addresses, and new buffers convert on the full path, each call right."""
+    import layouts
+    from layouts import replays
+    rng = np.random.default_rng(16)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+        out = np.zeros((64, 32, 32, 3), np.uint8)
+        _replayed_three_times(x, out)
+        engine = replays._engine
+        read = []
+
+        def counted(a):
+            read.append(a)
+            return engine[0](a)
+        monkeypatch.setattr(replays, "_engine", (counted,) + engine[1:])
+        x[...] = rng.integers(0, 255, size=x.shape)
+        assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        assert np.array_equal(out, x.transpose(0, 2, 3, 1)) and read == []
+        same_buffers = x[...], out[...]
+        assert layouts.convert(same_buffers[0], "NCHW", "NHWC", out=same_buffers[1], threads=1) is same_buffers[1]
+        assert len(read) == 2 and np.array_equal(out, x.transpose(0, 2, 3, 1))
+        for _ in range(3):                      # a fresh source each call, as a loader decodes
+            fresh = rng.integers(0, 255, size=x.shape).astype(np.uint8)
+            assert layouts.convert(fresh, "NCHW", "NHWC", out=out, threads=1) is out
+            assert np.array_equal(out, fresh.transpose(0, 2, 3, 1))
+
+
+def test_a_replay_is_not_made_for_a_new_out_at_a_freed_outs_id():
+    """``out`` a view, freed after its calls were kept (they keep its buffer alive), and a view of
+    another buffer made at the same ``id``: the lookup keyed by the objects must not take it for
+    the first, or the kept calls would write the old buffer."""
+    import layouts
+    rng = np.random.default_rng(17)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+        old_buffer, new_buffer = np.zeros(x.size, np.uint8), np.zeros(x.size, np.uint8)
+        out = old_buffer.reshape(64, 32, 32, 3)
+        _replayed_three_times(x, out)
+        freed_id = id(out)
+        del out
+        for _ in range(1000):            # CPython hands a freed object's memory to the next one
+            out = new_buffer.reshape(64, 32, 32, 3)
+            if id(out) == freed_id:
+                break
+        else:
+            pytest.skip("no new array object was made at the freed one's id")
+        old_buffer[...] = 7
+        assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        assert np.array_equal(out, x.transpose(0, 2, 3, 1)) and (old_buffer == 7).all()
+
+
 @pytest.mark.parametrize("change", ["x shape", "x dtype", "out dtype"])
 def test_a_replay_is_not_made_for_one_array_changed_alone(change):
     """One of the two arrays reshaped or retyped at the same address and strides: the pair no
