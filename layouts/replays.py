@@ -42,8 +42,8 @@ _replays: dict = {}
 #: Not before numpy 2, where assigning ``a.data`` could still move an array to another buffer.
 _by_object: dict = {}
 _SAME_OBJECT_SAME_BUFFER = int(np.__version__.split(".")[0]) >= 2
-#: what a replay calls in :mod:`layouts.kernels`, bound by the first :func:`keep` (so this module
-#: imports no numba): (address, current profile, recency's WRITTEN, pool.made)
+#: what a replay reads in :mod:`layouts.kernels`, bound by the first :func:`keep` (so this module
+#: imports no numba): (address, current profile, recency's WRITTEN, pool.RECORDING, pool.made)
 _engine: tuple | None = None
 
 
@@ -112,7 +112,8 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     calls = calls[window is not None and (last is None or perf_counter_ns() - last > window)]
     if calls is None:
         return None
-    engine[3](calls)                 # pool.made: a recording around this call keeps them too
+    if engine[3]:                    # a recording around this call keeps them too
+        engine[4](calls)
     for fn, args in calls:
         fn(*args)
     written[out_addr] = perf_counter_ns()   # (adds at most one entry per kept replay to recency's bound)
@@ -127,7 +128,8 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
     global _engine
     from . import kernels
     if _engine is None:
-        _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.made)
+        _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.RECORDING,
+                   kernels.pool.made)
     out_addr = kernels.address(out)
     key = (src, dst, kernels.address(x), out_addr, threads)
     r = _replays.get(key)

@@ -156,6 +156,11 @@ def run_split(fn: Callable, make_args: Callable[[int, int], tuple], nwork: int, 
         _wait(futures)
 
 
+#: one item per :func:`recorded` run under way on any thread: where it is empty no :func:`made`
+#: call can matter, which a caller after other work checks before paying for the call
+RECORDING: list = []
+
+
 def recorded(run: Callable[[], None]) -> tuple | None:
     """Run ``run`` and return the calls it made through :func:`run_split` (or told of with
     :func:`made`), ``(fn, args)`` pairs in order, so that they can be made again; None when the
@@ -175,9 +180,11 @@ def recorded(run: Callable[[], None]) -> tuple | None:
     """
     outer = getattr(_local, "calls", None)
     _local.calls = calls = []
+    RECORDING.append(None)
     try:
         run()
     finally:
+        RECORDING.pop()
         _local.calls = outer
     if outer is not None:
         outer.extend(calls)
