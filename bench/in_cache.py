@@ -37,6 +37,12 @@ timed call, all interleaved per round in a shuffled order:
 - the peers under the same conditions: ``np.copyto`` of the same bytes and ``cv2.transposeND``;
 - in a loop, ours and ``cv2.transposeND`` each followed by a sum of its output (the next step's read).
 
+``--inside-matrix`` runs the matrix's own protocol (``bench/run.py``'s rounds: every peer
+interleaved, 1 ms gaps, the pause after torch) for ``--cases``, with the kernel calls each repeat
+makes (:mod:`layouts.replays`) timed inside it: ``ours1`` less those calls is the repeat's front
+end in the matrix's own conditions, beside the non-temporal copy of the same bytes (the kernels'
+floor) and ``cv2.transposeND``.
+
 ``--start-up`` times calls that move next to nothing, cold and warm (:func:`start_up`), among them
 a repeat conversion into ``out=`` beside the kernel calls it makes: its front end after other work.
 """
@@ -270,15 +276,63 @@ def start_up(rounds):
     return out
 
 
+def inside_matrix(shape, cases, rounds):
+    """{(dtype, direction): {name: median us}} of the matrix's protocol for ``cases`` (its
+    ``bench_case`` with ``rounds`` rounds), with ``kernels``: the kernel calls of each repeat, timed
+    inside ``ours1`` (by a wrapper the repeat calls: a Python call more inside ``ours1``)."""
+    from layouts import replays
+    inside: list = []
+    keep = replays.keep
+
+    def timed(fn, first):
+        def run(*args):
+            t0 = time.perf_counter_ns()
+            fn(*args)
+            t = time.perf_counter_ns() - t0
+            if first:
+                inside.append(t)
+            else:
+                inside[-1] += t
+        return run
+
+    def keep_timed(x, src, dst, out, threads, prof, probes, cold, calls):
+        calls = tuple((timed(fn, k == 0), args) for k, (fn, args) in enumerate(calls))
+        return keep(x, src, dst, out, threads, prof, probes, cold, calls)
+    o = matrix.parse(["--only", "x".join(map(str, shape)), "--repeats", str(rounds), "--no-cold", "--no-overhead"])
+    out = {}
+    replays.keep = keep_timed
+    try:
+        for dtype, direction in cases:
+            replays.forget()
+            inside.clear()
+            r = matrix.bench_case(shape, dtype, direction, o)
+            m = {k: v * 1e6 for k, v in r["t"].items()}
+            m["kernels"] = statistics.median(inside[1:]) / 1e3      # the first made them while recording
+            out[dtype, direction] = m
+    finally:
+        replays.keep = keep
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shape", default="256x3x32x32")
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--experiments", action="store_true", help="where a call after other work loses its time")
     ap.add_argument("--start-up", action="store_true", help="the cold start-up of calls that move next to nothing")
-    ap.add_argument("--cases", default="uint8:NCHW-NHWC,float32:NCHW-NHWC", help="dtype:direction list (--experiments)")
+    ap.add_argument("--inside-matrix", action="store_true", help="the kernels' share of a repeat in the matrix's protocol")
+    ap.add_argument("--cases", default="uint8:NCHW-NHWC,float32:NCHW-NHWC",
+                    help="dtype:direction list (--experiments, --inside-matrix)")
     args = ap.parse_args(argv)
     shape = tuple(int(n) for n in args.shape.split("x"))
+    if args.inside_matrix:
+        cases = [tuple(c.split(":")) for c in args.cases.split(",")]
+        for (dtype, direction), m in inside_matrix(shape, cases, args.rounds).items():
+            best = min((m[k], k) for k in _peers.PEERS if k in m)
+            print(f"{args.shape} {dtype} {direction}: ours1 {m['ours1']:.1f} = kernels {m['kernels']:.1f} + front end "
+                  f"{m['ours1'] - m['kernels']:.1f}; NT copy {m['nt']:.1f}, np.copyto {m['copyto']:.1f}, "
+                  f"fastest peer {best[1]} {best[0]:.1f} (medians of {args.rounds} rounds, us)", flush=True)
+        return
     if args.start_up:
         for mode, m in start_up(args.rounds).items():
             print(f"after {mode}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()), flush=True)
