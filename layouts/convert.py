@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -155,8 +155,9 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     """A conversion into ``out`` already checked once, without the front end's per-call work:
     each step one ``np.copyto`` when it is small (what the copy engine does below
     ``small_bytes``, unless numpy would loop over many short rows), else the copy engine's
-    ``copy_into``, which plans on the strides it is given, its kernel calls kept for
-    :mod:`layouts.replays`; None when the full path must run."""
+    ``copy_into``, which plans on the strides it is given; either way the calls are kept for
+    :mod:`layouts.replays` (numpy's once the kernels are loaded); None when the full path must
+    run."""
     key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
     known = _known.get(key)
     if known is None:
@@ -171,11 +172,15 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
         kernels = kernel_loading.movers(x.nbytes)
     prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
     if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
+        # numpy's copies of views of both buffers, each of one dtype: made again as kernel calls
+        # are (with the kernels loaded; without them this path never loads numba)
+        copies = tuple((_copy_as_is, step.views(x, out)[::-1]) for step in steps)
+        for copy, (dv, sv) in copies:
+            copy(dv, sv)
         if prof is not None:
-            kernels.pool.made(None)     # numpy's copies: a recording around this call cannot repeat them
-        for step in steps:
-            sv, dv = step.views(x, out)
-            np.copyto(dv, sv, casting="no")
+            kernels.pool.made(copies)
+            for cold in (False, True):      # no stores to choose: the same copies for either kind
+                replays.keep(x, src, dst, out, threads, prof, probes, cold, copies)
         return out
     cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
     setting = config.get_threads()
@@ -183,6 +188,10 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     if calls is not None and (threads is not None or config.get_threads() == setting):   # no set_threads since
         replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
     return out
+
+
+#: numpy's copy with no cast at all (the steps of a known conversion are of one dtype)
+_copy_as_is = partial(np.copyto, casting="no")
 
 
 def _refused(x: np.ndarray, out: np.ndarray) -> bool:

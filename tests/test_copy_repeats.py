@@ -330,6 +330,32 @@ def test_a_replay_for_the_same_objects_reads_no_address(monkeypatch):
             assert np.array_equal(out, fresh.transpose(0, 2, 3, 1))
 
 
+def test_a_small_conversion_repeats_numpys_copies():
+    """Below small_bytes a known conversion is numpy's copies of views of both buffers: kept and
+    made again like kernel calls (each repeat right for new data), and repeatable inside a
+    recording around the call."""
+    import layouts
+    from layouts import replays
+    rng = np.random.default_rng(18)
+    with profile.use_profile(profile.reference("epyc-avx2")):
+        x = rng.random((1, 3, 4, 4)).astype(np.float32)
+        out = np.zeros((1, 4, 4, 3), np.float32)
+        replays.forget()
+        for _ in range(2):                                  # checked, then its copies kept
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        [kept] = replays.kept(out)
+        assert all(fn.func is np.copyto for fn, _ in kept.calls[0])
+        for _ in range(2):
+            x[...] = rng.random(x.shape)
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+        calls = pool.recorded(lambda: layouts.convert(x, "NCHW", "NHWC", out=out, threads=1))
+        assert calls, "a recording around a small repeat could not repeat it"
+        x[...] = rng.random(x.shape)
+        pool.replay(calls)
+        assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+
+
 def test_a_replay_is_not_made_for_a_new_out_at_a_freed_outs_id():
     """``out`` a view, freed after its calls were kept (they keep its buffer alive), and a view of
     another buffer made at the same ``id``: the lookup keyed by the objects must not take it for
