@@ -172,15 +172,16 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
         kernels = kernel_loading.movers(x.nbytes)
     prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
     if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
-        # numpy's copies of views of both buffers, each of one dtype: made again as kernel calls
-        # are (with the kernels loaded; without them this path never loads numba)
-        copies = tuple((_copy_as_is, step.views(x, out)[::-1]) for step in steps)
-        for copy, (dv, sv) in copies:
-            copy(dv, sv)
-        if prof is not None:
+        views = [step.views(x, out) for step in steps]
+        for sv, dv in views:
+            np.copyto(dv, sv, casting="no")
+        if prof is not None:    # kernels loaded: numpy's copies are made again as kernel calls are,
+            # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
+            unowned = kernels.pointers.unowned_view
+            copies = tuple((_copy_as_is, (unowned(dv), unowned(sv))) for sv, dv in views)
             kernels.pool.made(copies)
             for cold in (False, True):      # no stores to choose: the same copies for either kind
-                replays.keep(x, src, dst, out, threads, prof, probes, cold, copies)
+                replays.keep(x, src, dst, out, threads, prof, probes, cold, copies, by_address=False)
         return out
     cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
     setting = config.get_threads()

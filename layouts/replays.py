@@ -26,22 +26,23 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 from typing import Any, NamedTuple
-from weakref import ref
 
 import numpy as np
 
 from .request import holds_nonzero
 
-__all__ = ["Replay", "replayed", "keep", "kept", "probed", "forget"]
+__all__ = ["Replay", "replayed", "keep", "kept", "count", "probed", "forget", "MAX_KEPT"]
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
-#: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for. The same
-#: objects hold the same buffers (an array that owns its memory cannot be resized while the kept
-#: calls' views of it live), so this lookup needs no address, the costliest read after other work.
-#: Not before numpy 2, where assigning ``a.data`` could still move an array to another buffer.
+#: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for, and the
+#: slots where numpy keeps their data pointers. Matching the objects' ``id`` and re-reading those
+#: slots costs less than reading two addresses afresh, the costliest step after other work (an
+#: object can be given another buffer, by ``__setstate__`` for one, so the slots are read each
+#: time). Only where :data:`layouts.kernels.pointers.DIRECT`.
 _by_object: dict = {}
-_SAME_OBJECT_SAME_BUFFER = int(np.__version__.split(".")[0]) >= 2
+#: records each lookup holds at most: one more, and both are emptied (:func:`forget`)
+MAX_KEPT = 256
 #: what a replay reads in :mod:`layouts.kernels`, bound by the first :func:`keep` (so this module
 #: imports no numba): (address, current profile, recency's WRITTEN, pool.RECORDING, pool.made)
 _engine: tuple | None = None
@@ -69,14 +70,17 @@ class Replay(NamedTuple):
 
 
 class _Objects(NamedTuple):
-    """The key of a :class:`Replay` kept for two array objects, and those objects (held weakly:
-    one freed and another made at its ``id`` does not match)."""
+    """The key of a :class:`Replay` kept for two array objects: their ``id`` (``out``'s is the
+    dict's key) and the slots of their data pointers, which must still hold the addresses the
+    calls were recorded for."""
 
-    x: Any
-    out: Any
+    x_id: int
+    x_data: Any
+    out_data: Any
     src: str
     dst: str
     threads: Any
+    x_address: int
     replay: Replay
 
 
@@ -92,9 +96,10 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     if engine is None:
         return None
     o = _by_object.get(id(out))
-    if o is not None:
-        x_ref, out_ref, o_src, o_dst, o_threads, r = o
-        if out_ref() is not out or x_ref() is not x or o_src != src or o_dst != dst or o_threads != threads:
+    if o is not None:          # out is the object at that id, alive: its slot can be read
+        x_id, x_data, out_data, o_src, o_dst, o_threads, x_address, r = o
+        if (id(x) != x_id or o_src != src or o_dst != dst or o_threads != threads
+                or out_data.value != r.out_address or x_data.value != x_address):
             o = None
     if o is None:
         address = engine[0]
@@ -121,38 +126,56 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
 
 
 def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profile: Any, probes: tuple,
-         cold: bool, calls: tuple) -> None:
+         cold: bool, calls: tuple, by_address: bool = True) -> None:
     """Keep ``calls``, recorded converting ``x`` into ``out`` with ``threads`` (as given to
     convert) under ``profile`` into an ``out`` that was ``cold``, for :func:`replayed`. (With
-    ``threads=None`` the caller keeps none recorded across a :func:`layouts.set_threads`.)"""
+    ``threads=None`` the caller keeps none recorded across a :func:`layouts.set_threads`.)
+    ``by_address=False`` keeps them for these two objects only (one record per ``out``, so
+    conversions of a new source each call do not crowd out the others)."""
     global _engine
     from . import kernels
     if _engine is None:
         _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.RECORDING,
                    kernels.pool.made)
-    out_addr = kernels.address(out)
-    key = (src, dst, kernels.address(x), out_addr, threads)
+    out_addr, x_addr = kernels.address(out), kernels.address(x)
+    key = (src, dst, x_addr, out_addr, threads)
     r = _replays.get(key)
+    o = _by_object.get(id(out))
+    if r is None and o is not None and (o.src, o.dst, o.x_address, o.replay.out_address, o.threads) == key:
+        r = o.replay
     if r is None or r.profile is not profile or (r.x_shape, r.x_strides, r.x_dtype, r.out_shape, r.out_strides,
                                                  r.out_dtype) != (x.shape, x.strides, x.dtype, out.shape,
                                                                   out.strides, out.dtype):
-        if len(_replays) > 256:
-            forget()
-        r = _replays[key] = Replay(x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, profile, probes,
-                                   kernels.recency.window_ns(out.nbytes, profile), out_addr, [None, None])
+        r = Replay(x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, profile, probes,
+                   kernels.recency.window_ns(out.nbytes, profile), out_addr, [None, None])
     r.calls[cold] = calls
-    if _SAME_OBJECT_SAME_BUFFER:
-        _by_object[id(out)] = _Objects(ref(x), ref(out), src, dst, threads, r)
+    if ((by_address and key not in _replays and len(_replays) >= MAX_KEPT)
+            or (id(out) not in _by_object and len(_by_object) >= MAX_KEPT)):
+        forget()
+    if by_address:
+        _replays[key] = r
+    if kernels.pointers.DIRECT:
+        _by_object[id(out)] = _Objects(id(x), kernels.pointers.data_pointer_cell(x),
+                                       kernels.pointers.data_pointer_cell(out), src, dst, threads, x_addr, r)
 
 
 def kept(out: np.ndarray) -> list[Replay]:
     """The replays kept for conversions into ``out`` (into its first byte)."""
-    return [r for key, r in _replays.items() if key[3] == out.ctypes.data]
+    addr = out.ctypes.data
+    found = [r for key, r in _replays.items() if key[3] == addr]
+    return found + [o.replay for o in _by_object.values()
+                    if o.replay.out_address == addr and not any(o.replay is r for r in found)]
 
 
 def probed(x: np.ndarray, probes: tuple) -> bool:
     """Whether each of a blocked source's suspect slots holds a nonzero in its first run."""
     return all(holds_nonzero(x[probe]) for probe in probes)
+
+
+def count() -> int:
+    """How many records the two lookups hold (by the objects and by the addresses; a record
+    can be in both), each at most :data:`MAX_KEPT`."""
+    return len(_replays) + len(_by_object)
 
 
 def forget() -> None:
