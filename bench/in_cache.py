@@ -6,7 +6,8 @@ A 256x3x32x32 uint8 tensor is 768 KiB: its conversion takes about 100 us, where 
 in Python and the kind of stores both show. Each case is timed twice: after other work (before
 each timed call a 16 MB ``np.copyto`` evicts L1 and L2, as other work in a pipeline, or the
 matrix's other methods, does) and in a loop (each timed call the third in a row, its arrays in
-cache). Interleaved per round in a shuffled order, each into an output of its own:
+cache; ``--warm 3``: the fourth, where ``convert``'s loop has left the first call's non-temporal
+stores behind). Interleaved per round in a shuffled order, each into an output of its own:
 
 - ``convert``: ``layouts.convert(src, s, d, out=o, threads=1)``, as the matrix times it;
 - ``kernels``: the kernel calls that same call makes (recorded once with
@@ -126,9 +127,12 @@ def methods(shape, dtype, direction):
     return runs
 
 
-def time_case(runs, rounds, after_other_work=True):
-    """Medians in us of each of ``runs``: after a 16 MB copy (other work), or as the third of three
-    calls in a row (a loop over the same arrays, all of them in cache)."""
+def time_case(runs, rounds, after_other_work=True, warm=2):
+    """Medians in us of each of ``runs``: after a 16 MB copy (other work), or after ``warm`` calls
+    in a row (a loop over the same arrays, all of them in cache). A loop's first call after the
+    other methods' turns is a call after other work, so ``convert`` writes it with non-temporal
+    stores, and its next call reads those lines back from memory: its steady state starts with
+    the fourth call (``--warm 3``)."""
     big = np.ones(16 << 20, np.uint8)
     other = np.empty_like(big)
     times = {k: [] for k in runs}
@@ -140,7 +144,8 @@ def time_case(runs, rounds, after_other_work=True):
                 np.copyto(other, big)      # L1 and L2 then hold none of this case's arrays
                 time.sleep(0.0005)
             else:
-                runs[k](), runs[k]()
+                for _ in range(warm):
+                    runs[k]()
             t0 = time.perf_counter()
             runs[k]()
             times[k].append(time.perf_counter() - t0)
@@ -320,6 +325,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--experiments", action="store_true", help="where a call after other work loses its time")
     ap.add_argument("--start-up", action="store_true", help="the cold start-up of calls that move next to nothing")
+    ap.add_argument("--warm", type=int, default=2, help="calls in a row before each timed one in a loop (default 2)")
     ap.add_argument("--inside-matrix", action="store_true", help="the kernels' share of a repeat in the matrix's protocol")
     ap.add_argument("--cases", default="uint8:NCHW-NHWC,float32:NCHW-NHWC",
                     help="dtype:direction list (--experiments, --inside-matrix)")
@@ -348,8 +354,9 @@ def main(argv=None):
     for dtype, direction in CASES:
         runs = methods(shape, dtype, direction)
         for after_other_work in (True, False):
-            m = time_case(runs, args.rounds, after_other_work)
-            print(f"{args.shape} {dtype} {direction}, {'after other work' if after_other_work else 'in a loop'}: "
+            m = time_case(runs, args.rounds, after_other_work, args.warm)
+            print(f"{args.shape} {dtype} {direction}, "
+                  f"{'after other work' if after_other_work else f'in a loop (after {args.warm} calls)'}: "
                   + ", ".join(f"{k} {v:.0f}" for k, v in m.items()), flush=True)
             print(f"    Python work {m['convert'] - m['kernels']:.0f} us of {m['convert']:.0f}; NT stores "
                   f"{m['NT'] - m['plain']:+.0f} us alone, {m['NT + read'] - m['plain + read']:+.0f} with the read",
