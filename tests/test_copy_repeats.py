@@ -426,6 +426,29 @@ def test_kept_replays_stay_bounded_and_keep_no_source_alive():
         assert gone() is None, "a kept replay holds the source's base"
 
 
+def test_small_conversions_of_fresh_sources_do_not_crowd_out_kept_kernel_calls():
+    """A loader that converts a fresh small source each call keeps one record for its ``out``,
+    so a large conversion's kernel calls, kept before, are still kept after many such calls."""
+    import layouts
+    from layouts import replays
+    rng = np.random.default_rng(24)
+    with profile.use_profile(profile.reference("epyc-avx2")):
+        replays.forget()
+        x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)     # 192 KiB: the kernels
+        out = np.zeros((64, 32, 32, 3), np.uint8)
+        for _ in range(2):
+            layouts.convert(x, "NCHW", "NHWC", out=out, threads=1)
+        assert replays.kept(out)
+        small_out = np.zeros((1, 8, 8, 3), np.float32)
+        batches = []                               # all alive: each at an address of its own
+        for _ in range(2 * replays.MAX_KEPT):
+            fresh = rng.random((1, 3, 8, 8)).astype(np.float32)
+            batches.append(fresh)
+            layouts.convert(fresh, "NCHW", "NHWC", out=small_out, threads=1)
+            assert np.array_equal(small_out, fresh.transpose(0, 2, 3, 1))
+        assert replays.kept(out), "the kernel calls kept for out were dropped"
+
+
 def test_a_recording_around_a_small_conversions_first_known_call_repeats_it():
     """The call that first keeps numpy's copies tells a recording around it of them: made again,
     they convert the new data."""
