@@ -300,9 +300,9 @@ def inside_matrix(shape, cases, rounds):
                 inside[-1] += t
         return run
 
-    def keep_timed(x, src, dst, out, threads, prof, probes, cold, calls):
+    def keep_timed(x, src, dst, out, threads, prof, probes, cold, calls, **how):
         calls = tuple((timed(fn, k == 0), args) for k, (fn, args) in enumerate(calls))
-        return keep(x, src, dst, out, threads, prof, probes, cold, calls)
+        return keep(x, src, dst, out, threads, prof, probes, cold, calls, **how)
     o = matrix.parse(["--only", "x".join(map(str, shape)), "--repeats", str(rounds), "--no-cold", "--no-overhead"])
     out = {}
     replays.keep = keep_timed

@@ -31,7 +31,7 @@ import numpy as np
 
 from .request import holds_nonzero
 
-__all__ = ["Replay", "replayed", "keep", "kept", "count", "probed", "forget", "MAX_KEPT"]
+__all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "probed", "forget", "MAX_KEPT"]
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
@@ -41,6 +41,9 @@ _replays: dict = {}
 #: object can be given another buffer, by ``__setstate__`` for one, so the slots are read each
 #: time). Only where :data:`layouts.kernels.pointers.DIRECT`.
 _by_object: dict = {}
+#: ``id(out)`` -> (``id(x)``, x's address) of the last small conversion into ``out`` not kept
+#: (:func:`worth_keeping`)
+_met: dict = {}
 #: records each lookup holds at most: one more, and both are emptied (:func:`forget`)
 MAX_KEPT = 256
 #: what a replay reads in :mod:`layouts.kernels`, bound by the first :func:`keep` (so this module
@@ -159,6 +162,23 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
                                        kernels.pointers.data_pointer_cell(out), src, dst, threads, x_addr, r)
 
 
+def worth_keeping(x: np.ndarray, out: np.ndarray, address) -> bool:
+    """Whether numpy's copies of a small conversion from ``x`` into ``out`` are worth keeping: the
+    first time ``out`` is met, or when ``x`` (the same object over the same buffer) was met last
+    time. A loader that converts a fresh source each call would otherwise pay on every call for a
+    record it never uses."""
+    o = _by_object.get(id(out))
+    if o is None:
+        return True
+    met = (id(x), address(x))
+    if met == (o.x_id, o.x_address) or _met.get(id(out)) == met:
+        return True
+    if len(_met) >= MAX_KEPT:
+        _met.clear()
+    _met[id(out)] = met
+    return False
+
+
 def kept(out: np.ndarray) -> list[Replay]:
     """The replays kept for conversions into ``out`` (into its first byte)."""
     addr = out.ctypes.data
@@ -183,3 +203,4 @@ def forget() -> None:
     the thread count of its setting (and tests start from this)."""
     _replays.clear()
     _by_object.clear()
+    _met.clear()
