@@ -35,11 +35,12 @@ __all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "prob
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
-#: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for, and the
-#: slots where numpy keeps their data pointers. Matching the objects' ``id`` and re-reading those
-#: slots costs less than reading two addresses afresh, the costliest step after other work (an
-#: object can be given another buffer, by ``__setstate__`` for one, so the slots are read each
-#: time). Only where :data:`layouts.kernels.pointers.DIRECT`.
+#: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for, and views of
+#: what numpy keeps of them (:func:`layouts.kernels.pointers.struct_snapshot`). Matching the
+#: objects' ``id`` and comparing those bytes costs less after other work than reading two
+#: addresses afresh and each attribute the calls depend on (an object can be given another buffer,
+#: by ``__setstate__`` for one, or another shape in place, so the bytes are read each time). Only
+#: where :data:`layouts.kernels.pointers.STRUCT`.
 _by_object: dict = {}
 #: ``id(out)`` -> (``id(x)``, x's address) of the last small conversion into ``out`` not kept
 #: (:func:`worth_keeping`)
@@ -74,12 +75,18 @@ class Replay(NamedTuple):
 
 class _Objects(NamedTuple):
     """The key of a :class:`Replay` kept for two array objects: their ``id`` (``out``'s is the
-    dict's key) and the slots of their data pointers, which must still hold the addresses the
-    calls were recorded for."""
+    dict's key) and for each a view of numpy's struct fields and of its shape and strides, with
+    the bytes they held when the calls were recorded, which they must still hold."""
 
     x_id: int
-    x_data: Any
-    out_data: Any
+    x_fields: Any
+    x_was: bytes
+    x_sizes: Any
+    x_sizes_were: bytes
+    out_fields: Any
+    out_was: bytes
+    out_sizes: Any
+    out_sizes_were: bytes
     src: str
     dst: str
     threads: Any
@@ -99,21 +106,25 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     if engine is None:
         return None
     o = _by_object.get(id(out))
-    if o is not None:          # out is the object at that id, alive: its slot can be read
-        x_id, x_data, out_data, o_src, o_dst, o_threads, x_address, r = o
+    if o is not None:          # out is the object at that id, alive: its struct can be read
+        (x_id, x_fields, x_was, x_sizes, x_sizes_were, out_fields, out_was, out_sizes, out_sizes_were,
+         o_src, o_dst, o_threads, _, r) = o
+        # the fields first: the shape blocks are read only where their pointers are unchanged
         if (id(x) != x_id or o_src != src or o_dst != dst or o_threads != threads
-                or out_data.value != r.out_address or x_data.value != x_address):
+                or x_fields.raw != x_was or out_fields.raw != out_was
+                or x_sizes.raw != x_sizes_were or out_sizes.raw != out_sizes_were):
             o = None
     if o is None:
         address = engine[0]
         r = _replays.get((src, dst, address(x), address(out), threads))
         if r is None:
             return None
-    x_shape, x_strides, x_dtype, out_shape, out_strides, out_dtype, profile, probes, window, out_addr, calls = r
-    if (profile is not engine[1]() or x.shape != x_shape or x.strides != x_strides
-            or out.shape != out_shape or out.strides != out_strides
-            or not (x.dtype is x_dtype or x.dtype == x_dtype) or not (out.dtype is out_dtype or out.dtype == out_dtype)
-            or not out.flags.writeable or (probes and not probed(x, probes))):
+        if (x.shape != r.x_shape or x.strides != r.x_strides or out.shape != r.out_shape
+                or out.strides != r.out_strides or not (x.dtype is r.x_dtype or x.dtype == r.x_dtype)
+                or not (out.dtype is r.out_dtype or out.dtype == r.out_dtype) or not out.flags.writeable):
+            return None
+    _, _, _, _, _, _, profile, probes, window, out_addr, calls = r
+    if profile is not engine[1]() or (probes and not probed(x, probes)):
         return None
     written = engine[2]
     last = written.get(out_addr)
@@ -157,9 +168,9 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
         forget()
     if by_address:
         _replays[key] = r
-    if kernels.pointers.DIRECT:
-        _by_object[id(out)] = _Objects(id(x), kernels.pointers.data_pointer_cell(x),
-                                       kernels.pointers.data_pointer_cell(out), src, dst, threads, x_addr, r)
+    x_snapshot, out_snapshot = kernels.pointers.struct_snapshot(x), kernels.pointers.struct_snapshot(out)
+    if x_snapshot is not None and out_snapshot is not None:
+        _by_object[id(out)] = _Objects(id(x), *x_snapshot, *out_snapshot, src, dst, threads, x_addr, r)
 
 
 def worth_keeping(x: np.ndarray, out: np.ndarray, address) -> bool:

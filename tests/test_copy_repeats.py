@@ -7,7 +7,7 @@ import pytest
 
 from layouts import kernels
 from layouts.kernels import pool, profile
-from layouts.kernels.pointers import DIRECT, address
+from layouts.kernels.pointers import DIRECT, STRUCT, address, struct_snapshot, unchanged
 
 # below small_bytes copy_into hands the copy to numpy; these tests are about the kernel path, with
 # the stores the profile's sizes give (no output judged cold by kernels.recency, tested at the end)
@@ -117,6 +117,70 @@ def test_address_is_numpys_data_pointer():
     for a in views:
         assert address(a) == a.ctypes.data
     assert DIRECT in (True, False)
+
+
+def _set_strides(a, strides):
+    """``a.strides = strides``, which numpy 2.4 deprecates but still does (a user's code can)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        a.strides = strides
+
+
+_CHANGES = {
+    "nothing": lambda a: a,
+    "data pointer": lambda a: a.__setstate__(np.ones_like(a).__reduce__()[2]),
+    "shape in place": lambda a: setattr(a, "shape", (a.shape[1], a.shape[0]) + a.shape[2:]),
+    "strides in place": lambda a: _set_strides(a, (a.itemsize,) + a.strides[1:]),
+    "dtype in place": lambda a: setattr(a, "dtype", np.int16),
+    "read-only": lambda a: setattr(a.flags, "writeable", False),
+}
+
+
+@pytest.mark.skipif(not STRUCT, reason="numpy's struct is not read directly on this interpreter")
+@pytest.mark.parametrize("contiguous", [True, False])
+@pytest.mark.parametrize("change", list(_CHANGES))
+def test_a_struct_snapshot_sees_every_change_numpy_can_make_in_place(change, contiguous):
+    """What a replay for the same objects compares instead of reading attributes: after each
+    change numpy can make to an array object in place, numpy's own attributes (the oracle) and
+    the snapshot agree on whether anything changed. (On a strided view new strides change
+    neither the flags nor where numpy keeps them: only the strides themselves.)"""
+    held = bytearray(6 * 8 * 3 * 2)                   # outlives a move: a new buffer, a new address
+    a = np.frombuffer(held, np.float16).reshape(6, 8, 3)
+    a = a if contiguous else a[:, ::2]
+    if change == "shape in place" and not contiguous:
+        pytest.skip("numpy reshapes in place only what it can view")
+    snap = struct_snapshot(a)
+    seen = (a.ctypes.data, a.shape, a.strides, a.dtype, a.flags.writeable)
+    _CHANGES[change](a)
+    now = (a.ctypes.data, a.shape, a.strides, a.dtype, a.flags.writeable)
+    assert (now == seen) == (change == "nothing")
+    assert unchanged(snap) == (now == seen)
+
+
+@pytest.mark.parametrize("side", ["x", "out"])
+def test_a_replay_is_not_made_for_strides_changed_in_place(side):
+    """The same array object, its strides set in place to memory in another order (numpy writes
+    the new strides over the old ones, in the same block): convert reads and writes the memory
+    the strides say now."""
+    import layouts
+    rng = np.random.default_rng(23)
+    with profile.use_profile(PINNED):
+        # strided views to begin with, so that new strides leave numpy's flags as they were
+        x = rng.integers(0, 255, size=(64, 32, 32, 3)).astype(np.uint8).transpose(0, 3, 1, 2)   # NHWC memory
+        out = np.zeros((64, 32, 3, 32), np.uint8).transpose(0, 1, 3, 2)                        # NHCW memory
+        _replayed_three_times(x, out)
+        flags = x.flags.c_contiguous, x.flags.f_contiguous, out.flags.c_contiguous, out.flags.f_contiguous
+        if side == "x":
+            _set_strides(x, (3072, 1, 3, 96))                  # NWHC memory under the NCHW shape
+        else:
+            _set_strides(out, (3072, 3, 96, 1))                # NWHC memory under the NHWC shape
+        assert flags == (x.flags.c_contiguous, x.flags.f_contiguous, out.flags.c_contiguous,
+                         out.flags.f_contiguous) == (False,) * 4
+        for _ in range(2):
+            x[...] = rng.integers(0, 255, size=x.shape)
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
 
 
 def test_a_recording_refuses_what_it_cannot_repeat():
@@ -602,3 +666,22 @@ def test_set_threads_drops_the_kept_calls_and_a_recording_across_it_is_not_kept(
             assert not replays.kept(out)
     finally:
         layouts.set_threads(before)
+
+
+def test_without_the_struct_a_repeat_goes_by_the_addresses(monkeypatch):
+    """Where numpy's struct cannot be read (another interpreter), kept calls are found by the two
+    addresses alone and every check reads the attributes: the repeats still match numpy."""
+    import layouts
+    from layouts import replays
+    from layouts.kernels import pointers
+    monkeypatch.setattr(pointers, "STRUCT", False)
+    rng = np.random.default_rng(24)
+    with profile.use_profile(PINNED):
+        x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+        out = np.zeros((64, 32, 32, 3), np.uint8)
+        _replayed_three_times(x, out)
+        assert not replays._by_object
+        for _ in range(2):
+            x[...] = rng.integers(0, 255, size=x.shape)
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
