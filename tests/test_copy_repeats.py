@@ -158,6 +158,61 @@ def test_a_struct_snapshot_sees_every_change_numpy_can_make_in_place(change, con
     assert unchanged(snap) == (now == seen)
 
 
+@pytest.mark.skipif(not STRUCT, reason="numpy's struct is not read directly on this interpreter")
+def test_a_struct_snapshot_holds_what_numpys_attributes_say():
+    """The bytes a snapshot compares are, word by word, the array's data pointer, ndim, shape and
+    strides blocks, base, dtype and flags (numpy's attributes are the oracle), so a change of any
+    one alone is seen: the data pointer alone changes where a view dies with its base and a new
+    one lands at the same id over a new buffer at the old base's address."""
+    import sys
+    base = np.zeros((5, 7, 3), np.float32)
+    frozen = base[1:4, ::-2].T
+    frozen.flags.writeable = False
+    for a in (base, base[2], frozen, np.zeros(9, np.uint8)[1:]):
+        fields, was, sizes, sizes_were = struct_snapshot(a)
+        word = [int.from_bytes(was[i:i + 8], sys.byteorder) for i in range(0, len(was), 8)]
+        assert word[0] == a.ctypes.data and word[1] & 0xFFFFFFFF == a.ndim
+        assert word[4] == (0 if a.base is None else id(a.base)) and word[5] == id(a.dtype)
+        assert bool(word[6] & 0x0400) == a.flags.writeable and word[3] == word[2] + 8 * a.ndim
+        assert sizes_were == np.array(a.shape + a.strides, np.intp).tobytes()
+
+
+def test_the_struct_probe_refuses_a_layout_it_does_not_read_right(monkeypatch):
+    """Where the fields are not where the probe expects them, or the writeable bit is another,
+    the probe says so (and replays go by the addresses, reading the attributes)."""
+    from layouts.kernels import pointers
+    assert pointers._probe_struct() == STRUCT
+    if not STRUCT:
+        pytest.skip("numpy's struct is not read directly on this interpreter")
+    with monkeypatch.context() as m:
+        m.setattr(pointers, "_DATA", pointers._DATA + 8)
+        assert not pointers._probe_struct()
+    with monkeypatch.context() as m:
+        m.setattr(pointers, "_WRITEABLE", 0x0001)         # C_CONTIGUOUS
+        assert not pointers._probe_struct()
+
+
+def test_new_objects_of_the_old_shapes_after_an_in_place_reshape_are_converted_right():
+    """Calls kept for two buffers, the arrays reshaped in place and converted (calls kept again
+    for the same addresses), then new array objects of the first shapes over the same buffers:
+    the address lookup must not give them the second shapes' calls."""
+    import layouts
+    rng = np.random.default_rng(25)
+    xb = rng.integers(0, 255, size=64 * 4 * 32 * 32).astype(np.uint8)
+    ob = np.zeros(xb.size, np.uint8)
+    with profile.use_profile(PINNED):
+        x, out = xb.reshape(64, 4, 32, 32), ob.reshape(64, 32, 32, 4)
+        _replayed_three_times(x, out)
+        x.shape, out.shape = (64, 8, 32, 16), (64, 32, 16, 8)
+        for _ in range(3):
+            assert layouts.convert(x, "NCHW", "NHWC", out=out, threads=1) is out
+        x2, out2 = xb.reshape(64, 4, 32, 32), ob.reshape(64, 32, 32, 4)
+        for _ in range(2):
+            xb[...] = rng.integers(0, 255, size=xb.size)
+            assert layouts.convert(x2, "NCHW", "NHWC", out=out2, threads=1) is out2
+            assert np.array_equal(out2, x2.transpose(0, 2, 3, 1))
+
+
 @pytest.mark.parametrize("side", ["x", "out"])
 def test_a_replay_is_not_made_for_strides_changed_in_place(side):
     """The same array object, its strides set in place to memory in another order (numpy writes
