@@ -66,6 +66,12 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("simd-tiles", "straddle-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", 32),
     ("simd-tiles", "tiles-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", None),
     ("simd-tiles", "narrow2", (256, 3, 32, 32), "float32", "NCHW", "CHWN", None),
+    # i ranges of an odd number of tiles: two tiles of i at a time, then the one left
+    ("simd-tiles", "tiles-nt", (64, 48, 32, 32), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt", (64, 96, 32, 32), "float16", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt", (32, 40, 32, 32), "float64", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt", (64, 192, 32, 32), "uint8", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt-grouped", (64, 64, 16, 17), "float32", "NHWC", "NCHW", None),
     # small transposes strided on both sides, in groups of batch indices: aligned rows ...
     ("simd-tiles", "tiles-nt-grouped", (128, 64, 28, 28), "float32", "NHWC", "CHWN", None),
     ("simd-tiles", "tiles-nt-grouped", (128, 64, 28, 28), "uint8", "CHWN", "NHWC", None),

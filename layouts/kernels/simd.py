@@ -10,7 +10,10 @@ scalar.  Here the tile is written directly in LLVM IR through llvmlite's builder
   ``K*L`` units (64 bytes for every unit size), stored at ``doff + c*dstride``.
 
 ``tile_nt`` marks the stores ``!nontemporal`` and 64-byte aligned: the caller must
-guarantee that every store address is 64-byte aligned.  ``tile`` uses plain
+guarantee that every store address is 64-byte aligned. ``tile_nt_pair`` transposes the next
+``K*L`` source rows too and stores each column's two lines one after the other (``doff`` and
+``doff + K*L``): streamed out of the cache, a line into each of many rows at a time leaves write
+bandwidth unused that two lines a row do not.  ``tile`` uses plain
 unaligned stores.  The unit type (uint8/16/32/64) is taken from the array dtype.
 
 ``TILE_SHAPE[bits] == (L, K)``; ``K*L*bits == 512`` for every unit.
@@ -25,6 +28,16 @@ unaligned stores.  The unit type (uint8/16/32/64) is taken from the array dtype.
 >>> t(d, s)
 >>> bool((d.reshape(4, 16) == s.reshape(16, 4).T).all())
 True
+>>> from layouts.kernels.simd import tile_nt_pair
+>>> @numba.njit
+... def pair(d, s):
+...     tile_nt_pair(d, np.uint64(0), np.uint64(32), s, np.uint64(0), np.uint64(4))
+>>> buf = np.zeros(4 * 32 + 16, np.uint32)
+>>> d = buf[(-buf.ctypes.data) % 64 // 4:][:4 * 32]        # 64-byte aligned, as streaming needs
+>>> s = np.arange(32 * 4, dtype=np.uint32)
+>>> pair(d, s)
+>>> bool((d.reshape(4, 32) == s.reshape(32, 4).T).all())
+True
 """
 
 from llvmlite import ir
@@ -33,7 +46,7 @@ from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE
 
-__all__ = ["tile", "tile_nt", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1",
+__all__ = ["tile", "tile_nt", "tile_nt_pair", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1",
            "tile_k2", "prefetch", "tile_lines1", "tile_lines1_nt", "tile_lines2", "tile_lines2_nt",
            "tile_lines2_nt_first", "tile_lines2_nt_carry", "nt_line", "zip4", "pack_lines", "pack_lines_nt",
            "unpack_lines", "unpack_lines_nt", "TILE_SHAPE"]
@@ -65,7 +78,7 @@ def _listed(builder, ary, first, k: int, add):
     return builder.add(builder.load(p, typ=i64), add)
 
 
-def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
+def _make(nontemporal, kk=None, split=False, gather=False, scatter=False, pair=False):
     def tile_impl(typingctx, dst, doff, dstride, src, soff, sstride, *more):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
             return None
@@ -90,35 +103,44 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
             vout = ir.VectorType(elt, K * L)
             i64 = ir.IntType(64)
             ub = bits // 8
-            rows = []
             if gather:          # soff is the uint64 array of row offsets, sstride the first index, more[0] j
                 rary = context.make_array(signature.args[4])(context, builder, args[4])
-            for r in range(K * L):
-                if gather:
-                    off = _listed(builder, rary, s_st, r, args[6])
-                else:
-                    off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
-                if split:       # rows r >= nsplit start over at soff2
-                    rr = ir.Constant(i64, r)
-                    off2 = builder.add(args[6], builder.mul(s_st, builder.sub(rr, args[7])))
-                    off = builder.select(builder.icmp_unsigned("<", rr, args[7]), off, off2)
-                p = builder.gep(sary.data, [off], inbounds=True, source_etype=elt)
-                p = builder.bitcast(p, vin.as_pointer())
-                rows.append(builder.load(p, align=ub, typ=vin))
-            # the K groups side by side, one per 128-bit lane: v[m] holds row g*L + m in lane g,
-            # so each zip stage is one lane-wise interleave (punpck) over all K groups at once and
-            # the last stage leaves column c's whole 64-byte line in v[c], with no concatenation
-            v = [_stacked(builder, [rows[g * L + m] for g in range(K)], L) for m in range(L)]
-            lo, hi = _zip_masks(L, K)
-            h = L // 2
-            s = L
-            while s > 1:
-                new = [None] * L
-                for m in range(h):
-                    new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
-                    new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
-                v = new
-                s //= 2
+
+            def transposed(first_row):
+                """Source rows first_row .. first_row + K*L - 1 of the tile, transposed: L vectors,
+                column c's 64-byte line in the c-th."""
+                rows = []
+                for r in range(first_row, first_row + K * L):
+                    if gather:
+                        off = _listed(builder, rary, s_st, r, args[6])
+                    else:
+                        off = builder.add(s_off, builder.mul(s_st, ir.Constant(i64, r)))
+                    if split:       # rows r >= nsplit start over at soff2
+                        rr = ir.Constant(i64, r)
+                        off2 = builder.add(args[6], builder.mul(s_st, builder.sub(rr, args[7])))
+                        off = builder.select(builder.icmp_unsigned("<", rr, args[7]), off, off2)
+                    p = builder.gep(sary.data, [off], inbounds=True, source_etype=elt)
+                    p = builder.bitcast(p, vin.as_pointer())
+                    rows.append(builder.load(p, align=ub, typ=vin))
+                # the K groups side by side, one per 128-bit lane: v[m] holds row g*L + m in lane g,
+                # so each zip stage is one lane-wise interleave (punpck) over all K groups at once and
+                # the last stage leaves column c's whole 64-byte line in v[c], with no concatenation
+                v = [_stacked(builder, [rows[g * L + m] for g in range(K)], L) for m in range(L)]
+                lo, hi = _zip_masks(L, K)
+                h = L // 2
+                s = L
+                while s > 1:
+                    new = [None] * L
+                    for m in range(h):
+                        new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
+                        new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
+                    v = new
+                    s //= 2
+                return v
+
+            # a pair: the next K*L rows too, whose lines follow in each dst row, so that every row
+            # gets two lines in a row (one line per row at a time streams slower out of the cache)
+            tiles = [transposed(0)] + ([transposed(K * L)] if pair else [])
             md = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if nontemporal else None
             if scatter:         # doff is the uint64 array of dst row offsets, dstride the first index, more[0] i
                 drary = context.make_array(signature.args[1])(context, builder, args[1])
@@ -127,11 +149,13 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
                     off = _listed(builder, drary, d_st, c, args[6])
                 else:
                     off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, c)))
-                p = builder.gep(dary.data, [off], inbounds=True, source_etype=elt)
-                p = builder.bitcast(p, vout.as_pointer())
-                st = builder.store(v[c], p, align=64 if nontemporal else ub)
-                if nontemporal:
-                    st.set_metadata("nontemporal", md)
+                for t, v in enumerate(tiles):
+                    p = builder.gep(dary.data, [builder.add(off, ir.Constant(i64, t * K * L))], inbounds=True,
+                                    source_etype=elt)
+                    p = builder.bitcast(p, vout.as_pointer())
+                    st = builder.store(v[c], p, align=64 if nontemporal else ub)
+                    if nontemporal:
+                        st.set_metadata("nontemporal", md)
             return context.get_dummy_value()
 
         return sig, codegen
@@ -149,12 +173,15 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False):
         def impl(typingctx, dst, doff, dstride, src, soff, sstride):
             return tile_impl(typingctx, dst, doff, dstride, src, soff, sstride)
     impl.__name__ = ("tile_nt" if nontemporal else "tile") + (f"_k{kk}" if kk else "") + \
-        ("_split" if split else "") + ("_gather" if gather else "") + ("_scatter" if scatter else "")
+        ("_split" if split else "") + ("_gather" if gather else "") + ("_scatter" if scatter else "") + \
+        ("_pair" if pair else "")
     return intrinsic(impl)
 
 
 tile = _make(False)
 tile_nt = _make(True)
+#: two tiles of i at once, ``K*L`` rows apart: each dst row gets its two lines one after the other
+tile_nt_pair = _make(True, pair=True)
 # narrow tiles (K = 1 or 2 groups: L or 2L rows of i) for short dst rows such as the
 # 16 channels of NCHW16c in uint8/uint16; plain stores
 tile_k1 = _make(False, 1)

@@ -26,8 +26,8 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_scatter, tile_nt_split,
-                   tile_scatter)
+from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_pair, tile_nt_scatter,
+                   tile_nt_split, tile_scatter)
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel",
            "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel",
@@ -123,10 +123,17 @@ def tiles_block(dst, src, a, db, sb, i0, i1, jb0, jb1):
 
 @njit(cache=True, nogil=True, inline="always")
 def tiles_nt_block(dst, src, a, db, sb, i0, i1, jb0, jb1):
-    """As :func:`tiles_block` with non-temporal aligned stores."""
+    """As :func:`tiles_block` with non-temporal aligned stores, two tiles of i at a time: each dst
+    row then gets two lines one after the other, where one line per row at a time leaves the
+    memory's write bandwidth unused (the many rows of a long-row transpose)."""
+    two = a.TI + a.TI
+    paired = i0 + (i1 - i0) // two * two
     for j0 in range(jb0, jb1, a.Bj):
         j1 = min(j0 + a.Bj, jb1)
-        for i in range(i0, i1, a.TI):
+        for i in range(i0, paired, two):
+            for j in range(j0, j1, a.TL):
+                tile_nt_pair(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        for i in range(paired, i1, a.TI):
             for j in range(j0, j1, a.TL):
                 tile_nt(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
 
