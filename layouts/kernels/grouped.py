@@ -122,7 +122,7 @@ def group_straddle_kernel(d32, s, gargs, tfull, tlast, rfull, rlast, batch, w0, 
         a = tfull[0] if q == g.Q else tlast[0]
         for k in range(a.nbi):                  # >= 1 block: straddling tiles may be all there is
             i0 = a.ia + k * a.Bi
-            straddle_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je, False)
+            straddle_block(d32, w32, a, dw, U0, i0, min(i0 + a.Bi, a.ie), U0, a.je)
         run_rects(d32, w32, a, rfull if q == g.Q else rlast, dw, U0)
 
 

@@ -139,19 +139,13 @@ def tiles_nt_block(dst, src, a, db, sb, i0, i1, jb0, jb1):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def straddle_block(dst, src, a, db, sb, i0, i1, jb0, jb1, paired):
-    """As :func:`tiles_nt_block` (``paired``; else one tile of i at a time, which the grouped
-    kernels' stage B runs faster), then per column block the tiles straddling rows j and j+1:
+def straddle_block(dst, src, a, db, sb, i0, i1, jb0, jb1):
+    """As :func:`tiles_nt_block`, then per column block the tiles straddling rows j and j+1:
     rows [ie, ni) of columns j.. and rows [0, ia) of columns j+1.. (dst rows follow each other)."""
     nsp = a.ni - a.ie
     for j0 in range(jb0, jb1, a.Bj):
         j1 = min(j0 + a.Bj, jb1)
-        if paired:
-            tiles_nt_block(dst, src, a, db, sb, i0, i1, j0, j1)       # one column block
-        else:
-            for i in range(i0, i1, a.TI):
-                for j in range(j0, j1, a.TL):
-                    tile_nt(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        tiles_nt_block(dst, src, a, db, sb, i0, i1, j0, j1)       # one column block
         for j in range(j0, min(j1, a.js), a.TL):
             tile_nt_split(dst, db + a.ie + j * a.dJ, a.dJ, src, sb + a.ie * a.sI + j, a.sI, sb + j + U1, nsp)
 
@@ -181,7 +175,7 @@ def straddle_kernel(dst, src, args, batch, rects, w0, w1):
     a = args[0]
     for w in range(w0, w1):
         db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
-        straddle_block(dst, src, a, db, sb, i0, i1, jb0, jb1, True)
+        straddle_block(dst, src, a, db, sb, i0, i1, jb0, jb1)
         if last:
             run_rects(dst, src, a, rects, db, sb)
 
