@@ -109,7 +109,8 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     if o is not None:          # out is the object at that id, alive: its struct can be read
         (x_id, x_fields, x_was, x_sizes, x_sizes_were, out_fields, out_was, out_sizes, out_sizes_were,
          o_src, o_dst, o_threads, _, r) = o
-        # the fields first: the shape blocks are read only where their pointers are unchanged
+        # kernels.pointers.unchanged, inline: the fields first, so that a shape block is read
+        # only where its pointer is unchanged
         if (id(x) != x_id or o_src != src or o_dst != dst or o_threads != threads
                 or x_fields.raw != x_was or out_fields.raw != out_was
                 or x_sizes.raw != x_sizes_were or out_sizes.raw != out_sizes_were):

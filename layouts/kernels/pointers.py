@@ -11,8 +11,6 @@ that was verified on this interpreter at import; where it was not, :func:`addres
 >>> a = np.zeros((4, 6), np.float32)[1:, ::2]
 >>> address(a) == a.ctypes.data
 True
->>> data_pointer_cell(a).value == a.ctypes.data      # re-read on each .value (where DIRECT)
-True
 >>> v = unowned_view(a); v[0, 0] = 7; float(a[0, 0]), v.base is not None and v.base is not a.base
 (7.0, True)
 >>> snap = struct_snapshot(a)                         # where STRUCT
@@ -30,7 +28,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["DIRECT", "STRUCT", "address", "data_pointer_cell", "unowned_view", "struct_snapshot", "unchanged"]
+__all__ = ["DIRECT", "STRUCT", "address", "unowned_view", "struct_snapshot", "unchanged"]
 
 _DATA = object.__basicsize__            # the data pointer follows PyObject_HEAD
 _read = ctypes.c_size_t.from_address
@@ -86,14 +84,6 @@ def address(a: np.ndarray) -> int:
     return _direct(a) if DIRECT else a.ctypes.data
 
 
-def data_pointer_cell(a: np.ndarray) -> ctypes.c_size_t:
-    """The slot where numpy keeps ``a``'s data pointer, as a ctypes value read afresh on each
-    ``.value`` (an object can be given another buffer, by ``__setstate__`` for one). Only where
-    :data:`DIRECT`, and only while the object at ``id(a)`` is an ndarray: a caller holding ``a``
-    itself, or checking that the ndarray it holds has that ``id``."""
-    return _read(id(a) + _DATA)
-
-
 def struct_snapshot(a: np.ndarray) -> tuple | None:
     """What numpy keeps of ``a`` now, to be told later by :func:`unchanged` whether any of it
     changed: its data pointer, ndim, shape, strides, base, dtype and flags (which hold its
@@ -101,7 +91,8 @@ def struct_snapshot(a: np.ndarray) -> tuple | None:
     strides) and their bytes. Cheaper to compare after other work than reading each attribute,
     which builds tuples and objects. None where :data:`STRUCT` is false, for a 0-d array, or where
     the strides are not kept after the shape (numpy always does; then the caller checks each).
-    Use it only while the object at ``id(a)`` is an ndarray, as :func:`data_pointer_cell`."""
+    Use it only while the object at ``id(a)`` is an ndarray: a caller holding ``a`` itself, or
+    checking that the ndarray it holds has that ``id``."""
     if not STRUCT or a.ndim == 0:
         return None
     fields = (ctypes.c_char * (_FIELDS * _WORD)).from_address(id(a) + _DATA)
