@@ -61,15 +61,15 @@ CASES = [   # (strategy, variant or None, shape (NCHW), dtype, src, dst, out off
     ("simd-tiles", "tiles", (8, 64, 30, 30), "float32", "NCHW", "NHWC", None),
     ("simd-tiles", "narrow2", (8, 64, 32, 32), "float32", "NCHW", "NHWC", None),     # 4 KiB planes
     ("simd-tiles", "tiles", (32, 64, 16, 16), "float16", "NHWC", "CHWN", None),
-    ("simd-tiles", "tiles-nt", (64, 64, 32, 32), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt-wide", (64, 64, 32, 32), "float32", "NCHW", "NHWC", None),
     ("simd-tiles", "straddle-nt", (64, 64, 32, 32), "float32", "NCHW", "NHWC", 16),
     ("simd-tiles", "straddle-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", 32),
-    ("simd-tiles", "tiles-nt", (128, 32, 32, 32), "float32", "NCHW", "CHWN", None),
+    ("simd-tiles", "tiles-nt-wide", (128, 32, 32, 32), "float32", "NCHW", "CHWN", None),
     ("simd-tiles", "narrow2", (256, 3, 32, 32), "float32", "NCHW", "CHWN", None),
     # i ranges of an odd number of tiles: two tiles of i at a time, then the one left
-    ("simd-tiles", "tiles-nt", (64, 48, 32, 32), "float32", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt-wide", (64, 48, 32, 32), "float32", "NCHW", "NHWC", None),
     ("simd-tiles", "tiles-nt", (64, 96, 32, 32), "float16", "NCHW", "NHWC", None),
-    ("simd-tiles", "tiles-nt", (32, 40, 32, 32), "float64", "NCHW", "NHWC", None),
+    ("simd-tiles", "tiles-nt-wide", (32, 40, 32, 32), "float64", "NCHW", "NHWC", None),
     ("simd-tiles", "tiles-nt", (64, 192, 32, 32), "uint8", "NCHW", "NHWC", None),
     ("simd-tiles", "tiles-nt-grouped", (64, 64, 16, 17), "float32", "NHWC", "NCHW", None),
     # small transposes strided on both sides, in groups of batch indices: aligned rows ...
@@ -124,6 +124,59 @@ def test_each_strategy_through_convert(strategy, variant, shape, dtype, src, dst
     for threads in (1, 2):
         y = ly.convert(xs, src, dst, out=out, threads=threads)
         assert np.array_equal(y, want)
+
+
+WIDE = [   # (shape (NCHW), dtype, src, dst, out offset or None): 4- and 8-byte streaming tiles
+    ((64, 64, 32, 32), "float32", "NHWC", "NCHW", None),
+    ((64, 48, 32, 32), "int32", "NCHW", "NHWC", None),         # i of 3 tiles: a pair, then one
+    ((16, 64, 56, 56), "float32", "NCHW16c", "NCHW", None),    # source rows of one line
+    ((64, 64, 32, 32), "float32", "NHWC", "NCHW", 16),         # rows peeled by 12 units, edges by one-lane tiles
+    ((32, 40, 32, 32), "float64", "NCHW", "NHWC", None),       # i of 5 tiles of 8
+    ((32, 64, 32, 32), "float64", "NHWC", "NCHW", 16),
+]
+
+
+@pytest.mark.parametrize("shape,dtype,src,dst,offset", WIDE, ids=[f"{c[1]}-{c[2]}-{c[3]}-{c[4]}" for c in WIDE])
+def test_streaming_tiles_of_whole_source_lines_equal_numpy_and_the_one_lane_tiles(shape, dtype, src, dst, offset):
+    """``tiles-nt-wide`` (a tile is 16 float32 or 8 float64 source rows read whole) where the
+    profile turns it on, ``tiles-nt`` where it does not: both numpy's bytes, on one thread and
+    two, into a 64-byte aligned output and one whose rows start 16 bytes off a line (peeled)."""
+    x = np.random.default_rng(4).integers(-(1 << 20), 1 << 20, shape).astype(dtype)
+    if src == "NCHW16c":
+        n, c, h, w = shape
+        xs = np.ascontiguousarray(x.reshape(n, c // 16, 16, h, w).transpose(0, 1, 3, 4, 2))
+        want = x
+    else:
+        xs = np.ascontiguousarray(x.transpose(PERM[src]))
+        want = x.transpose(PERM[dst])
+    for wide, variant in ((True, "tiles-nt-wide"), (False, "tiles-nt")):
+        with kernels.use_profile(AMD.replace(wide_tiles=wide)):
+            out = _misaligned(want.shape, dtype, offset or 0)
+            if offset is None:
+                e, = explain_conversion(xs.shape, dtype, src, dst, threads=1)
+            else:
+                e = kernels.explain_copy(out, xs.transpose(_between(src, dst)), threads=1)
+            assert (e.strategy, e.params["variant"]) == ("simd-tiles", variant), str(e)
+            assert e.params["tile"] == (f"{64 // x.itemsize}x{64 // x.itemsize}" if wide else f"{64 // x.itemsize}x"
+                                        f"{16 // x.itemsize}"), str(e)
+            for threads in (1, 2):
+                out[...] = 0
+                assert ly.convert(xs, src, dst, out=out, threads=threads) is out
+                assert np.array_equal(out, want), (wide, threads)
+
+
+def test_whole_line_tiles_need_whole_lines_of_j_and_avx512():
+    """A column count that leaves part of a line (30x30 pixels: 900 float32, 56 past the last
+    whole line of 16) keeps the one-lane tiles, whose edge is narrower; the AVX2 reference machine
+    has no wide tiles, the AVX-512 ones have."""
+    with kernels.use_profile(AMD):
+        e, = explain_conversion((64, 64, 30, 30), np.float32, "NCHW", "NHWC", threads=1)
+        assert e.params["variant"] == "tiles-nt", str(e)
+        e, = explain_conversion((64, 64, 32, 32), np.float32, "NCHW", "NHWC", threads=1)
+        assert e.params["variant"] == "tiles-nt-wide", str(e)
+    assert {kind: reference(kind).wide_tiles for kind in REFERENCES} == {
+        kind: "avx512f" in REFERENCES[kind]["cpu_features"] for kind in REFERENCES}
+    assert not reference("epyc-avx2").wide_tiles
 
 
 SHORT_ROWS = [c for c in CASES if c[0] == "short-rows"]
@@ -201,7 +254,7 @@ def test_short_source_rows_take_one_tile_column_where_a_block_of_them_stays_in_l
     across the block's tile columns, so one column a block (4 dst rows written at a time, not 16);
     beyond two thirds of the EPYC's 32 KiB the block takes all 16 columns, each line read once."""
     def block(machine):
-        with kernels.use_profile(machine):
+        with kernels.use_profile(machine.replace(wide_tiles=False)):      # the one-lane tiles' rule
             e, = explain_conversion((8, 4, 56, 56, 16), np.float32, "NCHW16c", "NCHW", threads=1)
         assert e.strategy == "simd-tiles", str(e)
         return e.params["block"]
@@ -658,7 +711,7 @@ def test_blocks_of_long_source_rows_stay_in_l1_unless_one_block_covers_all_rows(
     256-byte source rows): the block takes at most two thirds of the rows that L1 keeps, worked
     out by hand from the profile's L1 geometry; a transpose whose rows one block already covered
     (16x16 images, 256 rows) keeps that one block and so its batch grouping."""
-    machine = reference(kind)
+    machine = reference(kind).replace(wide_tiles=False)           # (whole-line tiles read each line once)
     sets = machine.l1d_bytes // machine.l1d_line_bytes // machine.l1d_ways
     lines_apart = 256 // machine.l1d_line_bytes
     cached = sets // np.gcd(lines_apart, sets) * machine.l1d_ways

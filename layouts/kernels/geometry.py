@@ -13,6 +13,8 @@ Variants (the tile family a kernel of :mod:`.transpose` or :mod:`.lines` runs):
 ``tiles``               K groups of L x L zips per tile, plain stores
 ``tiles-nt``            the same, non-temporal 64-byte aligned stores; tiles start at the first i
                         (``peel``) whose dst address is 64-byte aligned in every row
+``tiles-nt-wide``       as tiles-nt for 4- and 8-byte units, each tile a whole source line wide
+                        (:func:`widened`, :mod:`.wide`)
 ``straddle-nt``         as tiles-nt for dst rows that follow each other (``dJ == ni``): the line
                         that straddles rows j and j+1 is one tile too, so no row has a scalar head
                         or tail
@@ -38,7 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["TILE_SHAPE", "Tiling", "tiling", "line_tiling", "scalar_tiling", "edge_elements"]
+__all__ = ["TILE_SHAPE", "WIDE_SIDE", "Tiling", "tiling", "widened", "line_tiling", "scalar_tiling", "edge_elements"]
 
 #: (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them side by side,
 #: so that every stored tile row is one 64-byte line (``K * L * bits == 512``)
@@ -252,6 +254,33 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
         return f"no full tile of {TI} rows fits in i (ni={ni}, peel {peel})"
     edges = tuple(e for e in edges if e[1] > e[0] and e[3] > e[2])
     return Tiling(variant, TI, TL, ia, ie, je, js, Bi, Bj, peel, edges, why)
+
+
+#: unit bytes -> side of the whole-line tiles of ``tiles-nt-wide`` (:mod:`.wide`: one line of units)
+WIDE_SIDE = {4: 16, 8: 8}
+
+
+def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, profile) -> Tiling | None:
+    """``t`` (a ``tiles-nt`` tiling taken alone, not in batch groups) with the tiles of whole
+    source lines of :mod:`.wide` (``tiles-nt-wide``): for 4- and 8-byte units where the profile
+    has ``wide_tiles`` and every column of j falls in a full tile; else None. The same rows of
+    i and edges; blocks for tiles ``N`` columns wide.
+
+    >>> from layouts.kernels.profile import reference
+    >>> p = reference("xeon-avx512")
+    >>> t = tiling(3136, 64, 3136, (200704,), 4, 0, True, p, sI=64)         # float32 NHWC -> NCHW
+    >>> w = widened(t, 3136, 64, 4, 256, p)
+    >>> t.variant, (t.TI, t.TL), w.variant, (w.TI, w.TL), w.edges == t.edges
+    ('tiles-nt', (16, 4), 'tiles-nt-wide', (16, 16), True)
+    >>> widened(t, 3136, 64, 4, 256, p.replace(wide_tiles=False)) is None
+    True
+    """
+    N = WIDE_SIDE.get(unit_bytes)
+    if t.variant != "tiles-nt" or not profile.wide_tiles or N is None or t.ja or nj % N or t.TI != N:
+        return None
+    Bi, Bj = _blocks(ni, nj, t.TI, N, unit_bytes, src_row_bytes, profile)
+    return Tiling("tiles-nt-wide", t.TI, N, t.ia, t.ie, t.je, t.js, Bi, Bj, t.peel, t.edges,
+                  t.why + f"; tiles of {N} whole source lines", t.ja)
 
 
 def scalar_tiling(ni: int, nj: int, unit_bytes: int, profile) -> Tiling:

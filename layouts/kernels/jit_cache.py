@@ -43,7 +43,7 @@ __all__ = ["SOURCES", "STAMP", "check", "digest", "cache_dirs"]
 #: shapes of :mod:`.geometry`, the record types of :mod:`.records`)
 SOURCES: dict[str, tuple[str, ...]] = {
     "kernels": ("geometry.py", "grouped.py", "inplace.py", "lines.py", "records.py", "rows.py", "simd.py",
-                "small.py", "swizzle.py", "transpose.py"),
+                "small.py", "swizzle.py", "transpose.py", "wide.py"),
     os.path.join("interop", "opencv"): ("array_reader.py", "blob_kernel.py"),
     "linear": ("apply_kernel.py",),
 }

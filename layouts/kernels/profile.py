@@ -122,6 +122,10 @@ class MachineProfile:
     #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there. *tuned*;
     #: :func:`defaults_for` turns it off for L1s of 12 ways, where `tune` found full tiles faster
     narrow_when_aliased: bool = True
+    #: large 4- and 8-byte transposes stream tiles of whole source lines (``tiles-nt-wide``,
+    #: :mod:`.wide`): fewer loads and shuffles a line; :func:`defaults_for` turns it on with
+    #: AVX-512, whose 32 vector registers hold a pair of tiles (32 lines)
+    wide_tiles: bool = False
     #: dst rows of one or two tile groups that follow each other (NCHW16c in uint8 or float16,
     #: NCHW8c in float32) take tiles of whole 64-byte lines (:func:`.geometry.line_tiling`); off:
     #: the one- and two-group tiles
@@ -336,6 +340,8 @@ def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> Mach
     by_machine = {"cold_nt_min_bytes": hardware.get("l2_bytes", MachineProfile.l2_bytes) // 4}
     if "avx512bw" in hardware.get("cpu_features", ()):   # `tune` on an AVX-512 EPYC: NT stores win earlier
         by_machine["nt_min_bytes"] = 4 << 20
+    if "avx512f" in hardware.get("cpu_features", ()):       # measured on a Xeon: the design notes
+        by_machine["wide_tiles"] = True
     if hardware.get("l1d_ways", MachineProfile.l1d_ways) >= 12:   # `tune` on a Zen 5 and a Xeon: full tiles win
         by_machine["narrow_when_aliased"] = False
     if hardware.get("cpus", 1) >= 2:                      # a second CPU for convert_file's writes

@@ -28,14 +28,16 @@ from numba import njit
 
 from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_pair, tile_nt_scatter,
                    tile_nt_split, tile_scatter)
+from .wide import tile_nt_wide, tile_nt_wide_pair
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "batch_group_nt_kernel",
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "wide_nt_kernel", "batch_group_nt_kernel",
            "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel",
-           "narrow1_kernel", "narrow2_kernel", "straddle_kernel", "batch_offsets", "block_of", "run_rects",
+           "narrow1_kernel", "narrow2_kernel", "straddle_kernel", "batch_offsets", "block_of", "run_rects", "run_rects_by",
            "scalar_rect"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
+U4 = np.uint64(4)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -86,11 +88,17 @@ def scalar_rect(dst, src, a, db, sb, i0, i1, j0, j1):
 def run_rects(dst, src, a, rects, db, sb):
     """The edge rectangles of one batch index (``dI == sJ == 1``): narrow ones by one-group
     tiles (L = TL rows and columns a tile), the rest by scalar loops."""
+    run_rects_by(dst, src, a, rects, db, sb, a.TL)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_rects_by(dst, src, a, rects, db, sb, L):
+    """:func:`run_rects` with the one-group tiles' side ``L`` given (wide tiles are ``4*L`` wide)."""
     for r in range(rects.shape[0]):
         e = rects[r]
         if e.narrow:
-            for i in range(e.i0, e.i1, a.TL):
-                for j in range(e.j0, e.j1, a.TL):
+            for i in range(e.i0, e.i1, L):
+                for j in range(e.j0, e.j1, L):
                     tile_k1(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
         else:
             scalar_rect(dst, src, a, db, sb, e.i0, e.i1, e.j0, e.j1)
@@ -168,6 +176,27 @@ def tiles_nt_kernel(dst, src, args, batch, rects, w0, w1):
         tiles_nt_block(dst, src, a, db, sb, i0, i1, jb0, jb1)
         if last:
             run_rects(dst, src, a, rects, db, sb)
+
+
+@njit(cache=True, nogil=True)
+def wide_nt_kernel(dst, src, args, batch, rects, w0, w1):
+    """``tiles-nt`` with the whole-line tiles of :mod:`.wide` (``TI == TL``: one source line a
+    tile row), two tiles of i at a time."""
+    a = args[0]
+    two = a.TI + a.TI
+    for w in range(w0, w1):
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
+        paired = i0 + (i1 - i0) // two * two
+        for j0 in range(jb0, jb1, a.Bj):
+            j1 = min(j0 + a.Bj, jb1)
+            for i in range(i0, paired, two):
+                for j in range(j0, j1, a.TL):
+                    tile_nt_wide_pair(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+            for i in range(paired, i1, a.TI):
+                for j in range(j0, j1, a.TL):
+                    tile_nt_wide(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        if last:
+            run_rects_by(dst, src, a, rects, db, sb, a.TL // U4)
 
 
 @njit(cache=True, nogil=True)
@@ -393,7 +422,7 @@ def batch_scatter_kernel(dst, src, args, batch, rects, w0, w1):
 
 
 #: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
-KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel,
+KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel, "tiles-nt-wide": wide_nt_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,

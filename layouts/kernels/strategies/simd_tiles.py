@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..geometry import Tiling, edge_elements, tiling
+from ..geometry import Tiling, edge_elements, tiling, widened
 from ..pool import made, run_items
 from ..records import GROUPED_TILES, RECTS, TILES, batch_axes, record, records
 from ..strategy import Choice, Strategy, unit_view
@@ -105,6 +105,10 @@ def consider(task, profile):
     variant, group, peel = batch_group(p, t, stream, task.dst_addr, profile)
     if int(args[0]["njc"]) != 1:
         variant, group, peel = t.variant, 1, t.peel
+    wide = widened(t, p.ni, p.nj, p.unit.itemsize, p.sI * p.unit.itemsize, profile) if group == 1 else None
+    if wide is not None:
+        t, variant = wide, wide.variant
+        args, nwork = tile_record(p, t)
     if group > 1:
         fields = {n: int(args[0][n]) for n in TILES.names}
         fields["ia"] = peel
@@ -145,5 +149,5 @@ def consider(task, profile):
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",
                     ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes",
                      "block_j_aliased_bytes", "block_j_long_bytes", "block_j_plain_bytes", "block_j_short_bytes",
-                     "line_tiles", "edge_max_calls", "edge_max_fraction", "batch_group_bytes", "batch_group_min"),
+                     "line_tiles", "wide_tiles", "edge_max_calls", "edge_max_fraction", "batch_group_bytes", "batch_group_min"),
                     consider)
