@@ -165,15 +165,40 @@ def test_streaming_tiles_of_whole_source_lines_equal_numpy_and_the_one_lane_tile
                 assert np.array_equal(out, want), (wide, threads)
 
 
+@pytest.mark.parametrize("shape,dtype,src,dst", [((8, 64, 8, 8), "float32", "NHWC", "NCHW"),
+                                                  ((8, 32, 8, 8), "float64", "NHWC", "NCHW"),
+                                                  ((16, 12, 16, 16), "int32", "CHWN", "NCHW")])
+def test_in_cache_tiles_of_whole_source_lines_from_short_source_rows(shape, dtype, src, dst):
+    """An output small enough to stay in cache (plain stores): ``tiles-wide`` from source rows
+    at most WIDE_PLAIN_MAX_ROW_BYTES apart, ``tiles`` with the profile's switch off; numpy's
+    bytes either way, into an output off the 64-byte grid too."""
+    x = np.random.default_rng(5).integers(-(1 << 20), 1 << 20, shape).astype(dtype)
+    xs = np.ascontiguousarray(x.transpose(PERM[src]))
+    want = x.transpose(PERM[dst])
+    for wide, variant in ((True, "tiles-wide"), (False, "tiles")):
+        with kernels.use_profile(AMD.replace(wide_tiles=wide)):
+            for offset in (0, 4):
+                out = _misaligned(want.shape, dtype, offset * x.itemsize // 4)
+                e = kernels.explain_copy(out, xs.transpose(_between(src, dst)), threads=1)
+                assert (e.strategy, e.params["variant"]) == ("simd-tiles", variant), str(e)
+                out[...] = 0
+                assert ly.convert(xs, src, dst, out=out, threads=1) is out
+                assert np.array_equal(out, want), (wide, offset)
+
+
 def test_whole_line_tiles_need_whole_lines_of_j_and_avx512():
-    """A column count that leaves part of a line (30x30 pixels: 900 float32, 56 past the last
-    whole line of 16) keeps the one-lane tiles, whose edge is narrower; the AVX2 reference machine
-    has no wide tiles, the AVX-512 ones have."""
+    """A column count that leaves part of a line (30x30 pixels: 900 float32, 4 past the last
+    whole line of 16) keeps the one-lane tiles, whose edge is narrower, as do in-cache copies from
+    long source rows; the AVX2 reference machine has no wide tiles, the AVX-512 ones have."""
     with kernels.use_profile(AMD):
         e, = explain_conversion((64, 64, 30, 30), np.float32, "NCHW", "NHWC", threads=1)
         assert e.params["variant"] == "tiles-nt", str(e)
         e, = explain_conversion((64, 64, 32, 32), np.float32, "NCHW", "NHWC", threads=1)
         assert e.params["variant"] == "tiles-nt-wide", str(e)
+        # in cache, from source rows longer than WIDE_PLAIN_MAX_ROW_BYTES (28x28 float32: 3136 bytes)
+        e = kernels.explain_copy(np.empty((1, 28, 28, 32), np.float32),
+                                 np.zeros((1, 32, 28, 28), np.float32).transpose(0, 2, 3, 1), threads=1)
+        assert e.params["variant"] == "tiles", str(e)
     assert {kind: reference(kind).wide_tiles for kind in REFERENCES} == {
         kind: "avx512f" in REFERENCES[kind]["cpu_features"] for kind in REFERENCES}
     assert not reference("epyc-avx2").wide_tiles

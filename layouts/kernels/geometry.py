@@ -13,8 +13,9 @@ Variants (the tile family a kernel of :mod:`.transpose` or :mod:`.lines` runs):
 ``tiles``               K groups of L x L zips per tile, plain stores
 ``tiles-nt``            the same, non-temporal 64-byte aligned stores; tiles start at the first i
                         (``peel``) whose dst address is 64-byte aligned in every row
-``tiles-nt-wide``       as tiles-nt for 4- and 8-byte units, each tile a whole source line wide
+``tiles-wide``          as tiles for 4- and 8-byte units, each tile a whole source line wide
                         (:func:`widened`, :mod:`.wide`)
+``tiles-nt-wide``       the same, non-temporal
 ``straddle-nt``         as tiles-nt for dst rows that follow each other (``dJ == ni``): the line
                         that straddles rows j and j+1 is one tile too, so no row has a scalar head
                         or tail
@@ -40,7 +41,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["TILE_SHAPE", "WIDE_SIDE", "Tiling", "tiling", "widened", "line_tiling", "scalar_tiling", "edge_elements"]
+__all__ = ["TILE_SHAPE", "WIDE_SIDE", "WIDE_PLAIN_MAX_ROW_BYTES", "Tiling", "tiling", "widened", "line_tiling", "scalar_tiling", "edge_elements"]
 
 #: (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them side by side,
 #: so that every stored tile row is one 64-byte line (``K * L * bits == 512``)
@@ -258,13 +259,18 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
 
 #: unit bytes -> side of the whole-line tiles of ``tiles-nt-wide`` (:mod:`.wide`: one line of units)
 WIDE_SIDE = {4: 16, 8: 8}
+#: plain-store (in-cache) copies take whole-line tiles only from source rows at most this far
+#: apart: their loads save the most there, while from long rows, read whole by either tile, the
+#: wide tile's extra lane shuffles cost more than they save (see the design notes)
+WIDE_PLAIN_MAX_ROW_BYTES = 2048
 
 
 def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, profile) -> Tiling | None:
-    """``t`` (a ``tiles-nt`` tiling taken alone, not in batch groups) with the tiles of whole
-    source lines of :mod:`.wide` (``tiles-nt-wide``): for 4- and 8-byte units where the profile
-    has ``wide_tiles`` and every column of j falls in a full tile; else None. The same rows of
-    i and edges; blocks for tiles ``N`` columns wide.
+    """``t`` (a ``tiles`` or ``tiles-nt`` tiling taken alone, not in batch groups) with the tiles
+    of whole source lines of :mod:`.wide` (``tiles-wide``, ``tiles-nt-wide``): for 4- and 8-byte
+    units where the profile has ``wide_tiles`` and every column of j falls in a full tile (and,
+    with plain stores, the source rows are at most :data:`WIDE_PLAIN_MAX_ROW_BYTES` apart); else
+    None. The same rows of i and edges; blocks for tiles ``N`` columns wide.
 
     >>> from layouts.kernels.profile import reference
     >>> p = reference("xeon-avx512")
@@ -276,11 +282,13 @@ def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, pr
     True
     """
     N = WIDE_SIDE.get(unit_bytes)
-    if t.variant != "tiles-nt" or not profile.wide_tiles or N is None or t.ja or nj % N or t.TI != N:
+    if t.variant not in ("tiles", "tiles-nt") or not profile.wide_tiles or N is None or t.ja or nj % N or t.TI != N:
         return None
-    Bi, Bj = _blocks(ni, nj, t.TI, N, unit_bytes, src_row_bytes, profile)
-    return Tiling("tiles-nt-wide", t.TI, N, t.ia, t.ie, t.je, t.js, Bi, Bj, t.peel, t.edges,
-                  t.why + f"; tiles of {N} whole source lines", t.ja)
+    if t.variant == "tiles" and src_row_bytes > WIDE_PLAIN_MAX_ROW_BYTES:
+        return None
+    Bi, Bj = _blocks(ni, nj, t.TI, N, unit_bytes, src_row_bytes, profile, plain=t.variant == "tiles")
+    return Tiling(t.variant.replace("tiles", "tiles-wide", 1).replace("-wide-nt", "-nt-wide"), t.TI, N, t.ia, t.ie,
+                  t.je, t.js, Bi, Bj, t.peel, t.edges, t.why + f"; tiles of {N} whole source lines", t.ja)
 
 
 def scalar_tiling(ni: int, nj: int, unit_bytes: int, profile) -> Tiling:

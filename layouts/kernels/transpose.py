@@ -28,9 +28,9 @@ from numba import njit
 
 from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_pair, tile_nt_scatter,
                    tile_nt_split, tile_scatter)
-from .wide import tile_nt_wide, tile_nt_wide_pair
+from .wide import tile_nt_wide, tile_nt_wide_pair, tile_wide
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "wide_nt_kernel", "batch_group_nt_kernel",
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "wide_kernel", "wide_nt_kernel", "batch_group_nt_kernel",
            "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel",
            "narrow1_kernel", "narrow2_kernel", "straddle_kernel", "batch_offsets", "block_of", "run_rects", "run_rects_by",
            "scalar_rect"]
@@ -176,6 +176,21 @@ def tiles_nt_kernel(dst, src, args, batch, rects, w0, w1):
         tiles_nt_block(dst, src, a, db, sb, i0, i1, jb0, jb1)
         if last:
             run_rects(dst, src, a, rects, db, sb)
+
+
+@njit(cache=True, nogil=True)
+def wide_kernel(dst, src, args, batch, rects, w0, w1):
+    """``tiles`` (plain stores) with the whole-line tiles of :mod:`.wide`."""
+    a = args[0]
+    for w in range(w0, w1):
+        db, sb, i0, i1, jb0, jb1, last = block_of(w, a, batch)
+        for j0 in range(jb0, jb1, a.Bj):
+            j1 = min(j0 + a.Bj, jb1)
+            for i in range(i0, i1, a.TI):
+                for j in range(j0, j1, a.TL):
+                    tile_wide(dst, db + i + j * a.dJ, a.dJ, src, sb + i * a.sI + j, a.sI)
+        if last:
+            run_rects_by(dst, src, a, rects, db, sb, a.TL // U4)
 
 
 @njit(cache=True, nogil=True)
@@ -423,6 +438,7 @@ def batch_scatter_kernel(dst, src, args, batch, rects, w0, w1):
 
 #: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
 KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel, "tiles-nt-wide": wide_nt_kernel,
+           "tiles-wide": wide_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,

@@ -16,7 +16,8 @@ the design notes the in-cache transpose of float32 took 44 ns/KiB against 52-62.
 ``tile_nt_wide(dst, doff, dstride, src, soff, sstride)``: ``dst[doff + c*dstride + r] =
 src[soff + r*sstride + c]`` for ``r, c < N``, non-temporal aligned stores (every dst row's
 ``doff + c*dstride`` must be 64-byte aligned); ``tile_nt_wide_pair`` also does rows ``N..2N-1``
-of i, each dst row's second line right after its first (two lines a row at a time stream faster).
+of i, each dst row's second line right after its first (two lines a row at a time stream faster);
+``tile_wide`` stores with plain unaligned stores, for an output that stays in cache.
 
 >>> import numpy as np, numba
 >>> from layouts.kernels.wide import tile_nt_wide_pair, WIDE
@@ -38,7 +39,7 @@ from numba.core.extending import intrinsic
 from .geometry import TILE_SHAPE
 from .simd import _zip_masks
 
-__all__ = ["WIDE", "tile_nt_wide", "tile_nt_wide_pair"]
+__all__ = ["WIDE", "tile_wide", "tile_nt_wide", "tile_nt_wide_pair"]
 
 #: unit bytes -> rows and columns of a wide tile (one line of units)
 WIDE = {4: 16, 8: 8}
@@ -51,7 +52,7 @@ def _lanes(builder, a, b, pick, L):
     return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(i32, 4 * L), mask))
 
 
-def _make_wide(pair):
+def _make_wide(nontemporal, pair=False):
     def impl(typingctx, dst, doff, dstride, src, soff, sstride):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.dtype == src.dtype
                 and isinstance(dst.dtype, types.Integer) and dst.dtype.bitwidth // 8 in WIDE):
@@ -101,22 +102,25 @@ def _make_wide(pair):
                 return out
 
             tiles = [transposed(0)] + ([transposed(N)] if pair else [])
-            md = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
+            md = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if nontemporal else None
             for q in range(N):
                 off = builder.add(d_off, builder.mul(d_st, ir.Constant(i64, q)))
                 for t, v in enumerate(tiles):
                     p = builder.gep(dary.data, [builder.add(off, ir.Constant(i64, t * N))], inbounds=True,
                                     source_etype=elt)
-                    st = builder.store(v[q], builder.bitcast(p, line.as_pointer()), align=64)
-                    st.set_metadata("nontemporal", md)
+                    st = builder.store(v[q], builder.bitcast(p, line.as_pointer()), align=64 if nontemporal else bits // 8)
+                    if nontemporal:
+                        st.set_metadata("nontemporal", md)
             return context.get_dummy_value()
 
         return sig, codegen
 
-    impl.__name__ = "tile_nt_wide_pair" if pair else "tile_nt_wide"
+    impl.__name__ = ("tile_nt_wide" if nontemporal else "tile_wide") + ("_pair" if pair else "")
     return intrinsic(impl)
 
 
-tile_nt_wide = _make_wide(False)
+tile_nt_wide = _make_wide(True)
 #: two tiles of i at once, ``N`` rows apart: each dst row gets its two lines one after the other
-tile_nt_wide_pair = _make_wide(True)
+tile_nt_wide_pair = _make_wide(True, pair=True)
+#: plain unaligned stores (an output that stays in cache)
+tile_wide = _make_wide(False)
