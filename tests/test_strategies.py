@@ -303,7 +303,8 @@ def test_plain_and_streaming_tiles_take_their_own_short_row_rule(dtype):
         want = x.transpose(3, 0, 1, 2)
         for whole_long, whole_plain in ((True, False), (False, True)):
             machine = reference("xeon-avx512").replace(block_j_long_bytes=(1 << 30) if whole_long else 0,
-                                                       block_j_plain_bytes=(1 << 30) if whole_plain else 0)
+                                                       block_j_plain_bytes=(1 << 30) if whole_plain else 0,
+                                                       wide_tiles=False)    # (whose blocks follow their own rule)
             with kernels.use_profile(machine):
                 e, = explain_conversion(x.shape, dtype, "CHWN", "NCHW", threads=1)
                 out = ly.convert(x, "CHWN", "NCHW", threads=1)

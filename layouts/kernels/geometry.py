@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["TILE_SHAPE", "WIDE_SIDE", "WIDE_PLAIN_MAX_ROW_BYTES", "Tiling", "tiling", "widened", "line_tiling", "scalar_tiling", "edge_elements"]
+__all__ = ["TILE_SHAPE", "WIDE_SIDE", "WIDE_PLAIN_MAX_ROW_BYTES", "WIDE_ALL_J_MAX_ROW_BYTES", "Tiling", "tiling", "widened", "line_tiling", "scalar_tiling", "edge_elements"]
 
 #: (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them side by side,
 #: so that every stored tile row is one 64-byte line (``K * L * bits == 512``)
@@ -263,6 +263,10 @@ WIDE_SIDE = {4: 16, 8: 8}
 #: apart: their loads save the most there, while from long rows, read whole by either tile, the
 #: wide tile's extra lane shuffles cost more than they save (see the design notes)
 WIDE_PLAIN_MAX_ROW_BYTES = 2048
+#: streamed whole-line tiles into long dst rows walk all of j at each step of i where the source
+#: rows are at most this long: the source is then read in order, once, and each dst row gets two
+#: lines a step (measured from 256-byte to 4 KiB rows; see the design notes)
+WIDE_ALL_J_MAX_ROW_BYTES = 4096
 
 
 def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, profile) -> Tiling | None:
@@ -270,14 +274,15 @@ def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, pr
     of whole source lines of :mod:`.wide` (``tiles-wide``, ``tiles-nt-wide``): for 4- and 8-byte
     units where the profile has ``wide_tiles`` and every column of j falls in a full tile (and,
     with plain stores, the source rows are at most :data:`WIDE_PLAIN_MAX_ROW_BYTES` apart); else
-    None. The same rows of i and edges; blocks for tiles ``N`` columns wide.
+    None. The same rows of i and edges; blocks for tiles ``N`` columns wide (streamed into long
+    dst rows from source rows of at most :data:`WIDE_ALL_J_MAX_ROW_BYTES`: all of j a block).
 
     >>> from layouts.kernels.profile import reference
     >>> p = reference("xeon-avx512")
     >>> t = tiling(3136, 64, 3136, (200704,), 4, 0, True, p, sI=64)         # float32 NHWC -> NCHW
     >>> w = widened(t, 3136, 64, 4, 256, p)
-    >>> t.variant, (t.TI, t.TL), w.variant, (w.TI, w.TL), w.edges == t.edges
-    ('tiles-nt', (16, 4), 'tiles-nt-wide', (16, 16), True)
+    >>> t.variant, (t.TI, t.TL), w.variant, (w.TI, w.TL), (w.Bi, w.Bj), w.edges == t.edges
+    ('tiles-nt', (16, 4), 'tiles-nt-wide', (16, 16), (512, 64), True)
     >>> widened(t, 3136, 64, 4, 256, p.replace(wide_tiles=False)) is None
     True
     """
@@ -287,6 +292,9 @@ def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, pr
     if t.variant == "tiles" and src_row_bytes > WIDE_PLAIN_MAX_ROW_BYTES:
         return None
     Bi, Bj = _blocks(ni, nj, t.TI, N, unit_bytes, src_row_bytes, profile, plain=t.variant == "tiles")
+    if (t.variant == "tiles-nt" and ni * unit_bytes >= profile.long_row_bytes
+            and nj * unit_bytes <= WIDE_ALL_J_MAX_ROW_BYTES):
+        Bj = nj
     return Tiling(t.variant.replace("tiles", "tiles-wide", 1).replace("-wide-nt", "-nt-wide"), t.TI, N, t.ia, t.ie,
                   t.je, t.js, Bi, Bj, t.peel, t.edges, t.why + f"; tiles of {N} whole source lines", t.ja)
 
