@@ -41,7 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["TILE_SHAPE", "WIDE_SIDE", "WIDE_PLAIN_MAX_ROW_BYTES", "WIDE_ALL_J_MAX_ROW_BYTES", "Tiling", "tiling", "widened", "line_tiling", "scalar_tiling", "edge_elements"]
+__all__ = ["TILE_SHAPE", "WIDE_SIDE", "WIDE_PLAIN_MAX_ROW_BYTES", "WIDE_ALL_J_MAX_ROW_BYTES", "Tiling", "tiling",
+           "widened", "line_tiling", "scalar_tiling", "edge_elements"]
 
 #: (L, K) per unit bit width: L x L zip transposes on 128-bit vectors, K of them side by side,
 #: so that every stored tile row is one 64-byte line (``K * L * bits == 512``)
@@ -257,8 +258,10 @@ def tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], unit_b
     return Tiling(variant, TI, TL, ia, ie, je, js, Bi, Bj, peel, edges, why)
 
 
-#: unit bytes -> side of the whole-line tiles of ``tiles-nt-wide`` (:mod:`.wide`: one line of units)
+#: unit bytes -> side of the whole-line tiles of :mod:`.wide` (one line of units)
 WIDE_SIDE = {4: 16, 8: 8}
+#: the one-lane variant -> its whole-line one
+_WIDENED = {"tiles": "tiles-wide", "tiles-nt": "tiles-nt-wide"}
 #: plain-store (in-cache) copies take whole-line tiles only from source rows at most this far
 #: apart: their loads save the most there, while from long rows, read whole by either tile, the
 #: wide tile's extra lane shuffles cost more than they save (see the design notes)
@@ -287,7 +290,7 @@ def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, pr
     True
     """
     N = WIDE_SIDE.get(unit_bytes)
-    if t.variant not in ("tiles", "tiles-nt") or not profile.wide_tiles or N is None or t.ja or nj % N or t.TI != N:
+    if t.variant not in _WIDENED or not profile.wide_tiles or N is None or t.ja or nj % N or t.TI != N:
         return None
     if t.variant == "tiles" and src_row_bytes > WIDE_PLAIN_MAX_ROW_BYTES:
         return None
@@ -295,8 +298,8 @@ def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, pr
     if (t.variant == "tiles-nt" and ni * unit_bytes >= profile.long_row_bytes
             and nj * unit_bytes <= WIDE_ALL_J_MAX_ROW_BYTES):
         Bj = nj
-    return Tiling(t.variant.replace("tiles", "tiles-wide", 1).replace("-wide-nt", "-nt-wide"), t.TI, N, t.ia, t.ie,
-                  t.je, t.js, Bi, Bj, t.peel, t.edges, t.why + f"; tiles of {N} whole source lines", t.ja)
+    return Tiling(_WIDENED[t.variant], t.TI, N, t.ia, t.ie, t.je, t.js, Bi, Bj, t.peel, t.edges,
+                  t.why + f"; tiles of {N} whole source lines", t.ja)
 
 
 def scalar_tiling(ni: int, nj: int, unit_bytes: int, profile) -> Tiling:

@@ -122,8 +122,8 @@ class MachineProfile:
     #: far-apart dst rows (NHWC->CHWN) narrow stores lose, so the rule stays off there. *tuned*;
     #: :func:`defaults_for` turns it off for L1s of 12 ways, where `tune` found full tiles faster
     narrow_when_aliased: bool = True
-    #: large 4- and 8-byte transposes stream tiles of whole source lines (``tiles-nt-wide``,
-    #: :mod:`.wide`): fewer loads and shuffles a line; :func:`defaults_for` turns it on with
+    #: 4- and 8-byte transposes take tiles of whole source lines (:mod:`.wide`, where
+    #: :func:`.geometry.widened` says): fewer loads a line; :func:`defaults_for` turns it on with
     #: AVX-512, whose 32 vector registers hold a pair of tiles (32 lines)
     wide_tiles: bool = False
     #: dst rows of one or two tile groups that follow each other (NCHW16c in uint8 or float16,

@@ -30,10 +30,10 @@ from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather,
                    tile_nt_split, tile_scatter)
 from .wide import tile_nt_wide, tile_nt_wide_pair, tile_wide
 
-__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "wide_kernel", "wide_nt_kernel", "batch_group_nt_kernel",
-           "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel", "batch_scatter_nt_kernel",
-           "narrow1_kernel", "narrow2_kernel", "straddle_kernel", "batch_offsets", "block_of", "run_rects", "run_rects_by",
-           "scalar_rect"]
+__all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "wide_kernel", "wide_nt_kernel",
+           "batch_group_nt_kernel", "batch_rows_nt_kernel", "batch_gather_nt_kernel", "batch_gather_kernel",
+           "batch_scatter_nt_kernel", "narrow1_kernel", "narrow2_kernel", "straddle_kernel", "batch_offsets", "block_of",
+           "run_rects", "run_rects_by", "scalar_rect"]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -437,8 +437,8 @@ def batch_scatter_kernel(dst, src, args, batch, rects, w0, w1):
 
 
 #: the kernel of each tile variant of :func:`.geometry.tiling` (and the batch groups of ``tiles-nt``)
-KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel, "tiles-nt-wide": wide_nt_kernel,
-           "tiles-wide": wide_kernel,
+KERNELS = {"scalar": scalar_kernel, "tiles": tiles_kernel, "tiles-nt": tiles_nt_kernel, "tiles-wide": wide_kernel,
+           "tiles-nt-wide": wide_nt_kernel,
            "tiles-nt-grouped": batch_group_nt_kernel, "tiles-nt-batch-rows": batch_rows_nt_kernel,
            "tiles-nt-batch-gather": batch_gather_nt_kernel, "tiles-nt-batch-scatter": batch_scatter_nt_kernel,
            "tiles-batch-scatter": batch_scatter_kernel, "tiles-batch-gather": batch_gather_kernel,

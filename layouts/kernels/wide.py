@@ -1,4 +1,4 @@
-"""Register tiles of whole source lines for 4- and 8-byte units (``tiles-nt-wide``).
+"""Register tiles of whole source lines for 4- and 8-byte units (``tiles-wide``, ``tiles-nt-wide``).
 
 The tiles of :mod:`.simd` read 16 bytes of each of ``K*L`` source rows and put the rows side by
 side, one per 128-bit lane, before their lane-wise zips: each source line is read in four loads
@@ -20,7 +20,7 @@ of i, each dst row's second line right after its first (two lines a row at a tim
 ``tile_wide`` stores with plain unaligned stores, for an output that stays in cache.
 
 >>> import numpy as np, numba
->>> from layouts.kernels.wide import tile_nt_wide_pair, WIDE
+>>> from layouts.kernels.wide import tile_nt_wide_pair, WIDE_SIDE
 >>> @numba.njit
 ... def pair(d, s):
 ...     tile_nt_wide_pair(d, np.uint64(0), np.uint64(32), s, np.uint64(0), np.uint64(16))
@@ -28,7 +28,7 @@ of i, each dst row's second line right after its first (two lines a row at a tim
 >>> d = buf[(-buf.ctypes.data) % 64 // 4:][:16 * 32]        # 64-byte aligned, as streaming needs
 >>> s = np.arange(32 * 16, dtype=np.uint32)
 >>> pair(d, s)
->>> bool((d.reshape(16, 32) == s.reshape(32, 16).T).all()), WIDE[4]
+>>> bool((d.reshape(16, 32) == s.reshape(32, 16).T).all()), WIDE_SIDE[4]
 (True, 16)
 """
 
@@ -36,13 +36,10 @@ from llvmlite import ir
 from numba.core import types
 from numba.core.extending import intrinsic
 
-from .geometry import TILE_SHAPE
+from .geometry import TILE_SHAPE, WIDE_SIDE
 from .simd import _zip_masks
 
-__all__ = ["WIDE", "tile_wide", "tile_nt_wide", "tile_nt_wide_pair"]
-
-#: unit bytes -> rows and columns of a wide tile (one line of units)
-WIDE = {4: 16, 8: 8}
+__all__ = ["WIDE_SIDE", "tile_wide", "tile_nt_wide", "tile_nt_wide_pair"]
 
 
 def _lanes(builder, a, b, pick, L):
@@ -55,7 +52,7 @@ def _lanes(builder, a, b, pick, L):
 def _make_wide(nontemporal, pair=False):
     def impl(typingctx, dst, doff, dstride, src, soff, sstride):
         if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.dtype == src.dtype
-                and isinstance(dst.dtype, types.Integer) and dst.dtype.bitwidth // 8 in WIDE):
+                and isinstance(dst.dtype, types.Integer) and dst.dtype.bitwidth // 8 in WIDE_SIDE):
             return None
         bits = dst.dtype.bitwidth
         L, K = TILE_SHAPE[bits]
@@ -108,7 +105,8 @@ def _make_wide(nontemporal, pair=False):
                 for t, v in enumerate(tiles):
                     p = builder.gep(dary.data, [builder.add(off, ir.Constant(i64, t * N))], inbounds=True,
                                     source_etype=elt)
-                    st = builder.store(v[q], builder.bitcast(p, line.as_pointer()), align=64 if nontemporal else bits // 8)
+                    st = builder.store(v[q], builder.bitcast(p, line.as_pointer()),
+                                       align=64 if nontemporal else bits // 8)
                     if nontemporal:
                         st.set_metadata("nontemporal", md)
             return context.get_dummy_value()

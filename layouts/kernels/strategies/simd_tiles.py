@@ -149,5 +149,6 @@ def consider(task, profile):
 STRATEGY = Strategy("simd-tiles", "any transpose with unit-stride rows: LLVM-shuffle register tiles in cache blocks",
                     ("simd", "nt_min_bytes", "nt_stores", "straddle", "long_row_bytes", "block_i_long_bytes",
                      "block_j_aliased_bytes", "block_j_long_bytes", "block_j_plain_bytes", "block_j_short_bytes",
-                     "line_tiles", "wide_tiles", "edge_max_calls", "edge_max_fraction", "batch_group_bytes", "batch_group_min"),
+                     "line_tiles", "wide_tiles", "edge_max_calls", "edge_max_fraction", "batch_group_bytes",
+                     "batch_group_min"),
                     consider)
