@@ -61,6 +61,21 @@ def _zip_masks(L, K):
     return ir.Constant(ir.VectorType(i32, n), lo), ir.Constant(ir.VectorType(i32, n), hi)
 
 
+def _zipped(builder, v, L, K):
+    """The ``log2(L)`` lane-wise zip stages over the ``L`` vectors ``v`` (``K`` lanes of ``L``
+    units each): where lane g of ``v[m]`` holds row m of a group, lane g of the m-th vector
+    returned holds column m of it."""
+    lo, hi = _zip_masks(L, K)
+    h = L // 2
+    for _ in range(L.bit_length() - 1):
+        new = [None] * L
+        for m in range(h):
+            new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
+            new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
+        v = new
+    return v
+
+
 def _stacked(builder, parts, n):
     """One vector of the vectors ``parts`` (``n`` units each) side by side, first part lowest."""
     i32 = ir.IntType(32)
@@ -125,18 +140,8 @@ def _make(nontemporal, kk=None, split=False, gather=False, scatter=False, pair=F
                 # the K groups side by side, one per 128-bit lane: v[m] holds row g*L + m in lane g,
                 # so each zip stage is one lane-wise interleave (punpck) over all K groups at once and
                 # the last stage leaves column c's whole 64-byte line in v[c], with no concatenation
-                v = [_stacked(builder, [rows[g * L + m] for g in range(K)], L) for m in range(L)]
-                lo, hi = _zip_masks(L, K)
-                h = L // 2
-                s = L
-                while s > 1:
-                    new = [None] * L
-                    for m in range(h):
-                        new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
-                        new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
-                    v = new
-                    s //= 2
-                return v
+                return _zipped(builder, [_stacked(builder, [rows[g * L + m] for g in range(K)], L)
+                                         for m in range(L)], L, K)
 
             # a pair: the next K*L rows too, whose lines follow in each dst row, so that every row
             # gets two lines in a row (one line per row at a time streams slower out of the cache)
@@ -241,15 +246,8 @@ def _make_lines(nontemporal, gi, shifted=None):
                 p = builder.bitcast(builder.gep(sary.data, [off], inbounds=True, source_etype=elt), vin.as_pointer())
                 rows.append(builder.load(p, align=bits // 8, typ=vin))
             # lane g*gj + b of v[m]: row g*L + m, columns b*L.. (one load covers a row's gj lanes)
-            v = [_stacked(builder, [rows[g * L + m] for g in range(gi)], gj * L) for m in range(L)]
-            lo, hi = _zip_masks(L, K)
-            h = L // 2
-            for _ in range(L.bit_length() - 1):
-                new = [None] * L
-                for m in range(h):
-                    new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
-                    new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
-                v = new
+            v = _zipped(builder, [_stacked(builder, [rows[g * L + m] for g in range(gi)], gj * L)
+                                  for m in range(L)], L, K)
             # now lane g*gj + b of v[c] is dst row b*L + c, units g*L..: dst lane t (row t // gi,
             # group t % gi) of line q comes from there
             lines = []

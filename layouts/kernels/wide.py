@@ -19,13 +19,12 @@ src[soff + r*sstride + c]`` for ``r, c < N``, non-temporal aligned stores (every
 of i, each dst row's second line right after its first (two lines a row at a time stream faster);
 ``tile_wide`` stores with plain unaligned stores, for an output that stays in cache.
 
->>> import numpy as np, numba
+>>> import numpy as np, numba, layouts as ly
 >>> from layouts.kernels.wide import tile_nt_wide_pair, WIDE_SIDE
 >>> @numba.njit
 ... def pair(d, s):
 ...     tile_nt_wide_pair(d, np.uint64(0), np.uint64(32), s, np.uint64(0), np.uint64(16))
->>> buf = np.zeros(16 * 32 + 16, np.uint32)
->>> d = buf[(-buf.ctypes.data) % 64 // 4:][:16 * 32]        # 64-byte aligned, as streaming needs
+>>> d = ly.aligned_empty(16 * 32, np.uint32)                 # 64-byte aligned, as streaming needs
 >>> s = np.arange(32 * 16, dtype=np.uint32)
 >>> pair(d, s)
 >>> bool((d.reshape(16, 32) == s.reshape(32, 16).T).all()), WIDE_SIDE[4]
@@ -37,7 +36,7 @@ from numba.core import types
 from numba.core.extending import intrinsic
 
 from .geometry import TILE_SHAPE, WIDE_SIDE
-from .simd import _zip_masks
+from .simd import _zipped
 
 __all__ = ["WIDE_SIDE", "tile_wide", "tile_nt_wide", "tile_nt_wide_pair"]
 
@@ -66,7 +65,6 @@ def _make_wide(nontemporal, pair=False):
             d_off, d_st, s_off, s_st = args[1], args[2], args[4], args[5]
             elt, i64 = ir.IntType(bits), ir.IntType(64)
             line = ir.VectorType(elt, N)
-            lo, hi = _zip_masks(L, K)
 
             def transposed(first_row):
                 """Source rows first_row .. first_row + N - 1, transposed: dst row q's line in the q-th."""
@@ -76,17 +74,9 @@ def _make_wide(nontemporal, pair=False):
                     p = builder.bitcast(builder.gep(sary.data, [off], inbounds=True, source_etype=elt),
                                         line.as_pointer())
                     rows.append(builder.load(p, align=bits // 8, typ=line))
-                groups = []
-                for g in range(K):          # :mod:`.simd`'s zips, inside every lane of L rows at once
-                    v = rows[g * L:(g + 1) * L]
-                    h = L // 2
-                    for _ in range(L.bit_length() - 1):
-                        new = [None] * L
-                        for m in range(h):
-                            new[2 * m] = builder.shuffle_vector(v[m], v[m + h], lo)
-                            new[2 * m + 1] = builder.shuffle_vector(v[m], v[m + h], hi)
-                        v = new
-                    groups.append(v)        # lane b of groups[g][c]: dst row b*L + c, i from g*L
+                # :mod:`.simd`'s zips inside every lane of each group of L rows at once: lane b of
+                # groups[g][c] is dst row b*L + c, i from g*L
+                groups = [_zipped(builder, rows[g * L:(g + 1) * L], L, K) for g in range(K)]
                 out = [None] * N
                 for c in range(L):          # lane b of dst row b*L + c from lane b of each group
                     a0, a1, a2, a3 = (groups[g][c] for g in range(K))
