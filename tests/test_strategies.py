@@ -199,9 +199,26 @@ def test_whole_line_tiles_need_whole_lines_of_j_and_avx512():
         e = kernels.explain_copy(np.empty((1, 28, 28, 32), np.float32),
                                  np.zeros((1, 32, 28, 28), np.float32).transpose(0, 2, 3, 1), threads=1)
         assert e.params["variant"] == "tiles", str(e)
-    assert {kind: reference(kind).wide_tiles for kind in REFERENCES} == {
-        kind: "avx512f" in REFERENCES[kind]["cpu_features"] for kind in REFERENCES}
+    assert reference("xeon-avx512").wide_tiles and reference("epyc-avx512").wide_tiles
     assert not reference("epyc-avx2").wide_tiles
+
+
+def test_streamed_whole_line_tiles_take_all_of_j_from_source_rows_up_to_4_kib():
+    """Into long dst rows, a block of the streamed wide tiles is all of j where the source rows
+    (C float32 channels of NHWC) are at most 4 KiB: 64 and 1024 channels; 2048 (8 KiB, a
+    multiple of 4 KiB) keep the aliased rows' block of 1 KiB of j. numpy's bytes at 1024."""
+    def block(n, c, h):                         # outputs of at least nt_min_bytes: streamed
+        with kernels.use_profile(AMD):
+            e, = explain_conversion((n, h, h, c), np.float32, "NHWC", "NCHW", threads=1)
+        assert e.params["variant"] == "tiles-nt-wide", str(e)
+        return e.params["block"]
+    assert block(4, 64, 64) == "512x64"
+    assert block(2, 1024, 32) == "512x1024"
+    assert block(2, 2048, 32) == "512x256"
+    x = np.random.default_rng(8).random((2, 1024, 32, 32), dtype=np.float32)
+    with kernels.use_profile(AMD):
+        y = ly.convert(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), "NHWC", "NCHW", threads=2)
+    assert np.array_equal(y, x)
 
 
 SHORT_ROWS = [c for c in CASES if c[0] == "short-rows"]
