@@ -72,6 +72,8 @@ def parts(rows: int, cols: int, rounds: int) -> dict[str, float]:
     walk = _walk()
     src = np.random.default_rng(0).integers(0, 256, rows * cols, dtype=np.uint8)
     t = geometry.tiling(rows, cols, rows, (), 1, 0, False, profile.current(), sI=cols)
+    if isinstance(t, str):
+        raise SystemExit(f"no tiles for {rows}x{cols}: {t}")
     Bi, Bj = max(t.Bi, 64), max(t.Bj, 16)
     outs = {}
     runs = {}
