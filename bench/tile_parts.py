@@ -27,7 +27,6 @@ import argparse
 import os
 import random
 import statistics
-import sys
 import time
 
 import numpy as np
