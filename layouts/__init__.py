@@ -13,14 +13,14 @@ from .config import get_threads, set_threads
 from .chunked import convert_file, recover
 from .convert import convert
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
-from .formulas import offset_chwn, offset_nchw, offset_nhwc
-from .index import Index
-from .infer import candidate_layouts, layout_of
+from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
+from .named.index import Index
+from .named.infer import candidate_layouts, layout_of
 from .inplace import convert_inplace
 from .kernel_loading import load_kernels
-from .layout import Layout, canonical_order
+from .named.layout import Layout, canonical_order
 from .request import Request, resolve
-from .spec import parse
+from .named.spec import parse
 from . import hooks as _hooks
 
 

@@ -258,7 +258,7 @@ def _dims_from_words(words: list[str]) -> dict:
 
 
 def _layout_from_words(spec: str, words: list[str]):
-    from .layout import Layout
+    from .named.layout import Layout
     dims, align, pitch = _words(words)
     long = re.search(r"[0-9]{19,}", spec)
     if long:

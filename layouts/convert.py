@@ -30,7 +30,7 @@ from . import config, kernel_loading, replays
 from .aligned import aligned_empty
 from .arrays import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
-from .layout import MAX_ELEMENTS, Layout
+from .named.layout import MAX_ELEMENTS, Layout
 from .memory_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from .request import Request, first_run, layout_name, resolve, reworded

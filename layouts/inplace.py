@@ -47,7 +47,7 @@ import numpy as np
 from . import config
 from .arrays import is_torch_tensor
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
-from .layout import Layout
+from .named.layout import Layout
 from .inplace_methods import (CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose,  # noqa: F401
                               scratch_budget, scratch_op, tuning)
 from .inplace_plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
@@ -55,7 +55,7 @@ from .inplace_run import run_segments, segments
 from .memory_names import in_memory_order, read_as_named
 from .request import layout_name, own_sizes, resolve, reworded
 from .signal_hold import SignalHold
-from .spec import parse
+from .named.spec import parse
 
 __all__ = ["convert_inplace", "plan_inplace", "scratch_budget", "InplacePlan", "Pass"]
 

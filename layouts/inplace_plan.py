@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from .errors import LayoutError
 from .inplace_methods import InplaceTuning, Op, choose, divisors, scratch_budget, scratch_op, tuning
-from .layout import Layout
+from .named.layout import Layout
 
 __all__ = ["Op", "Pass", "InplacePlan", "InplaceTuning", "tuning", "scratch_budget", "fine_dims", "scratch_op",
            "choose", "plan_passes"]

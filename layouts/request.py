@@ -30,8 +30,8 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from .errors import LayoutError, LayoutTypeError, type_name
-from .layout import Layout
-from .spec import parse
+from .named.layout import Layout
+from .named.spec import parse
 
 __all__ = ["Request", "first_run", "holds_nonzero", "resolve", "wording", "reworded", "layout_name"]
 

@@ -12,9 +12,9 @@ from typing import Callable
 import numpy as np
 
 from .convert import convert
-from .formulas import offset_chwn, offset_nchw, offset_nhwc
+from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
 from .kernel_loading import load_kernels
-from .layout import Layout
+from .named.layout import Layout
 
 #: The article the tour follows (Baidu's EdgeBoard team).
 ARTICLE_TITLE = "EdgeBoard嵌入式AI解决方案中NHWC数据格式的性能分析"

@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ..errors import LayoutError
-from ..layout import Layout
+from ..named.layout import Layout
 from ..request import resolve as _resolve
 from ..request import reworded
 

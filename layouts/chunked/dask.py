@@ -35,7 +35,7 @@ import numpy as np
 
 from ..arrays import register_lazy
 from ..errors import LayoutError, LayoutTypeError
-from ..layout import Layout
+from ..named.layout import Layout
 from . import _boxes
 
 

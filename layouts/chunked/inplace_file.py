@@ -62,7 +62,7 @@ from ..errors import LayoutError
 from ..faultpoints import point
 from ..inplace import Op, plan_inplace, scratch_budget
 from ..inplace_run import Segment, done_ranges, run_ranges, segments, undo_segments
-from ..layout import Layout
+from ..named.layout import Layout
 from ..request import reworded
 from ..signal_hold import SignalHold
 from . import _boxes

@@ -55,7 +55,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..layout import Layout
+from ..named.layout import Layout
 from . import _boxes
 from .memory import parse_memory
 from ..faultpoints import point

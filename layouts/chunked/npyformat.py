@@ -21,7 +21,7 @@ import struct
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..layout import Layout
+from ..named.layout import Layout
 
 __all__ = ["INTERRUPTED_MAGIC", "read_header", "header_bytes", "header_exact", "check_inplace", "path_arg"]
 

@@ -12,7 +12,7 @@ import math
 from typing import Any, Iterable, Mapping
 
 from ..errors import LayoutError
-from ..layout import Layout
+from ..named.layout import Layout
 from . import _boxes
 from .fileio import Region
 

@@ -33,7 +33,7 @@ def axis_modes(layout: Any) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]
     >>> axis_modes(ly.Layout("NCHW16c", N=1, C=32, H=2, W=2))
     [('N', (1,), (128,)), ('C', (16, 2), (1, 64)), ('H', (2,), (32,)), ('W', (2,), (16,))]
     """
-    from ..layout import Layout as NamedLayout, canonical_order
+    from ..named.layout import Layout as NamedLayout, canonical_order
     if not isinstance(layout, NamedLayout):
         raise LayoutTypeError(f"to_cute: expected a layouts.Layout, got {type_name(layout)}")
     dims, sizes, strides = layout.parsed.dims, layout.shape, layout.stride_tuple

@@ -87,7 +87,7 @@ class Layout:
         >>> print(Layout.from_layout(ly.Layout("NCHW", N=2, C=3, H=4, W=5)))
         (2,3,4,5):(60,20,5,1)
         """
-        from ..layout import Layout as NamedLayout
+        from ..named.layout import Layout as NamedLayout
         if not isinstance(layout, NamedLayout):
             raise LayoutTypeError(f"Layout.from_layout: expected a layouts.Layout, got {type_name(layout)}")
         return layout.to_cute()

@@ -43,7 +43,7 @@ def is_cute(obj: Any) -> bool:
 
 
 def _as_cute(layout: Any, dims: dict, what: str) -> Any:
-    from ..layout import Layout as NamedLayout
+    from ..named.layout import Layout as NamedLayout
     form = memory_form(layout)      # a CuTe layout is its own form; a linear layout gives its CuTe form or a table
     if form is not None:
         return form
@@ -195,7 +195,7 @@ def convert_cute(x: Any, src: Any, dst: Any, out: Any = None, *, threads: int | 
     ...
     layouts.errors.LayoutError: src 4:1 has 4 elements but dst 6:1 has 6; the sizes must match
     """
-    from ..layout import Layout as NamedLayout
+    from ..named.layout import Layout as NamedLayout
     if copy is not None and not isinstance(copy, (bool, np.bool_)):
         raise LayoutTypeError(f"copy must be True, False or None, got {type_name(copy)}")
     if copy is False:

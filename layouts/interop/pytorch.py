@@ -83,7 +83,7 @@ def _tensor(t, name: str = "t"):
 
 def _default_axes(letters: str, ndim: int) -> str:
     """torch's logical order for a set of axis letters: NCHW, NCDHW, else NCHW-like."""
-    from layouts.layout import canonical_order
+    from layouts.named.layout import canonical_order
 
     for ref in ("NCHW", "NCDHW"):
         if sorted(letters) == sorted(ref):

@@ -116,7 +116,7 @@ def from_layout(layout: Any) -> LinearLayout:
     True
     """
     from ..cute.bridge import axis_modes
-    from ..layout import Layout as NamedLayout
+    from ..named.layout import Layout as NamedLayout
     if not isinstance(layout, NamedLayout):
         raise LayoutTypeError(f"from_layout takes a layouts.Layout, got {type_name(layout)}")
     extents = layout.dims

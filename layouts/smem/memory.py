@@ -185,7 +185,7 @@ def _memory(obj: Any, shape: Optional[Tuple[int, ...]]) -> SharedMemory:
     from ..cute.layout import Layout as CuteLayout
     from ..cute.swizzle import ComposedLayout
     from ..kinds import OffsetTable
-    from ..layout import Layout as NamedLayout
+    from ..named.layout import Layout as NamedLayout
     from ..linear.layout import LinearLayout
 
     if isinstance(obj, SharedMemory):

@@ -25,7 +25,7 @@ import math
 import numbers
 
 from ..errors import LayoutError, LayoutTypeError, int_arg, kind, show, str_arg
-from ..layout import MAX_ELEMENTS, Layout
+from ..named.layout import MAX_ELEMENTS, Layout
 
 #: The smallest and largest cell a picture may be drawn with (inches per cell).
 CELL_RANGE = (0.02, 2.0)

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, kind, show
 # the one private name viz borrows: how the formula names each physical dim's index (c, c1, c0)
-from ..naming import coordinate_names
-from ..layout import Layout, canonical_order
+from ..named.naming import coordinate_names
+from ..named.layout import Layout, canonical_order
 
 LABEL_MODES = ("logical", "offset", "coords", "none")
 

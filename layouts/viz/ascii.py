@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..layout import Layout
+from ..named.layout import Layout
 from . import _checks, _model
 from .strips import level_key, separator_slots
 

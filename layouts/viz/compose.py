@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, kind
-from ..layout import Layout, canonical_order
+from ..named.layout import Layout, canonical_order
 from . import _checks, _model, _style
 from ._figure import Panel, axes_cell_inches, pack
 from .logical import MARGINS as LOGICAL_MARGINS

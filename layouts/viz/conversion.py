@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..layout import Layout, canonical_order
+from ..named.layout import Layout, canonical_order
 from . import _model
 from ._figure import pack
 from . import _style

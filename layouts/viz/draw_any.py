@@ -30,7 +30,7 @@ __all__ = ["draw"]
 
 def _drawer(layout: Any):
     """The drawing function for ``layout``'s kind, or None."""
-    from ..layout import Layout
+    from ..named.layout import Layout
     if isinstance(layout, Layout):
         from .compose import draw_layout
         return draw_layout

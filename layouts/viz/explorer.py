@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 
 from ..errors import LayoutError, LayoutTypeError
-from ..layout import Layout, canonical_order
+from ..named.layout import Layout, canonical_order
 from . import _checks
 
 #: The largest tensor the explorer draws (its picture is drawn again on every spec or size change).

@@ -23,7 +23,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..layout import canonical_order
+from ..named.layout import canonical_order
 from . import _model, _style, _svg
 from ..errors import LayoutTypeError
 from ._overlay import HIGHLIGHT, check_uid

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..layout import canonical_order
+from ..named.layout import canonical_order
 
 ESM = r"""
 function render({ model, el }) {

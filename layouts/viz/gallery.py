@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import LayoutError, LayoutTypeError
-from ..layout import Layout
+from ..named.layout import Layout
 
 
 def _article():

@@ -9,8 +9,8 @@ from typing import Optional
 import numpy as np
 
 from ...errors import LayoutError, LayoutTypeError
-from ...layout import canonical_order
-from ...spec import parse
+from ...named.layout import canonical_order
+from ...named.spec import parse
 from .._args import bool_arg, numeric_array, show_int, str_arg
 from .proto import BlobProtoData, parse_blobproto
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import LayoutError, LayoutTypeError, type_name
+from ..errors import LayoutError, LayoutTypeError, type_name
 
 #: Block size of an Ascend ``X0`` dim when the layout does not say (``C0=16``).
 DEFAULT_ASCEND_BLOCK = 16

@@ -1,6 +1,6 @@
 """Words for a layout, as functions: its offset formula and a short description (the same text as
 the methods :meth:`Layout.formula <layouts.Layout.formula>` and :meth:`Layout.explain
-<layouts.Layout.explain>`, which write it in :mod:`layouts.describe`).
+<layouts.Layout.explain>`, which write it in :mod:`layouts.named.describe`).
 
 >>> from layouts import Layout
 >>> print(explain(Layout("NHWC", N=1, H=5, W=4, C=3, align={"H": 16})))
@@ -14,7 +14,7 @@ Layout('NHWC', N=1, C=3, H=5, W=4, align={'H': 16})
 
 from __future__ import annotations
 
-from .errors import LayoutTypeError
+from ..errors import LayoutTypeError
 from .layout import Layout
 from .naming import coordinate_names
 

@@ -1,4 +1,4 @@
-"""How a :class:`~layouts.layout.Layout` describes itself: its offset formula, a few lines of
+"""How a :class:`~layouts.named.layout.Layout` describes itself: its offset formula, a few lines of
 explanation, its Jupyter picture and its CuTe form. The words are written here; the picture and the
 CuTe form belong to outer layers (:mod:`layouts.viz`, :mod:`layouts.cute`), reached through
 :mod:`layouts.hooks` so that the core never imports them.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import LayoutTypeError
-from .hooks import service
+from ..errors import LayoutTypeError
+from ..hooks import service
 from .naming import canonical_order, coordinate_names
 
 __all__ = ["Describe"]

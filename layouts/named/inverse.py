@@ -1,4 +1,4 @@
-"""Offsets back to coordinates: the inverse half of :class:`~layouts.layout.Layout`, as a mixin
+"""Offsets back to coordinates: the inverse half of :class:`~layouts.named.layout.Layout`, as a mixin
 that reads the layout's spec, block sizes, shape and strides.
 
 >>> from layouts import Layout
@@ -13,8 +13,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .arguments import MAX_ENUMERATED, integer_array
-from .errors import LayoutError, LayoutTypeError, type_name
+from ..arguments import MAX_ENUMERATED, integer_array
+from ..errors import LayoutError, LayoutTypeError, type_name
 from .index import Index
 from .naming import canonical_order
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .arguments import MAX_ELEMENTS, check_broadcast, check_size, coordinate
-from .errors import LayoutError, number
+from ..arguments import MAX_ELEMENTS, check_broadcast, check_size, coordinate
+from ..errors import LayoutError, number
 
 
 def _check(n: Any, c: Any, h: Any, w: Any, N: int, C: int, H: int, W: int) -> tuple:

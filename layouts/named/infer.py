@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .errors import LayoutError, LayoutTypeError, type_name
+from ..errors import LayoutError, LayoutTypeError, type_name
 from .layout import Layout
 
 #: :func:`candidate_layouts` lists at most this many layouts; more is refused with their count.
@@ -176,7 +176,7 @@ def candidate_layouts(array: Any, axes: str) -> list[Layout]:
 def _too_many(found: _Candidates) -> str:
     first = [order for _, order in zip(range(SHOWN), found.orders())]
     return (f"ambiguous: {found.why()} identically, more than candidate_layouts lists "
-            f"(layouts.infer.MAX_CANDIDATES = {MAX_CANDIDATES}); the first few: {', '.join(map(repr, first))} ...; "
+            f"(layouts.named.infer.MAX_CANDIDATES = {MAX_CANDIDATES}); the first few: {', '.join(map(repr, first))} ...; "
             f"pass prefer=... to layout_of to choose one")
 
 

@@ -33,8 +33,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .arguments import MAX_ELEMENTS, MAX_ENUMERATED, check_broadcast, check_size, coordinate, itemsize, shape_tuple
-from .errors import LayoutError, LayoutTypeError, type_name
+from ..arguments import MAX_ELEMENTS, MAX_ENUMERATED, check_broadcast, check_size, coordinate, itemsize, shape_tuple
+from ..errors import LayoutError, LayoutTypeError, type_name
 from .describe import Describe
 from .inverse import Inverse
 from .naming import canonical_order
@@ -232,7 +232,7 @@ class Layout(Inverse, Describe):
 
     @property
     def parsed(self) -> Spec:
-        """The parsed spec (its physical :class:`~layouts.spec.Dim` objects)."""
+        """The parsed spec (its physical :class:`~layouts.named.spec.Dim` objects)."""
         return self._spec
 
     @property
