@@ -8,7 +8,7 @@ The core (this package's top level) imports only numpy; the numba kernels, the d
 code and the interop modules load when first used.
 """
 
-from .aligned import aligned_empty
+from .arrays.aligned import aligned_empty
 from .config import get_threads, set_threads
 from .chunked import convert_file, recover
 from .convert import convert

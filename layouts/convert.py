@@ -27,11 +27,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import config, kernel_loading, replays
-from .aligned import aligned_empty
-from .arrays import as_numpy, from_capsule, is_torch_tensor, lazy_converter
+from .arrays.aligned import aligned_empty
+from .arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from .named.layout import MAX_ELEMENTS, Layout
-from .memory_names import read_as_named
+from .arrays.torch_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from .request import Request, first_run, layout_name, resolve, reworded
 
@@ -49,14 +49,14 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         The result is of ``x``'s kind: a torch tensor gives a torch tensor (zero-copy in and out;
         ``bfloat16`` and other dtypes numpy lacks move as raw bits; a tensor that requires grad
         or a meta tensor is refused with what to do; a tensor on another device is read through a
-        host copy and the result goes back to it): see :mod:`layouts.arrays`.
+        host copy and the result goes back to it): see :mod:`layouts.arrays.foreign`.
     src, dst : str or Layout
         Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`. For a
         numpy array, ``src`` names its axes in the order of its shape. For a torch tensor
         (whose shape is always logical, ``N, C, H, W``) it may also name its memory order, as
         torch users do: a channels_last tensor is ``"NCHW"`` (its shape) or ``"NHWC"`` (its
         memory), both read right; ``dst`` names an ``out`` tensor the same way
-        (:mod:`layouts.memory_names`).
+        (:mod:`layouts.arrays.torch_names`).
     out : ndarray or torch tensor, optional
         Where to write: an array of ``dst.shape`` and ``x``'s dtype, or a flat buffer of
         ``dst.size`` elements. Padding slots are zero-filled (pitch gaps when ``out`` is flat).
@@ -123,7 +123,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
         x = from_capsule(x, "x")
         xa, back, x_dtype = as_numpy(x, "x", copy=copy)
-        if is_torch_tensor(x):  # src may name its memory order, as torch users do (layouts.memory_names)
+        if is_torch_tensor(x):  # src may name its memory order, as torch users do (layouts.arrays.torch_names)
             xa = read_as_named(xa, src, "x", warn)
         oa = None
         if out is not None:
@@ -138,7 +138,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         raise reworded(err, "convert", src, dst, shape=_shape_of(x)) from None
     if out is not None:
         if oa is not out:  # a torch tensor written through a numpy view: tell autograd, as copy_ does
-            from .arrays import bump_version
+            from .arrays.foreign import bump_version
             if is_torch_tensor(out):
                 bump_version(out)
         elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:

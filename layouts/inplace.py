@@ -45,14 +45,14 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import config
-from .arrays import is_torch_tensor
+from .arrays.foreign import is_torch_tensor
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .named.layout import Layout
 from .inplace_methods import (CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose,  # noqa: F401
                               scratch_budget, scratch_op, tuning)
 from .inplace_plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
 from .inplace_run import run_segments, segments
-from .memory_names import in_memory_order, read_as_named
+from .arrays.torch_names import in_memory_order, read_as_named
 from .request import layout_name, own_sizes, resolve, reworded
 from .signal_hold import SignalHold
 from .named.spec import parse
@@ -133,7 +133,7 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
         A CPU torch tensor (or a DLPack capsule of one) is converted in its own memory and a
         tensor over it comes back; ``src`` may name its shape's axes (``"NCHW"``: a strided
         tensor moves its memory as it lies, a channels_last one from NHWC) or its memory order
-        (``"NHWC"`` for channels_last), see :mod:`layouts.memory_names`.
+        (``"NHWC"`` for channels_last), see :mod:`layouts.arrays.torch_names`.
     src, dst : str or Layout
         Padding-free layouts of the same axes: any permutation, blocks that divide their axis
         (``NCHW`` <-> ``NCHW16c`` with ``C % 16 == 0``, ``NC1HWC0``). Pitched/aligned layouts
@@ -194,8 +194,8 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
 def _torch_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> Any:
     """A torch tensor (or a DLPack capsule of one) converted in its own memory; a tensor over that
     memory in ``dst``'s physical shape comes back. ``src`` names the shape's axes or the memory's
-    order (:mod:`layouts.memory_names`); a strided tensor moves its memory as it lies."""
-    from .arrays import as_numpy, bump_version, from_capsule
+    order (:mod:`layouts.arrays.torch_names`); a strided tensor moves its memory as it lies."""
+    from .arrays.foreign import as_numpy, bump_version, from_capsule
 
     def warn(message: str) -> None:
         warnings.warn(f"convert_inplace({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning,

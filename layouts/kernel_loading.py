@@ -35,7 +35,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from .raw_bytes import whole_elements
+from .arrays.raw_bytes import whole_elements
 
 __all__ = ["NUMPY_MOVERS", "RENT_BYTES", "load_kernels", "loaded", "kernels_loaded", "movers", "numpy_bytes"]
 

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..arrays import register_lazy
+from ..arrays.foreign import register_lazy
 from ..errors import LayoutError, LayoutTypeError
 from ..named.layout import Layout
 from . import _boxes
@@ -278,4 +278,4 @@ def convert_chunk(blocks: Any, cuts: tuple, src: tuple, dst: tuple, threads: int
     return convert(box, src_L, dst_L, threads=threads)
 
 
-register_lazy("dask", convert_dask)  # layouts.convert of a dask array comes here (layouts.arrays)
+register_lazy("dask", convert_dask)  # layouts.convert of a dask array comes here (layouts.arrays.foreign)

@@ -26,7 +26,7 @@ The rules for what numpy cannot hold:
   :func:`layout_of_tensor` read them; the functions that touch data refuse them.
 * other devices: the data is copied to the host, and :func:`convert_tensor` returns its result on
   the tensor's device. This is :func:`layouts.convert`'s rule too: both read tensors through one
-  bridge, :func:`layouts.arrays.as_numpy`, with the same checks and messages.
+  bridge, :func:`layouts.arrays.foreign.as_numpy`, with the same checks and messages.
 
 torch is imported only inside these functions; this module imports without it.
 
@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..memory_names import read_as_named
+from ..arrays.torch_names import read_as_named
 from ._args import kind, str_arg, threads_arg
 
 __all__ = ["FORMATS", "memory_formats", "layout_of_tensor", "to_numpy", "from_numpy",
@@ -71,8 +71,8 @@ def _torch():
 
 def _tensor(t, name: str = "t"):
     """``t`` checked to be a strided torch tensor (sparse, quantized and the like refused, by the
-    same checks :func:`layouts.convert` makes: :func:`layouts.arrays.check_tensor`)."""
-    from layouts.arrays import check_tensor
+    same checks :func:`layouts.convert` makes: :func:`layouts.arrays.foreign.check_tensor`)."""
+    from layouts.arrays.foreign import check_tensor
 
     torch = _torch()
     if not isinstance(t, torch.Tensor):
@@ -143,10 +143,10 @@ def _prefer_arg(prefer):
 
 def _numpy_view(t, raw_bits: bool = False):
     """Zero-copy numpy view of a CPU tensor's elements with its strides, through the one bridge
-    :func:`layouts.convert` uses (:func:`layouts.arrays.as_numpy`: the same refusals, the same
+    :func:`layouts.convert` uses (:func:`layouts.arrays.foreign.as_numpy`: the same refusals, the same
     host copy of a tensor on another device); a tensor of a dtype numpy lacks is viewed as
     integers of its size when ``raw_bits``, else refused."""
-    from layouts.arrays import as_numpy, bits_dtype
+    from layouts.arrays.foreign import as_numpy, bits_dtype
 
     _tensor(t)
     arr, _, dtype = as_numpy(t, "t")
@@ -242,7 +242,7 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
         sizes the physical shape cannot tell, as in :func:`layouts.convert` (``C=20``).
     """
     from layouts import Layout, convert
-    from layouts.arrays import numpy_dtype
+    from layouts.arrays.foreign import numpy_dtype
 
     torch = _torch()
     _tensor(t)

@@ -33,7 +33,7 @@ import dataclasses
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..raw_bytes import whole_elements
+from ..arrays.raw_bytes import whole_elements
 
 from . import jit_cache
 from . import profile as _profile

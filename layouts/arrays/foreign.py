@@ -47,7 +47,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import LayoutError, LayoutTypeError, type_name
+from ..errors import LayoutError, LayoutTypeError, type_name
 
 __all__ = ["as_numpy", "is_torch_tensor", "from_capsule", "ADAPTERS", "lazy_converter", "register_lazy"]
 
