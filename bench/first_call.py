@@ -7,7 +7,7 @@ one conversion (``first``), then the same conversion again (``second``). Three w
 processes interleaved per run:
 
 - ``default``: what a user gets: numpy's copies until the kernels pay for their load
-  (:mod:`layouts.kernel_loading`);
+  (:mod:`layouts.conversion.loading`);
 - ``eager``: ``LAYOUTS_EAGER_KERNELS=1``, the kernels from the first call (numba's start-up in it);
 - ``load_kernels()``: :func:`layouts.load_kernels` timed alone, before the first call.
 

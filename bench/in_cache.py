@@ -40,7 +40,7 @@ timed call, all interleaved per round in a shuffled order:
 
 ``--inside-matrix`` runs the matrix's own protocol (``bench/run.py``'s rounds: every peer
 interleaved, 1 ms gaps, the pause after torch) for ``--cases``, with the kernel calls each repeat
-makes (:mod:`layouts.replays`) timed inside it: ``ours1`` less those calls is the repeat's front
+makes (:mod:`layouts.conversion.replays`) timed inside it: ``ours1`` less those calls is the repeat's front
 end in the matrix's own conditions, beside the non-temporal copy of the same bytes (the kernels'
 floor) and ``cv2.transposeND``.
 
@@ -229,11 +229,11 @@ def start_up(rounds):
     a 16 MB copy and after a 30 ms sleep: an empty Python call, ``np.copyto`` of 48 floats, a numba
     kernel's compiled entry point with two arrays, ``cv2.transposeND`` of 1x3x4x4 and
     ``layouts.convert`` of the same into ``out=``; and a repeat into ``out=`` that makes the kernel
-    calls kept for it (:mod:`layouts.replays`, a 1x3x64x64 uint8 NCHW->NHWC: 12 KiB, but 4096
+    calls kept for it (:mod:`layouts.conversion.replays`, a 1x3x64x64 uint8 NCHW->NHWC: 12 KiB, but 4096
     pixels numpy would loop over, so the kernels copy it), beside those calls alone: the
     difference is the repeat's front end."""
     import numba
-    from layouts import replays
+    from layouts.conversion import replays
     img = (np.arange(3 * 64 * 64) % 251).astype(np.uint8).reshape(1, 3, 64, 64)
     iout = ly.aligned_empty((1, 64, 64, 3), np.uint8)
     replays.forget()
@@ -285,7 +285,7 @@ def inside_matrix(shape, cases, rounds):
     """{(dtype, direction): {name: median us}} of the matrix's protocol for ``cases`` (its
     ``bench_case`` with ``rounds`` rounds), with ``kernels``: the kernel calls of each repeat, timed
     inside ``ours1`` (by a wrapper the repeat calls: a Python call more inside ``ours1``)."""
-    from layouts import replays
+    from layouts.conversion import replays
     inside: list = []
     keep = replays.keep
 

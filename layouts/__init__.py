@@ -11,13 +11,13 @@ code and the interop modules load when first used.
 from .arrays.aligned import aligned_empty
 from .config import get_threads, set_threads
 from .chunked import convert_file, recover
-from .convert import convert
+from .conversion.front import convert
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
 from .named.index import Index
 from .named.infer import candidate_layouts, layout_of
 from .inplace import convert_inplace
-from .kernel_loading import load_kernels
+from .conversion.loading import load_kernels
 from .named.layout import Layout, canonical_order
 from .request import Request, resolve
 from .named.spec import parse

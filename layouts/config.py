@@ -37,7 +37,7 @@ def set_threads(threads: int | None) -> None:
     (:func:`layouts.kernels.pool.max_threads`); the kernels share one bounded thread pool."""
     global _threads
     _threads = check_threads(threads)
-    from . import replays
+    from .conversion import replays
     replays.forget()        # their calls ran on the thread count of the setting before
 
 

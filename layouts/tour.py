@@ -11,9 +11,9 @@ from typing import Callable
 
 import numpy as np
 
-from .convert import convert
+from .conversion.front import convert
 from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
-from .kernel_loading import load_kernels
+from .conversion.loading import load_kernels
 from .named.layout import Layout
 
 #: The article the tour follows (Baidu's EdgeBoard team).
@@ -83,7 +83,7 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     big = np.random.default_rng(0).standard_normal((16, 64, 56, 56)).astype(np.float32)
     out = np.empty((16, 56, 56, 64), np.float32)
     say(f"  the first conversion in this process took {first * 1e3:.1f} ms: numpy copies a process's first")
-    say("  conversions, until the kernels would pay for loading numba (layouts.kernel_loading)")
+    say("  conversions, until the kernels would pay for loading numba (layouts.conversion.loading)")
     t0 = time.perf_counter()
     load_kernels()
     say(f"  load_kernels() took {(time.perf_counter() - t0) * 1e3:.0f} ms: numba's start-up (and, the first time ever, compiling)")

@@ -355,7 +355,7 @@ def test_a_replay_is_not_made_for_arrays_reshaped_in_place():
 def _replayed_three_times(x, out, src="NCHW", dst="NHWC"):
     """Convert into ``out`` until its kernel calls are kept and made again (the third call)."""
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     replays.forget()
     for _ in range(3):
         assert layouts.convert(x, src, dst, out=out, threads=1) is out
@@ -403,7 +403,7 @@ def test_a_replay_for_the_same_objects_reads_no_address(monkeypatch):
     address (the costliest read after other work); new objects over the same buffers are found
     by the addresses, and new buffers convert on the full path, each call right."""
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     rng = np.random.default_rng(16)
     with profile.use_profile(PINNED):
         x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
@@ -433,7 +433,7 @@ def test_a_small_conversion_repeats_numpys_copies():
     made again like kernel calls (each repeat right for new data), and repeatable inside a
     recording around the call."""
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     rng = np.random.default_rng(18)
     with profile.use_profile(profile.reference("epyc-avx2")):
         x = rng.random((1, 3, 4, 4)).astype(np.float32)
@@ -524,7 +524,7 @@ def test_kept_replays_stay_bounded_and_keep_no_source_alive():
     import gc
     import weakref
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     rng = np.random.default_rng(22)
     with profile.use_profile(profile.reference("epyc-avx2")):
         replays.forget()
@@ -549,7 +549,7 @@ def test_small_conversions_of_fresh_sources_do_not_crowd_out_kept_kernel_calls()
     """A loader that converts a fresh small source each call keeps one record for its ``out``,
     so a large conversion's kernel calls, kept before, are still kept after many such calls."""
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     rng = np.random.default_rng(24)
     with profile.use_profile(profile.reference("epyc-avx2")):
         replays.forget()
@@ -572,7 +572,7 @@ def test_a_recording_around_a_small_conversions_first_known_call_repeats_it():
     """The call that first keeps numpy's copies tells a recording around it of them: made again,
     they convert the new data."""
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     rng = np.random.default_rng(23)
     with profile.use_profile(profile.reference("epyc-avx2")):
         replays.forget()
@@ -639,7 +639,7 @@ def test_a_replay_is_not_made_for_one_array_changed_alone(change):
 
 def test_a_replay_is_not_made_under_another_profile():
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     rng = np.random.default_rng(11)
     other = PINNED.replace(disabled=("simd-tiles",))
     x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
@@ -693,7 +693,8 @@ def test_set_threads_drops_the_kept_calls_and_a_recording_across_it_is_not_kept(
     """Kept calls ran on the thread count of the setting they were recorded under: set_threads
     drops them, and calls recorded while it changed the setting are not kept."""
     import layouts
-    from layouts import config, replays
+    from layouts import config
+    from layouts.conversion import replays
     rng = np.random.default_rng(14)
     before = config.get_threads()
     try:
@@ -727,7 +728,7 @@ def test_without_the_struct_a_repeat_goes_by_the_addresses(monkeypatch):
     """Where numpy's struct cannot be read (another interpreter), kept calls are found by the two
     addresses alone and every check reads the attributes: the repeats still match numpy."""
     import layouts
-    from layouts import replays
+    from layouts.conversion import replays
     from layouts.kernels import pointers
     monkeypatch.setattr(pointers, "STRUCT", False)
     rng = np.random.default_rng(24)

@@ -1,4 +1,4 @@
-"""Conversions before numba is loaded (layouts.kernel_loading): numpy copies until RENT_BYTES,
+"""Conversions before numba is loaded (layouts.conversion.loading): numpy copies until RENT_BYTES,
 then the kernels; bitwise the same results either way. Each case runs in a fresh child process
 without the suite's LAYOUTS_EAGER_KERNELS (conftest), so that numba is not already loaded."""
 
@@ -102,7 +102,8 @@ def test_numpys_movers_match_the_kernels_bitwise_on_strided_views():
     """The two movers against the kernels, in this process (numba loaded): a negative-stride
     source, NaN payloads and -0.0 kept bit for bit; fill_zero writes all-zero bytes."""
     import numpy as np
-    from layouts import kernel_loading, kernels
+    from layouts.conversion import loading as kernel_loading
+    from layouts import kernels
     rng = np.random.default_rng(1)
     bits = rng.integers(0, 1 << 32, (3, 5, 70, 9), dtype=np.uint32)
     bits[0, 0, 0, :3] = [0x7FC00001, 0xFFC12345, 0x80000000]          # NaN payloads, -0.0
@@ -122,7 +123,8 @@ def test_structured_elements_move_whole_on_every_path():
     kernels' own small and large copies and fills, write every byte: the oracle is numpy's copy
     of the same elements as raw bytes."""
     import numpy as np
-    from layouts import kernel_loading, kernels
+    from layouts.conversion import loading as kernel_loading
+    from layouts import kernels
     dt = np.dtype([("a", "u1"), ("b", "<f4")], align=True)          # 3 gap bytes after a
     raw = np.dtype((np.void, dt.itemsize))
     rng = np.random.default_rng(2)

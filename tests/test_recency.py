@@ -2,14 +2,15 @@
 past the cache, one it wrote moments ago with plain stores, and the bytes are numpy's either way.
 
 Which stores a copy used shows in the key its kernel calls are kept under (the ``stream`` flag of
-copy_into's repeats) or in which of a replay's two call sets convert made (layouts.replays); the
+copy_into's repeats) or in which of a replay's two call sets convert made (layouts.conversion.replays); the
 bytes are checked against numpy."""
 
 import numpy as np
 import pytest
 
 import layouts
-from layouts import kernels, replays
+from layouts import kernels
+from layouts.conversion import replays
 from layouts.kernels import pool, profile, recency
 from layouts.kernels.pointers import address
 

@@ -106,7 +106,7 @@ def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom
     """convert's later calls into ``out`` record the kernel calls of the copy and then only make
     those again. When ``out`` is new and its alignment too, the planner measures inside that
     recording: the timed runs on slices must stay out of it, or every repeat makes them again."""
-    from layouts import replays
+    from layouts.conversion import replays
     from layouts.kernels import pool
     x, xs = _nhwc()
     want = x.transpose(1, 2, 3, 0)

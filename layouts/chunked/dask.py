@@ -223,7 +223,7 @@ def _pieces(src_tile: Layout, dst_tile: Layout, cuts: tuple, step: Mapping[str, 
 
 def convert_pieces(blocks: Any, pieces: list, dst: tuple, threads: int) -> np.ndarray:
     """One output chunk made of several input chunks, each converted into its part of it."""
-    from ..convert import convert
+    from ..conversion.front import convert
 
     dst_L = _boxes._tile_layout(*dst)
     out = None
@@ -252,7 +252,7 @@ def _recipe(layout: Layout) -> tuple:
 
 def convert_chunk(blocks: Any, cuts: tuple, src: tuple, dst: tuple, threads: int) -> np.ndarray:
     """One output chunk: the source box cut from ``blocks`` (nested lists of input chunks), converted."""
-    from ..convert import convert
+    from ..conversion.front import convert
 
     src_L, dst_L = _boxes._tile_layout(*src), _boxes._tile_layout(*dst)
     ndim = len(cuts)

@@ -185,7 +185,7 @@ def convert_tile(src_buf: np.ndarray, src_tile: Layout, dst_tile: Layout, out: n
 
     ``convert_file(inplace=True)`` uses :func:`convert_tile_inplace` instead.
     """
-    from ..convert import convert
+    from ..conversion.front import convert
 
     convert(src_buf, src_tile, dst_tile, out=out)
 

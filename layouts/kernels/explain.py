@@ -110,7 +110,7 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
     """The copies ``layouts.convert`` would make for an input of ``shape`` and ``dtype`` in ``src``
     into ``dst`` (a fresh, aligned output), each explained. Nothing is allocated at full size.
     These are the kernels' choices; before a process has loaded them its first conversions copy
-    with numpy (:mod:`layouts.kernel_loading`), and explaining one loads numba.
+    with numpy (:mod:`layouts.conversion.loading`), and explaining one loads numba.
 
     >>> [e.strategy for e in explain_conversion((128, 64, 56, 56), "uint8", "NCHW", "NHWC", threads=1)]
     ['grouped']
@@ -118,7 +118,7 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
     import operator
 
     from ..errors import LayoutError, LayoutTypeError
-    from ..plan import CopyStep, plan
+    from ..conversion.plan import CopyStep, plan
     from ..request import resolve
     from .pool import thread_count
     try:

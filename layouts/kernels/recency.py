@@ -32,7 +32,7 @@ __all__ = ["WRITTEN", "window_ns", "cold", "wrote", "forget"]
 
 _MAX = 256                   # buffers remembered; more are forgotten at once (then judged cold)
 #: first-byte address of an output -> ``perf_counter_ns()`` when this process last finished
-#: writing it (:mod:`layouts.replays` reads and sets it inline, its calls being the hottest)
+#: writing it (:mod:`layouts.conversion.replays` reads and sets it inline, its calls being the hottest)
 WRITTEN: dict[int, int] = {}
 
 

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .request import holds_nonzero
+from ..request import holds_nonzero
 
 __all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "probed", "forget", "MAX_KEPT"]
 
@@ -148,7 +148,7 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
     ``by_address=False`` keeps them for these two objects only (one record per ``out``, so
     conversions of a new source each call do not crowd out the others)."""
     global _engine
-    from . import kernels
+    from .. import kernels
     if _engine is None:
         _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.RECORDING,
                    kernels.pool.made)

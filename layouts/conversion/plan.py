@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .named.layout import Layout
+from ..named.layout import Layout
 
 
 #: The most copy steps a plan makes before it takes the gather step instead.

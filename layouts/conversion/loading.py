@@ -22,7 +22,7 @@ Only the time differs: every path writes the same bytes.
 >>> x = np.arange(2 * 3 * 4 * 5, dtype=np.uint8).reshape(2, 3, 4, 5)
 >>> np.array_equal(ly.convert(x, "NCHW", "NHWC"), x.transpose(0, 2, 3, 1))
 True
->>> kernel_loading.movers(x.nbytes).copy_into.__module__ in ("layouts.kernels", "layouts.kernel_loading")
+>>> kernel_loading.movers(x.nbytes).copy_into.__module__ in ("layouts.kernels", "layouts.conversion.loading")
 True
 """
 
@@ -35,7 +35,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from .arrays.raw_bytes import whole_elements
+from ..arrays.raw_bytes import whole_elements
 
 __all__ = ["NUMPY_MOVERS", "RENT_BYTES", "load_kernels", "loaded", "kernels_loaded", "movers", "numpy_bytes"]
 
@@ -91,7 +91,7 @@ def movers(nbytes: int):
             if _rented + nbytes <= RENT_BYTES:
                 _rented += nbytes
                 return NUMPY_MOVERS
-    from . import kernels
+    from .. import kernels
     _kernels = kernels
     return kernels
 
@@ -107,7 +107,7 @@ def load_kernels() -> None:
     True
     """
     global _kernels
-    from . import kernels
+    from .. import kernels
     # one kernel call: numba's start-up (its registries) happens at the first kernel it loads
     x = np.zeros((4, 128, 256), np.uint8)          # above the size numpy copies by itself
     kernels.copy_into(np.empty((128, 256, 4), np.uint8), x.transpose(1, 2, 0), threads=1)

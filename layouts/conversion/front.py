@@ -1,6 +1,6 @@
 """``convert``: move a tensor from one layout to another.
 
-The work is split the einops way: a pure plan (:mod:`layouts.plan`) turns the two layouts
+The work is split the einops way: a pure plan (:mod:`layouts.conversion.plan`) turns the two layouts
 into pairs of same-shape numpy views, and the numba kernel :func:`layouts.kernels.copy_into`
 moves each pair at memory speed. This module validates the call, allocates or checks ``out``,
 and zero-fills the padding the destination has.
@@ -26,14 +26,15 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import config, kernel_loading, replays
-from .arrays.aligned import aligned_empty
-from .arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
-from .errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
-from .named.layout import MAX_ELEMENTS, Layout
-from .arrays.torch_names import read_as_named
+from .. import config
+from . import loading as kernel_loading, replays
+from ..arrays.aligned import aligned_empty
+from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
+from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
+from ..named.layout import MAX_ELEMENTS, Layout
+from ..arrays.torch_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
-from .request import Request, first_run, layout_name, resolve, reworded
+from ..request import Request, first_run, layout_name, resolve, reworded
 
 
 def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
@@ -110,7 +111,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         if done is not None:
             return done
     if any(hasattr(type(t), "__layouts_memory__") for t in (src, dst)):  # CuTe or linear layouts (layouts.kinds)
-        from .cute.realise import convert_cute
+        from ..cute.realise import convert_cute
         return convert_cute(x, src, dst, out, threads=threads, copy=copy, **dims)
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:
@@ -138,7 +139,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         raise reworded(err, "convert", src, dst, shape=_shape_of(x)) from None
     if out is not None:
         if oa is not out:  # a torch tensor written through a numpy view: tell autograd, as copy_ does
-            from .arrays.foreign import bump_version
+            from ..arrays.foreign import bump_version
             if is_torch_tensor(out):
                 bump_version(out)
         elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:
@@ -156,7 +157,7 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     each step one ``np.copyto`` when it is small (what the copy engine does below
     ``small_bytes``, unless numpy would loop over many short rows), else the copy engine's
     ``copy_into``, which plans on the strides it is given; either way the calls are kept for
-    :mod:`layouts.replays` (numpy's once the kernels are loaded); None when the full path must
+    :mod:`layouts.conversion.replays` (numpy's once the kernels are loaded); None when the full path must
     run."""
     key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
     known = _known.get(key)
@@ -305,7 +306,7 @@ def _kernels():
     movers copy is :mod:`.kernel_loading`'s choice)."""
     global _kernels_module
     if _kernels_module is None:
-        from . import kernels
+        from .. import kernels
         _kernels_module = kernels
     return _kernels_module
 

@@ -1,0 +1,3 @@
+"""Conversions between layouts: :func:`layouts.convert`'s front end (:mod:`.front`), the plan of
+views it copies (:mod:`.plan`), who moves the bytes (:mod:`.loading`: numpy until numba's kernels
+pay for their load) and its repeat calls (:mod:`.replays`)."""
