@@ -16,7 +16,7 @@ from .errors import LayoutError, LayoutTypeError, LayoutWarning
 from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
 from .named.index import Index
 from .named.infer import candidate_layouts, layout_of
-from .inplace import convert_inplace
+from .inplace.front import convert_inplace
 from .conversion.loading import load_kernels
 from .named.layout import Layout, canonical_order
 from .request import Request, resolve

@@ -40,7 +40,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 import layouts as ly
-from layouts.faultpoints import injected
+from layouts.inplace.faultpoints import injected
 
 PAGE = 4096
 _real = {name: getattr(os, name) for name in ("open", "pwrite", "write", "ftruncate", "posix_fallocate", "fsync",

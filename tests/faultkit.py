@@ -18,7 +18,7 @@ import textwrap
 import numpy as np
 
 import layouts as ly
-from layouts.faultpoints import injected
+from layouts.inplace.faultpoints import injected
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -138,7 +138,7 @@ CHILD = textwrap.dedent("""
     import os, random, signal, sys, threading, time
     import numpy as np
     import layouts as ly
-    from layouts.faultpoints import injected
+    from layouts.inplace.faultpoints import injected
     path, src, dst, memory, plan = sys.argv[1:6]
     acts = [a.split(":") for a in plan.split(",") if a]   # where:nth:phase:action
     counts = {}

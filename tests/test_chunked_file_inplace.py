@@ -166,7 +166,7 @@ def _interrupt_at(*names):
 
 
 def test_ctrl_c_restores_the_file_byte_for_byte(tmp_path, ctrl_c):
-    from layouts.faultpoints import injected
+    from layouts.inplace.faultpoints import injected
     x = np.random.default_rng(4).standard_normal((4, 48, 20, 20)).astype(np.float32)
     p = tmp_path / "x.npy"
     np.save(p, x)
@@ -190,7 +190,7 @@ def test_killed_same_file_run_is_marked_then_recovered(tmp_path):
     size, offset = os.path.getsize(p), os.path.getsize(p) - x.nbytes
     code = textwrap.dedent(f"""
         import time, layouts as ly
-        from layouts.faultpoints import injected
+        from layouts.inplace.faultpoints import injected
         def stop(name, **info):
             if name == "file-moved":       # the step's data moved, its record not yet written
                 print("midway", flush=True)

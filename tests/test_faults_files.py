@@ -217,7 +217,7 @@ def test_a_source_that_changes_while_read_is_an_error_naming_it(tmp_path, change
         if name == "tile" and info["index"] == 2:
             change(p)
 
-    from layouts.faultpoints import injected
+    from layouts.inplace.faultpoints import injected
     with injected(hook), pytest.raises(ly.LayoutError) as info:
         ly.convert_file(p, "NCHW", out, "NHWC", memory="200KB" if inplace else "64KB", inplace=inplace, progress=False)
     assert "x.npy" in str(info.value) and ("changed" in str(info.value) or "shrank" in str(info.value))

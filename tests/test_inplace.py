@@ -303,7 +303,7 @@ def ctrl_c():
 
 
 def test_keyboard_interrupt_undoes_the_finished_passes(ctrl_c):
-    from layouts.faultpoints import injected
+    from layouts.inplace.faultpoints import injected
     shape = Layout("NHWC", N=8, C=64, H=28, W=28).shape
     plan = ip.plan_inplace("NHWC", "CHWN", shape, np.float32)
     assert len(plan.passes) >= 2
@@ -323,7 +323,7 @@ def test_keyboard_interrupt_undoes_the_finished_passes(ctrl_c):
 def test_keyboard_interrupt_after_the_last_pass_says_x_holds_the_destination(ctrl_c, monkeypatch):
     """A Ctrl-C delivered while the hold puts the handlers back (after the last pass's check):
     nothing was undone, so the message must not say so; x holds dst's bytes."""
-    from layouts.signal_hold import SignalHold
+    from layouts.inplace.signals import SignalHold
     real_exit = SignalHold.__exit__
 
     def late_exit(self, *exc):

@@ -8,7 +8,7 @@ import pytest
 
 import layouts as ly
 from layouts import Layout
-from layouts.inplace_methods import STRATEGIES, Transposition, choose_with_reasons
+from layouts.inplace.methods import STRATEGIES, Transposition, choose_with_reasons
 from layouts.kernels.explain import explain_inplace
 
 
@@ -116,7 +116,7 @@ def test_the_first_accepting_strategy_runs_and_the_others_say_why(B, M, N, e, bu
     assert [n for n, _ in declined] == names[:names.index(choice.method)]
     assert all(why for _, why in declined)
     # the ops move exactly a transposition: checked on bytes against numpy
-    from layouts.inplace_run import Segment, run_ranges
+    from layouts.inplace.run import Segment, run_ranges
     rng = np.random.default_rng(0)
     a = rng.integers(0, 255, B * M * N * e, dtype=np.uint8)
     want = a.reshape(B, M, N, e).transpose(0, 2, 1, 3).reshape(-1).copy()

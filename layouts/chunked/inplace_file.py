@@ -2,7 +2,7 @@
 
 For a tensor that fits neither in memory twice nor on the disk twice: the file's data is mapped
 (``mmap``, shared: a file larger than RAM works, at disk speed) and permuted by the in-place
-plan's steps (:mod:`layouts.inplace`, :mod:`layouts.inplace_run`), then the header is rewritten
+plan's steps (:mod:`layouts.inplace.front`, :mod:`layouts.inplace.run`), then the header is rewritten
 to the new shape, padded to the old one's exact length so the data does not move.
 
 Every exit leaves the file exactly the original, exactly the converted tensor, or marked so
@@ -59,12 +59,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import LayoutError
-from ..faultpoints import point
-from ..inplace import Op, plan_inplace, scratch_budget
-from ..inplace_run import Segment, done_ranges, run_ranges, segments, undo_segments
+from ..inplace.faultpoints import point
+from ..inplace.front import Op, plan_inplace, scratch_budget
+from ..inplace.run import Segment, done_ranges, run_ranges, segments, undo_segments
 from ..named.layout import Layout
 from ..request import reworded
-from ..signal_hold import SignalHold
+from ..inplace.signals import SignalHold
 from . import _boxes
 from .filelock import lock, open_regular, unlock
 from .journal import BACKED, READY, UNJOURNALED, Journal, journal_name
@@ -202,7 +202,7 @@ def file_plan(s: Layout, d: Layout, dtype: np.dtype, budget: int, nbytes: int) -
     """The in-place plan for a file: the fewest sweeps over the data that a quarter of ``memory``
     of scratch allows, and no more scratch than 16 MiB where that takes as few. On a file every
     sweep writes each byte twice (its backup, then its move) and flushes both, so one sweep
-    fewer is worth far more than the memory; an array's plan (:func:`layouts.inplace.scratch_budget`)
+    fewer is worth far more than the memory; an array's plan (:func:`layouts.inplace.front.scratch_budget`)
     is the floor."""
     floor = scratch_budget(nbytes)
     small = plan_inplace(s, d, s.shape, dtype, budget=max(floor, min(budget // 4, _SMALL_SCRATCH)))

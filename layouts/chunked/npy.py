@@ -58,9 +58,9 @@ from ..errors import LayoutError, LayoutTypeError
 from ..named.layout import Layout
 from . import _boxes
 from .memory import parse_memory
-from ..faultpoints import point
+from ..inplace.faultpoints import point
 from ..request import reworded
-from ..signal_hold import SignalHold
+from ..inplace.signals import SignalHold
 from .filelock import lock, open_regular, remove_stale_parts
 from .inplace_file import convert_file_inplace
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_bytes, path_arg, read_header  # noqa: F401 - also their old home
@@ -193,7 +193,7 @@ def convert_tile(src_buf: np.ndarray, src_tile: Layout, dst_tile: Layout, out: n
 def convert_tile_inplace(buf: np.ndarray, src_tile: Layout, dst_tile: Layout) -> None:
     """The in-place per-tile converter: the flat ``buf`` holds ``src_tile`` packed, and then
     ``dst_tile`` packed (both padding-free, so the same number of elements)."""
-    from ..inplace import convert_inplace
+    from ..inplace.front import convert_inplace
 
     convert_inplace(buf, src_tile, dst_tile)
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import LayoutError
-from ..signal_hold import SignalHold
+from ..inplace.signals import SignalHold
 from .filelock import lock, open_regular
 from .inplace_file import (HOLD_DEFAULT, StepRunner, forget_views, journal_path, release, remove_stale_journal,
                            segs_from_json)

@@ -36,7 +36,7 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     or, ``inplace``, one tile plus :func:`layouts.convert_inplace`'s documented scratch bound for
     it, ``max(1% of the tile, 64 KiB)`` (the 64 KiB floor makes small budgets no better in place).
     A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
-    ``max(M, N)`` elements more than this (see :mod:`layouts.inplace`); tiles are not re-sized for it.
+    ``max(M, N)`` elements more than this (see :mod:`layouts.inplace.front`); tiles are not re-sized for it.
 
     >>> from layouts.kernels.profile import current, use_profile
     >>> with use_profile(current().replace(file_write_buffers=1)):
@@ -48,7 +48,7 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     """
     if not inplace:
         return (src_elements + write_buffers() * dst_elements) * itemsize
-    from ..inplace import scratch_budget
+    from ..inplace.front import scratch_budget
 
     tile = src_elements * itemsize
     return tile + scratch_budget(tile)

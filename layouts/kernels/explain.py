@@ -177,7 +177,7 @@ def strategies_table() -> str:
 def explain_inplace(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, threads: int | None = None,
                     **dims: int) -> str:
     """The passes :func:`layouts.convert_inplace` would run for an array of ``shape`` and ``dtype``:
-    for each, the in-place strategy chosen (:mod:`layouts.inplace_methods`), its ops and why each
+    for each, the in-place strategy chosen (:mod:`layouts.inplace.methods`), its ops and why each
     strategy before it declined. Nothing is allocated or moved.
 
     >>> print(explain_inplace((1, 3, 2, 100003), "float32", "NCHW", "NHWC", threads=1))  # doctest: +ELLIPSIS
@@ -187,8 +187,8 @@ def explain_inplace(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, thre
     ...
       declined split: neither side factors into chunks and blocks that fit the budget
     """
-    from ..inplace import plan_inplace
-    from ..inplace_methods import Transposition, explain as explain_method, tuning
+    from ..inplace.front import plan_inplace
+    from ..inplace.methods import Transposition, explain as explain_method, tuning
     from .pool import thread_count
     dt = np.dtype(dtype)
     plan = plan_inplace(src, dst, shape, dt, threads=threads, **dims)

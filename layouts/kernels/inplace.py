@@ -6,7 +6,7 @@ matrix in the same units. Kernels take one :data:`INPLACE` record (read by field
 copy kernels read theirs: :mod:`.records`) whose batch range ``[b0, b1)`` lets
 :func:`layouts.kernels.pool.run_split` hand batches to threads; every scratch array is
 allocated by the caller with numpy (tracemalloc sees it). :data:`RUNNERS` maps each in-place
-method (:mod:`layouts.inplace_methods`) to the driver that runs its kernel.
+method (:mod:`layouts.inplace.methods`) to the driver that runs its kernel.
 
 ``chunk_kernel``   cycle-following over whole elements (long chunks), a visited bit per element
 ``square_kernel``  ``M == N``: swap mirrored elements tile by tile
@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from . import copy_into
-from ..faultpoints import point
+from ..inplace.faultpoints import point
 from .pool import run_split
 from .records import record
 
@@ -188,7 +188,7 @@ def _unit(e: int, address: int) -> int:
 
 
 def transpose_batched(buf: np.ndarray, op, scratch: np.ndarray, done: np.ndarray | None = None) -> None:
-    """Run one op (see :class:`layouts.inplace.Op`) on the byte buffer ``buf`` (its first
+    """Run one op (see :class:`layouts.inplace.front.Op`) on the byte buffer ``buf`` (its first
     ``op.B * prod(op.dims) * op.e`` bytes); ``scratch``: a byte array of at least
     ``op.workers * op.need`` bytes, cut into one slice per worker.
 
@@ -267,7 +267,7 @@ def _run_ckg(U: np.ndarray, op, w: int, u: int, mark: np.ndarray, part) -> None:
     run_split(ckg, lambda k0, k1: (k0, k1, part(k0, op.B)), op.B, op.workers)
 
 
-#: the driver of each in-place method (:mod:`layouts.inplace_methods` names them)
+#: the driver of each in-place method (:mod:`layouts.inplace.methods` names them)
 RUNNERS = {"scratch": _run_scratch, "chunks": _run_chunks, "square": _run_square, "ckg": _run_ckg}
 
 

@@ -172,7 +172,7 @@ class MachineProfile:
     #: rules could take and the fastest kept (:mod:`.wisdom`); 0 measures nothing (deterministic)
     measure_min_bytes: int = 32 << 20
 
-    #: in place (:mod:`layouts.inplace_methods`): the scratch floor a small tensor may use
+    #: in place (:mod:`layouts.inplace.methods`): the scratch floor a small tensor may use
     inplace_min_budget: int = 64 << 10
     #: the shortest element cycle-following moves (a shorter one needs too large a visited bitset)
     inplace_chunk_min: int = 16

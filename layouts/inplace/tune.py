@@ -1,6 +1,6 @@
 """Measuring the in-place planner's costs on this machine (part of ``python -m layouts tune``).
 
-The planner (:mod:`layouts.inplace_plan`) compares ways of permuting a tensor in place by their
+The planner (:mod:`layouts.inplace.plan`) compares ways of permuting a tensor in place by their
 cost in thousandths of a memcpy of the tensor: the profile's ``inplace_cost_*``,
 ``inplace_chunk_cost_*`` and ``inplace_alias_penalty_*`` fields. Each is measured here by running
 the kernel op it prices (:func:`layouts.kernels.inplace.transpose_batched`) on a buffer of the
@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .inplace_methods import Op, chunk_op, scratch_op, tuning
+from .methods import Op, chunk_op, scratch_op, tuning
 
 __all__ = ["tune_inplace", "COST_CASES"]
 
@@ -65,8 +65,8 @@ def _op(method: str, B: int, dims: tuple[int, ...], perm: tuple[int, ...], e: in
 
 def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
     """(bytes, seconds of np.copyto of them, seconds of the op) on a buffer of the op's size."""
-    from .kernels.inplace import transpose_batched
-    from .kernels.tune import medians
+    from ..kernels.inplace import transpose_batched
+    from ..kernels.tune import medians
     nbytes = op.B * math.prod(op.dims) * op.e
     buf = np.random.default_rng(0).integers(0, 255, nbytes, dtype=np.uint8)
     other = np.empty_like(buf)
@@ -79,7 +79,7 @@ def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
 def tune_inplace(base, nbytes: int = 32 << 20, rounds: int = 5):
     """Measure the in-place costs (see the module doc) on tensors of about ``nbytes``: the profile
     ``base`` with them set, and the :class:`~layouts.kernels.tune.Measured` of each."""
-    from .kernels.tune import Measured
+    from ..kernels.tune import Measured
     tu = tuning()
     found, costs = [], {}
     for field, (what, method, B, dims, perm, e) in COST_CASES.items():

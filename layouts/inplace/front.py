@@ -44,18 +44,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import config
-from .arrays.foreign import is_torch_tensor
-from .errors import LayoutError, LayoutTypeError, LayoutWarning
-from .named.layout import Layout
-from .inplace_methods import (CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose,  # noqa: F401
-                              scratch_budget, scratch_op, tuning)
-from .inplace_plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
-from .inplace_run import run_segments, segments
-from .arrays.torch_names import in_memory_order, read_as_named
-from .request import layout_name, own_sizes, resolve, reworded
-from .signal_hold import SignalHold
-from .named.spec import parse
+from .. import config
+from ..arrays.foreign import is_torch_tensor
+from ..errors import LayoutError, LayoutTypeError, LayoutWarning
+from ..named.layout import Layout
+from .methods import CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose, scratch_budget, scratch_op, tuning
+from .plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
+from .run import run_segments, segments
+from ..arrays.torch_names import in_memory_order, read_as_named
+from ..request import layout_name, own_sizes, resolve, reworded
+from .signals import SignalHold
+from ..named.spec import parse
 
 __all__ = ["convert_inplace", "plan_inplace", "scratch_budget", "InplacePlan", "Pass"]
 
@@ -114,7 +113,7 @@ def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], d
 
 
 def _plan_for(s: Layout, d: Layout, dt: np.dtype, threads: int | None, budget: int | None = None) -> InplacePlan:
-    from .kernels.pool import thread_count
+    from ..kernels.pool import thread_count
     nth = thread_count(config.check_threads(threads) if threads is not None else config.get_threads())
     sizes, order = fine_dims(s, d)
     return plan_passes(sizes, order, dt.itemsize, s.size * dt.itemsize, nth, budget=budget)
@@ -164,7 +163,7 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     byte moves. Whatever stops the passes -- Ctrl-C, a signal handler that raises (``SystemExit``
     from a SIGTERM handler), ``MemoryError``, any exception -- ``x`` holds its source layout when
     the exception propagates: signals handled in Python are held to the end of a step
-    (:mod:`layouts.signal_hold`) and what had moved is undone (:mod:`layouts.inplace_run`). One
+    (:mod:`layouts.inplace.signals`) and what had moved is undone (:mod:`layouts.inplace.run`). One
     that arrives after the last pass finds the work done: ``x`` holds ``dst`` and the message
     says so.
 
@@ -195,7 +194,7 @@ def _torch_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, 
     """A torch tensor (or a DLPack capsule of one) converted in its own memory; a tensor over that
     memory in ``dst``'s physical shape comes back. ``src`` names the shape's axes or the memory's
     order (:mod:`layouts.arrays.torch_names`); a strided tensor moves its memory as it lies."""
-    from .arrays.foreign import as_numpy, bump_version, from_capsule
+    from ..arrays.foreign import as_numpy, bump_version, from_capsule
 
     def warn(message: str) -> None:
         warnings.warn(f"convert_inplace({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning,
@@ -239,10 +238,10 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
 
 
 def run_plan(buf: np.ndarray, plan: InplacePlan, hold: SignalHold, dst_shape: tuple | None = None) -> None:
-    """Run ``plan`` on the byte buffer ``buf`` (:func:`layouts.inplace_run.run_segments`): scratch
+    """Run ``plan`` on the byte buffer ``buf`` (:func:`layouts.inplace.run.run_segments`): scratch
     allocated and kernels compiled first, signals held to step boundaries, what moved undone on
     any exception."""
-    from .kernels.inplace import warm  # numba loads here
+    from ..kernels.inplace import warm  # numba loads here
     scratch = np.empty(plan.scratch_bytes, np.uint8)
     warm(buf, plan)
     run_segments(buf, segments(plan), scratch, hold, dst_shape)

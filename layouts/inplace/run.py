@@ -1,16 +1,16 @@
 """Running an in-place plan so that whatever stops it, the buffer is the source or the result.
 
-A plan's passes are a list of *segments*: one op (:class:`layouts.inplace.Op`) over a range of
+A plan's passes are a list of *segments*: one op (:class:`layouts.inplace.front.Op`) over a range of
 its batches. Every batch of an op moves on its own, and each op has an exact inverse
 (:func:`inverse`: the transposition back), so the state after any batch is known exactly: the
 segments before, and the batches of this one marked done. :func:`run_segments` runs them with
-asynchronous signals held (:mod:`layouts.signal_hold`) to the segment boundaries; on any
+asynchronous signals held (:mod:`layouts.inplace.signals`) to the segment boundaries; on any
 exception -- a handler that raises, ``SystemExit``, ``MemoryError``, a bug -- it runs the inverse
 of what moved (:func:`undo_segments`), newest first, and lets the exception go on, noted. An
 exception after the last segment (a signal that arrives while the handlers are put back) finds
 the work done: the note says the buffer holds the destination.
 
->>> from layouts.inplace import Op
+>>> from layouts.inplace.front import Op
 >>> op = Op("scratch", 4, (3, 5), (1, 0), 2)
 >>> inverse(op)
 Op(method='scratch', B=4, dims=(5, 3), perm=(1, 0), e=2, workers=1, group=1, need=0)
@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .faultpoints import point
-from .signal_hold import SignalHold
+from .signals import SignalHold
 
 __all__ = ["Segment", "segments", "inverse", "undo_segments", "run_segments", "run_ranges", "done_ranges"]
 
@@ -80,7 +80,7 @@ def run_ranges(buf: np.ndarray, seg: Segment, lo: int, hi: int, scratch: np.ndar
                done: np.ndarray | None = None) -> None:
     """``seg.op`` over batches ``[lo, hi)`` of the byte buffer ``buf``; ``done`` (``hi - lo``
     bools) marks the batches that moved (see :func:`layouts.kernels.inplace.transpose_batched`)."""
-    from .kernels.inplace import transpose_batched
+    from ..kernels.inplace import transpose_batched
     blk = seg.block_bytes
     part = buf[lo * blk:hi * blk]
     transpose_batched(part, dataclasses.replace(seg.op, B=hi - lo), scratch, done)

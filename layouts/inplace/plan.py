@@ -2,7 +2,7 @@
 
 :func:`fine_dims` turns two padding-free layouts into merged dims and an order; the passes are
 found by a shortest-path search over the orders of those dims (:func:`plan_passes`), each move a
-batched transposition whose method the in-place strategies choose (:mod:`layouts.inplace_methods`)
+batched transposition whose method the in-place strategies choose (:mod:`layouts.inplace.methods`)
 or a reorder of trailing dims through the scratch, weighted by the costs of the profile's
 ``inplace_*`` fields (:class:`InplaceTuning`).
 
@@ -19,9 +19,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import LayoutError
-from .inplace_methods import InplaceTuning, Op, choose, divisors, scratch_budget, scratch_op, tuning
-from .named.layout import Layout
+from ..errors import LayoutError
+from .methods import InplaceTuning, Op, choose, divisors, scratch_budget, scratch_op, tuning
+from ..named.layout import Layout
 
 __all__ = ["Op", "Pass", "InplacePlan", "InplaceTuning", "tuning", "scratch_budget", "fine_dims", "scratch_op",
            "choose", "plan_passes"]

@@ -77,7 +77,7 @@ class InplaceTuning:
 
 def tuning() -> InplaceTuning:
     """The in-place constants of the active profile (:func:`layouts.kernels.profile.current`)."""
-    from .kernels.profile import current
+    from ..kernels.profile import current
     return _tuning_of(current())
 
 
