@@ -1,4 +1,4 @@
-"""The copy engine's part of ``python -m layouts tune`` (:mod:`layouts.tuning` runs every part):
+"""The copy engine's part of ``python -m layouts tune`` (:mod:`layouts.cli.tune` runs every part):
 measure the profile's size thresholds on this machine.
 
 Each threshold is where one way of copying starts to beat another, found by timing both on the

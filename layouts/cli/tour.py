@@ -11,10 +11,10 @@ from typing import Callable
 
 import numpy as np
 
-from .conversion.front import convert
-from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
-from .conversion.loading import load_kernels
-from .named.layout import Layout
+from ..conversion.front import convert
+from ..named.formulas import offset_chwn, offset_nchw, offset_nhwc
+from ..conversion.loading import load_kernels
+from ..named.layout import Layout
 
 #: The article the tour follows (Baidu's EdgeBoard team).
 ARTICLE_TITLE = "EdgeBoard嵌入式AI解决方案中NHWC数据格式的性能分析"
@@ -54,7 +54,7 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     _section(say, "2. Physical order: which element sits at offsets 0, 1, 2, ...")
     for spec in ("NCHW", "NHWC", "CHWN"):
         say(f"  {spec}: {_labels(Layout(spec, **ARTICLE).physical_order()[:18])} ...")
-    from .viz import ascii
+    from ..viz import ascii
     say("  The same as text for a small NHWC tensor ('|' a jump of one stride level, '||' of a higher one):")
     say("  " + ascii(Layout("NHWC", N=1, C=3, H=2, W=4)).replace("\n", "\n  "))
     say("  NHWC keeps the 16 channels of one pixel side by side: a convolution reading all")
@@ -94,8 +94,8 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     paths: list[Path] = []
     if figures and out_dir is not None:
         _section(say, "6. Pictures")
-        from .viz import save_tour_figures
-        from .viz.tour import tour_descriptions
+        from ..viz import save_tour_figures
+        from ..viz.tour import tour_descriptions
         paths = list(save_tour_figures(Path(out_dir)))
         what = tour_descriptions()
         for p in paths:

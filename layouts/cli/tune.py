@@ -19,9 +19,9 @@ __all__ = ["tune_all"]
 def tune_all(quick: bool = False, rounds: int | None = None):
     """The tuned profile and what was measured (:class:`~layouts.kernels.tune.Measured`, in order);
     ``quick`` measures fewer, smaller cases (seconds, for a check; less trustworthy)."""
-    from .inplace.tune import tune_inplace
-    from .interop.opencv.blob_tune import tune_blob
-    from .kernels.tune import tune
+    from ..inplace.tune import tune_inplace
+    from ..interop.opencv.blob_tune import tune_blob
+    from ..kernels.tune import tune
     prof, found = tune(quick=quick, rounds=rounds)
     rounds = rounds or (3 if quick else 5)
     prof, more = tune_inplace(prof, nbytes=(4 << 20) if quick else (32 << 20), rounds=rounds)

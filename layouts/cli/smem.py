@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from .errors import LayoutError
+from ..errors import LayoutError
 
 __all__ = ["add_command", "run_smem", "parse_tile", "parse_swizzle", "element_bytes", "tile_layout", "thread_map"]
 
@@ -113,7 +113,7 @@ def parse_swizzle(word: str | None):
     m = re.fullmatch(r"\s*(?:Sw<)?([0-9]{1,2})\s*,\s*([0-9]{1,2})\s*,\s*([0-9]{1,2})\s*>?\s*", word)
     if not m:
         raise LayoutError(f"--swizzle {word[:40]!r}: expected B,M,S, three whole numbers, e.g. 3,3,3")
-    from .cute import Swizzle
+    from ..cute import Swizzle
     return Swizzle(*(int(g) for g in m.groups()))
 
 
@@ -135,7 +135,7 @@ def element_bytes(dtype: str) -> int:
 
 def tile_layout(tile: tuple[int, int], pitch: int | None, swizzle):
     """The tile as a CuTe layout: ``(rows, cols):(pitch, 1)``, under ``swizzle`` when given."""
-    from .cute import Layout, composition
+    from ..cute import Layout, composition
     rows, cols = tile
     pitch = cols if pitch is None else pitch
     if pitch < cols:
@@ -151,7 +151,7 @@ def thread_map(how: str, tile: tuple[int, int], vector: int):
     (``columns``) per request, consecutive threads the next ones, 32 threads per request."""
     import numpy as np
 
-    from .cute import Layout
+    from ..cute import Layout
     rows, cols = tile
     size = rows * cols
     if size % (32 * vector):
@@ -173,7 +173,7 @@ def thread_map(how: str, tile: tuple[int, int], vector: int):
 
 
 def _access(args, ebytes: int, tile: tuple[int, int]):
-    from . import smem
+    from .. import smem
     for name in ("ldmatrix", "stmatrix"):
         size = getattr(args, name)
         if size is not None:
@@ -194,7 +194,7 @@ def _access(args, ebytes: int, tile: tuple[int, int]):
 
 def run_smem(args: argparse.Namespace) -> str:
     """The report ``layouts smem`` prints for parsed arguments (the picture written when asked)."""
-    from . import smem
+    from .. import smem
     tile = parse_tile(args.tile)
     ebytes = element_bytes(args.dtype)
     if tile[0] * tile[1] * ebytes > MAX_TILE_BYTES:
@@ -216,15 +216,15 @@ def run_smem(args: argparse.Namespace) -> str:
     if args.best:
         lines += [""] + _best(args, acc, what, tile, ebytes)
     if args.png is not None:
-        from .viz import save
-        from .viz.banks import draw_banks
+        from ..viz import save
+        from ..viz.banks import draw_banks
         save(draw_banks(layout, acc, element_bytes=ebytes, phase=args.phase), args.png)
         lines += ["", f"wrote {args.png}"]
     return "\n".join(lines)
 
 
 def _best(args, acc, what: str, tile: tuple[int, int], ebytes: int) -> list:
-    from . import smem
+    from .. import smem
     writes = args.write or args.stmatrix is not None
     best = smem.best_swizzle(reads=[] if writes else [acc], writes=[acc] if writes else [],
                              shape=tile, element_bytes=ebytes)

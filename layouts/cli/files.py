@@ -59,8 +59,8 @@ def add_commands(sub) -> None:
 
 def run_convert(args: argparse.Namespace, words_to_dims) -> str:
     """Run ``layouts convert``; the line to print."""
-    from .chunked import convert_file
-    from .errors import LayoutError
+    from ..chunked import convert_file
+    from ..errors import LayoutError
 
     dims = words_to_dims(args.dims)
     same = os.path.exists(args.dst_path) and os.path.exists(args.src_path) and \
@@ -83,9 +83,9 @@ def run_convert(args: argparse.Namespace, words_to_dims) -> str:
 
 def describe_file(path: str) -> str:
     """The text ``layouts info`` prints for ``path``."""
-    from .chunked.filelock import open_regular
-    from .chunked.npyformat import INTERRUPTED_MAGIC, read_header
-    from .errors import LayoutError
+    from ..chunked.filelock import open_regular
+    from ..chunked.npyformat import INTERRUPTED_MAGIC, read_header
+    from ..errors import LayoutError
 
     fd = open_regular(path, "FILE", os.O_RDONLY)
     try:
@@ -129,9 +129,9 @@ def _readings(shape: tuple[int, ...]) -> list[str]:
 
 
 def _marked(path: str, head: bytes) -> str:
-    from .chunked.journal import Journal
-    from .chunked.recover import marked_journal
-    from .errors import LayoutError
+    from ..chunked.journal import Journal
+    from ..chunked.recover import marked_journal
+    from ..errors import LayoutError
 
     jpath, _ = marked_journal(path, head, os.stat(path))
     lines = [f"{os.path.basename(path)}: MARKED by an interrupted in-place conversion (np.load refuses it)"]

@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from .errors import LayoutError
+from ..errors import LayoutError
 
 #: A size word's digits: plain ASCII, and few enough that int() is instant and exact.
 _SIZE = re.compile(r"[0-9]{1,18}")
@@ -47,7 +47,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Tensor memory layouts: where element (n, c, h, w) lives, and how "
                                "layouts convert.")
-    from . import __version__
+    from .. import __version__
     parser.add_argument("--version", action="version", version=f"layouts {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{tour,explain,gallery,explain-copy,tune,convert,info,recover,smem}")
     tour = sub.add_parser(
@@ -106,9 +106,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                     ".npy from its journal: rolled forward to the destination layout or back to the source, "
                     "whichever the journal allows; prints which.")
     recover.add_argument("path", metavar="PATH", help="the marked .npy file")
-    from .cli_files import add_commands
+    from .files import add_commands
     add_commands(sub)
-    from .cli_smem import add_command as add_smem
+    from .smem import add_command as add_smem
     add_smem(sub, prog)
     return parser
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             from .tour import run
             run(out, figures=not args.no_figures)
         elif args.command == "gallery":
-            from .viz.gallery import write_gallery
+            from ..viz.gallery import write_gallery
             for path in write_gallery(args.dir):
                 print(f"wrote {path}")
         elif args.command == "explain-copy":
@@ -135,16 +135,16 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         elif args.command == "tune":
             _tune(args)
         elif args.command == "convert":
-            from .cli_files import run_convert
+            from .files import run_convert
             print(run_convert(args, _dims_from_words))
         elif args.command == "info":
-            from .cli_files import describe_file
+            from .files import describe_file
             print(describe_file(args.path))
         elif args.command == "smem":
-            from .cli_smem import run_smem
+            from .smem import run_smem
             print(run_smem(args))
         elif args.command == "recover":
-            from .chunked import recover
+            from ..chunked import recover
             outcome = recover(args.path)
             what = "the destination layout" if outcome == "converted" else "the source layout, as before"
             print(f"{args.path}: {outcome} (it holds {what})")
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             layout = _layout_from_words(args.spec, args.dims)
             print(layout.explain())
             if args.ascii:
-                from .viz import ascii
+                from ..viz import ascii
                 print(ascii(layout))
     except BrokenPipeError:  # the reader went away (`... | head`): not an error of ours
         try:  # Python's recipe: point stdout at devnull so the exit-time flush does not fail again
@@ -207,9 +207,9 @@ def _explain_copy(args: argparse.Namespace) -> None:
     dims = dict(src.dims)
     if args.threads is not None and args.threads < 1:
         raise LayoutError(f"--threads {args.threads} must be 1 or more (leave it out for the package setting)")
-    from .kernels import current, use_profile
-    from .kernels.explain import explain_conversion, strategies_table
-    from .kernels.profile import reference
+    from ..kernels import current, use_profile
+    from ..kernels.explain import explain_conversion, strategies_table
+    from ..kernels.profile import reference
     prof = current() if args.profile is None else reference(args.profile)
     print(f"profile: {prof.source} | CPU {prof.cpu_name} ({', '.join(prof.cpu_features) or 'no SIMD features read'}), "
           f"{prof.cpus} CPUs, L1d {prof.l1d_bytes >> 10} KiB {prof.l1d_ways}-way, L2 {prof.l2_bytes >> 10} KiB, "
@@ -218,7 +218,7 @@ def _explain_copy(args: argparse.Namespace) -> None:
         print("strategies, in the order they are tried:\n" + strategies_table())
     print(f"{args.src} -> {args.dst}, {dtype}, {' '.join(f'{k}={v}' for k, v in dims.items())}")
     if args.inplace:
-        from .kernels.explain import explain_inplace
+        from ..kernels.explain import explain_inplace
         with use_profile(prof):
             print(explain_inplace(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims))
         return
@@ -228,9 +228,9 @@ def _explain_copy(args: argparse.Namespace) -> None:
 
 
 def _tune(args: argparse.Namespace) -> None:
-    from .kernels import profile
-    from .kernels.tune import measured_table, report
-    from .tuning import tune_all
+    from ..kernels import profile
+    from ..kernels.tune import measured_table, report
+    from .tune import tune_all
     if args.out is not None and (not args.out.strip() or Path(args.out).is_dir()):
         raise LayoutError(f"--out {args.out[:80]!r} is not a file name; expected e.g. my-profile.json")
     out = None if args.dry_run else Path(args.out) if args.out else profile.default_path()
@@ -241,8 +241,8 @@ def _tune(args: argparse.Namespace) -> None:
     if out is not None:
         profile.save(prof, out, measured_table(found))
         print(f"\nsaved {out}" + ("" if args.out is None else f"; use it with LAYOUTS_PROFILE={out}"))
-        from .kernels.tune import fill_wisdom
-        from .kernels.wisdom import path
+        from ..kernels.tune import fill_wisdom
+        from ..kernels.wisdom import path
         print(f"\nwisdom (the fastest way of each common conversion, measured), in {path()}:")
         for case, decided in fill_wisdom(prof, quick=args.quick):
             print(f"  {case}: {decided}")
@@ -258,7 +258,7 @@ def _dims_from_words(words: list[str]) -> dict:
 
 
 def _layout_from_words(spec: str, words: list[str]):
-    from .named.layout import Layout
+    from ..named.layout import Layout
     dims, align, pitch = _words(words)
     long = re.search(r"[0-9]{19,}", spec)
     if long:
