@@ -45,9 +45,9 @@ def test_explain_and_its_errors():
 
 def _run_as_script(tmp_path, *args: str) -> subprocess.CompletedProcess:
     """Run the CLI the way the ``layouts`` console script does: a launcher file named
-    ``layouts`` that calls ``layouts.__main__:main`` (what pip writes for [project.scripts])."""
+    ``layouts`` that calls ``layouts.cli:main`` (what pip writes for [project.scripts])."""
     launcher = tmp_path / "layouts"
-    launcher.write_text("import sys\nfrom layouts.__main__ import main\nsys.exit(main())\n")
+    launcher.write_text("import sys\nfrom layouts.cli import main\nsys.exit(main())\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, str(launcher), *args], capture_output=True, text=True,
                           env=env, timeout=300)

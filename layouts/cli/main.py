@@ -6,7 +6,7 @@ Every user mistake -- an unknown subcommand or option, a malformed ``AXIS=SIZE``
 core refuses, a folder that cannot be written -- prints one ``<prog>: error: ...`` line on stderr
 and exits with status 2, never a traceback. ``--help`` works for the program and each subcommand.
 
-(pytest does not collect doctests from ``__main__.py``: the examples live in tests/test_cli.py.)
+The examples live in tests/test_cli.py.
 """
 
 from __future__ import annotations
@@ -290,7 +290,3 @@ def _words(words: list[str]) -> tuple[dict, dict, dict]:
             raise LayoutError(f"{word[:40]!r} gives {key} a second time")
         target[key] = int(value)
     return dims, align, pitch
-
-
-if __name__ == "__main__":
-    sys.exit(main(prog="python -m layouts"))
