@@ -9,7 +9,7 @@ code and the interop modules load when first used.
 """
 
 from .arrays.aligned import aligned_empty
-from .config import get_threads, set_threads
+from .settings import get_threads, set_threads
 from .chunked import convert_file, recover
 from .conversion.front import convert
 from .errors import LayoutError, LayoutTypeError, LayoutWarning

@@ -693,10 +693,10 @@ def test_set_threads_drops_the_kept_calls_and_a_recording_across_it_is_not_kept(
     """Kept calls ran on the thread count of the setting they were recorded under: set_threads
     drops them, and calls recorded while it changed the setting are not kept."""
     import layouts
-    from layouts import config
+    from layouts import settings
     from layouts.conversion import replays
     rng = np.random.default_rng(14)
-    before = config.get_threads()
+    before = settings.get_threads()
     try:
         with profile.use_profile(PINNED):
             x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)

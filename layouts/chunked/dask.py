@@ -67,7 +67,7 @@ def _convert_dask(d: Any, src: Any, dst: Any, out: Any, threads: Any, copy: Any,
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
-    from .. import config
+    from .. import settings
 
     if not isinstance(d, da.Array):
         raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
@@ -75,7 +75,7 @@ def _convert_dask(d: Any, src: Any, dst: Any, out: Any, threads: Any, copy: Any,
         raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
     if copy not in (True, None):
         raise LayoutError(f"copy must be True or None, got {copy!r}")
-    threads = 1 if threads is None else config.check_threads(threads)
+    threads = 1 if threads is None else settings.check_threads(threads)
     if any(math.isnan(c) for cs in d.chunks for c in cs):
         raise LayoutError("the dask array has unknown chunk sizes (nan); call .compute_chunk_sizes() first")
     dtype = np.dtype(d.dtype)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .. import config
+from .. import settings
 from . import loading as kernel_loading, replays
 from ..arrays.aligned import aligned_empty
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
@@ -188,9 +188,9 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
             kernels.pool.made(None)     # not kept: a recording around this call cannot repeat it
         return out
     cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
-    setting = config.get_threads()
+    setting = settings.get_threads()
     calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
-    if calls is not None and (threads is not None or config.get_threads() == setting):   # no set_threads since
+    if calls is not None and (threads is not None or settings.get_threads() == setting):   # no set_threads since
         replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
     return out
 
@@ -254,7 +254,7 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
     copy = None if copy is None else bool(copy)
     if isinstance(src, Layout) and x.ndim == 1 and x.shape != src.shape:
         x = _flat_source(x, src, copy is False)
-    threads = config.check_threads(threads) if threads is not None else config.get_threads()
+    threads = settings.check_threads(threads) if threads is not None else settings.get_threads()
     try:
         # the type is part of the key: C=True or C=2.0 equal C=1 / C=2 as dict keys, yet must be refused
         key = (src, dst, x.shape, x.dtype, tuple(sorted((k, type(v), v) for k, v in dims.items())))

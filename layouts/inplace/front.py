@@ -44,7 +44,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .. import config
+from .. import settings
 from ..arrays.foreign import is_torch_tensor
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning
 from ..named.layout import Layout
@@ -114,7 +114,7 @@ def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], d
 
 def _plan_for(s: Layout, d: Layout, dt: np.dtype, threads: int | None, budget: int | None = None) -> InplacePlan:
     from ..kernels.pool import thread_count
-    nth = thread_count(config.check_threads(threads) if threads is not None else config.get_threads())
+    nth = thread_count(settings.check_threads(threads) if threads is not None else settings.get_threads())
     sizes, order = fine_dims(s, d)
     return plan_passes(sizes, order, dt.itemsize, s.size * dt.itemsize, nth, budget=budget)
 
@@ -223,7 +223,7 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
         raise LayoutError(f"x is not C-contiguous (strides {x.strides}); convert_inplace needs one packed buffer "
                           f"(np.ascontiguousarray(x) first, or ly.convert)")
     if threads is not None:
-        config.check_threads(threads)
+        settings.check_threads(threads)
     s, d, request = _request(x.shape, src, dst, x.dtype.itemsize == 1, dims)
     if x.size == 0 or x.ndim == 0:
         return x.reshape(d.shape)

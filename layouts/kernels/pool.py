@@ -28,7 +28,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Callable
 
-from ..config import check_threads, get_threads
+from ..settings import check_threads, get_threads
 from .affinity import keep_workers_off_this_cpu, register_this_thread, unregister
 
 _lock = threading.Lock()
