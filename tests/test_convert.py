@@ -285,7 +285,7 @@ def test_repeated_conversions_of_a_blocked_source_warn_whenever_its_last_channel
     as on the first call, also when the probed elements are zero and the rest is not; and NaN
     bit patterns there (signalling NaNs make any() warn) give no warning on any call."""
     import importlib
-    convert_module = importlib.import_module("layouts.convert")
+    convert_module = importlib.import_module("layouts.conversion.front")
     rng = np.random.default_rng(3)
     x = (rng.integers(1, 250, shape)).astype(dtype)
     want_of = lambda a: a.transpose(0, 1, 4, 2, 3).reshape(shape[0], -1, *shape[2:4])   # numpy's own
