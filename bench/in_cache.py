@@ -11,12 +11,12 @@ stores behind). Interleaved per round in a shuffled order, each into an output o
 
 - ``convert``: ``layouts.convert(src, s, d, out=o, threads=1)``, as the matrix times it;
 - ``kernels``: the kernel calls that same call makes (recorded once with
-  :func:`layouts.kernels.pool.recorded`), made directly: ``convert - kernels`` is the call's work
+  :func:`layouts.kernels.runtime.pool.recorded`), made directly: ``convert - kernels`` is the call's work
   in Python after other work;
 - ``plain`` and ``NT``: the call with plain stores whatever the output's recency, and under a
   profile whose ``nt_min_bytes`` is below this output, so with non-temporal stores. ``convert``
   itself takes non-temporal stores into an output it has not written in the last millisecond
-  (:mod:`layouts.kernels.recency`): after other work, not in a loop;
+  (:mod:`layouts.kernels.runtime.recency`): after other work, not in a loop;
 - ``... + read``: both followed by a sum of the output, the next step's read;
 - ``np.copyto`` and the non-temporal copy of the same bytes, and ``cv2.transposeND`` where
   OpenCV is installed (the matrix's fastest peer on these cells).
@@ -67,7 +67,8 @@ import _limits           # noqa: E402  (bench/_limits.py: the non-temporal copy)
 import _peers            # noqa: E402  (bench/_peers.py: the matrix's peers)
 import run as matrix     # noqa: E402  (bench/run.py: the cases and their arrays)
 import layouts as ly     # noqa: E402
-from layouts.kernels import pool, profile  # noqa: E402
+from layouts.kernels.runtime import pool
+from layouts.kernels.machine import profile  # noqa: E402
 
 os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the first call; bench/first_call.py times the default
 

@@ -34,14 +34,15 @@ import numpy as np
 os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")
 
 import layouts as ly     # noqa: E402
-from layouts.kernels import geometry, profile  # noqa: E402
+from layouts.kernels import geometry
+from layouts.kernels.machine import profile  # noqa: E402
 
 WRAP = 16 << 10          # bytes each wrapped side stays within
 
 
 def _walk():
     import numba
-    from layouts.kernels.simd import tile
+    from layouts.kernels.jit.simd import tile
     U = np.uint64
 
     @numba.njit(nogil=True)

@@ -34,7 +34,7 @@ def set_threads(threads: int | None) -> None:
     """Threads for conversions that pass no ``threads=``; ``None``: all cores (numba's count).
 
     A count above the cores this process may use is accepted and clamped when a conversion runs
-    (:func:`layouts.kernels.pool.max_threads`); the kernels share one bounded thread pool."""
+    (:func:`layouts.kernels.runtime.pool.max_threads`); the kernels share one bounded thread pool."""
     global _threads
     _threads = check_threads(threads)
     from .conversion import replays

@@ -3,7 +3,7 @@ examples one draw happened to try. Locally the draws stay random, so the propert
 keep finding new cases (run with ``CI=true`` to replay CI's examples).
 
 The kernels' machine profile is pinned in every test (and every child process a test starts) to
-a reference machine (:mod:`layouts.kernels.machines`), never read from the host: which strategy and
+a reference machine (:mod:`layouts.kernels.machine.machines`), never read from the host: which strategy and
 tile a copy takes then does not depend on the CPU the suite runs on, and a profile saved by
 ``python -m layouts tune`` never changes a test. ``LAYOUTS_TEST_PROFILE=<kind>`` runs the suite as
 if on another kind (``.ci/run`` does, for the CPU-sensitive files); ``host`` uses this machine's

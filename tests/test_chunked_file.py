@@ -82,7 +82,7 @@ def test_random_shapes_and_dtypes_equal_numpy(tmp_path, axes, src, dst, seed):
 def test_many_tiles_in_a_small_budget(tmp_path, mapped, buffers):
     """A few-MB file through a 64 kB budget: hundreds of tiles, every byte right (source tiles
     mapped or read, writes in turn or overlapped by a writer thread: the profile pinned)."""
-    from layouts.kernels.profile import current, use_profile
+    from layouts.kernels.machine.profile import current, use_profile
     with use_profile(current().replace(file_map_source=mapped, file_write_buffers=buffers)):
         _many_tiles(tmp_path)
 

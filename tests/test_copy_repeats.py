@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from layouts import kernels
-from layouts.kernels import pool, profile
-from layouts.kernels.pointers import DIRECT, STRUCT, address, struct_snapshot, unchanged
+from layouts.kernels.runtime import pool
+from layouts.kernels.machine import profile
+from layouts.kernels.runtime.pointers import DIRECT, STRUCT, address, struct_snapshot, unchanged
 
 # below small_bytes copy_into hands the copy to numpy; these tests are about the kernel path, with
 # the stores the profile's sizes give (no output judged cold by kernels.recency, tested at the end)
@@ -180,7 +181,7 @@ def test_a_struct_snapshot_holds_what_numpys_attributes_say():
 def test_the_struct_probe_refuses_a_layout_it_does_not_read_right(monkeypatch):
     """Where the fields are not where the probe expects them, or the writeable bit is another,
     the probe says so (and replays go by the addresses, reading the attributes)."""
-    from layouts.kernels import pointers
+    from layouts.kernels.runtime import pointers
     assert pointers._probe_struct() == STRUCT
     if not STRUCT:
         pytest.skip("numpy's struct is not read directly on this interpreter")
@@ -729,7 +730,7 @@ def test_without_the_struct_a_repeat_goes_by_the_addresses(monkeypatch):
     addresses alone and every check reads the attributes: the repeats still match numpy."""
     import layouts
     from layouts.conversion import replays
-    from layouts.kernels import pointers
+    from layouts.kernels.runtime import pointers
     monkeypatch.setattr(pointers, "STRUCT", False)
     rng = np.random.default_rng(24)
     with profile.use_profile(PINNED):

@@ -177,7 +177,7 @@ def test_convert_leaves_input_unchanged_and_fills_out():
 
 def test_plain_conversions_use_the_copy_engine_and_swizzled_the_kernel(monkeypatch):
     import layouts.kernels as kernels
-    from layouts.kernels import swizzle as swizzle_kernel
+    from layouts.kernels.jit import swizzle as swizzle_kernel
     calls = []
     real_copy, real_kernel = kernels.copy_into, swizzle_kernel.gather_scatter
     monkeypatch.setattr(kernels, "copy_into", lambda d, s, threads=None: (calls.append("engine"), real_copy(d, s, threads))[1])

@@ -452,7 +452,7 @@ def test_thread_counts_stay_bounded():
     run_bounded("""
         import threading, numpy as np, layouts as ly
         from layouts import kernels
-        from layouts.kernels.pool import max_threads
+        from layouts.kernels.runtime.pool import max_threads
         kernels.set_profile(kernels.current().replace(small_bytes=0, thread_min_bytes=0))
         x = np.random.default_rng(0).standard_normal((4, 16, 32, 32)).astype(np.float32)
         ref = x.transpose(0, 2, 3, 1)
@@ -465,7 +465,7 @@ def test_thread_counts_stay_bounded():
 
 def test_many_callers_at_once_equal_numpy_and_threads_bounded():
     from layouts import kernels
-    from layouts.kernels.pool import max_threads
+    from layouts.kernels.runtime.pool import max_threads
     with kernels.use_profile(kernels.current().replace(small_bytes=0, thread_min_bytes=0)):
         _many_callers(max_threads)
 

@@ -42,7 +42,7 @@ def _same(a, b):
 def budget():
     """Pin a profile with a tiny scratch floor so that small tensors take every method (chunks,
     split, square, ckg)."""
-    from layouts.kernels.profile import current, use_profile
+    from layouts.kernels.machine.profile import current, use_profile
     with contextlib.ExitStack() as stack:
         yield lambda nbytes: stack.enter_context(use_profile(current().replace(inplace_min_budget=nbytes)))
 
@@ -138,13 +138,13 @@ def test_property_equals_transpose_and_round_trips(data):
     dtype = data.draw(st.sampled_from(DTYPES))
     floor = data.draw(st.sampled_from([32, 200, 4096, ip.MIN_BUDGET]))
     threads = data.draw(st.integers(1, 2))
-    from layouts.kernels.profile import current, use_profile
+    from layouts.kernels.machine.profile import current, use_profile
     with use_profile(current().replace(inplace_min_budget=floor)):
         _permute_check(shape, perm, dtype, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))), threads)
 
 
 def test_ckg_kernel_against_transpose_every_small_shape():
-    from layouts.kernels.inplace import INPLACE, ckg_kernel
+    from layouts.kernels.jit.inplace import INPLACE, ckg_kernel
     from layouts.kernels.records import record
     for m in range(1, 25):
         for n in range(1, 25):
@@ -156,7 +156,7 @@ def test_ckg_kernel_against_transpose_every_small_shape():
 
 
 def test_chunk_and_square_kernels_against_transpose():
-    from layouts.kernels.inplace import INPLACE, chunk_kernel, square_kernel
+    from layouts.kernels.jit.inplace import INPLACE, chunk_kernel, square_kernel
     from layouts.kernels.records import record
     for m in range(1, 10):
         for n in range(1, 10):

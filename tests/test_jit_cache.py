@@ -1,5 +1,5 @@
 """numba's on-disk cache of the kernels follows every source they are compiled from
-(:mod:`layouts.kernels.jit_cache`): a change to one module reaches the kernels that inline it."""
+(:mod:`layouts.kernels.machine.jit_cache`): a change to one module reaches the kernels that inline it."""
 
 import ast
 import os
@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from layouts.kernels import jit_cache
+from layouts.kernels.machine import jit_cache
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(jit_cache.__file__)))
 JIT_MARKS = ("@njit", "@jit", "@intrinsic", "@overload", "@cfunc", "@vectorize", "numba.njit(")

@@ -213,8 +213,8 @@ def test_coalesce_property():
 
 
 def test_size_one_axes_do_not_recompile():
-    from layouts.kernels.lines import LINE_KERNELS
-    from layouts.kernels.transpose import KERNELS
+    from layouts.kernels.jit.lines import LINE_KERNELS
+    from layouts.kernels.jit.transpose import KERNELS
     tune(small_bytes=0)
     x = np.arange(4 * 16 * 5 * 7, dtype=np.float32).reshape(4, 16, 5, 7)
     for shape in [(4, 16, 5, 7), (1, 16, 5, 7), (4, 16, 1, 7), (1, 1, 1, 9), (3, 32, 2, 2)]:
@@ -241,7 +241,7 @@ def test_misaligned_dst_edges(path, dtype, tiles, extra):
     non-temporal tiles: head/tail edges go through narrow tiles (width a multiple of 16
     bytes) or scalar loops (otherwise); contiguous rows and pitched rows.  Contiguous rows with
     ni a multiple of the tile height take the straddling-tile path (mode 7) at every offset."""
-    from layouts.kernels.simd import TILE_SHAPE
+    from layouts.kernels.jit.simd import TILE_SHAPE
     dt = np.dtype(dtype)
     L, K = TILE_SHAPE[8 * dt.itemsize]
     ni = tiles * K * L + extra
@@ -367,7 +367,7 @@ def test_long_rows_short_src_rows(path, monkeypatch, dtype, bj_long):
     """Long dst rows (>= LONG_ROW bytes) from short src rows (NCHW16c->NCHW, NHWC->NCHW):
     j blocks covering all of j when src rows fit in BJ_LONG bytes (or one tile column with 0),
     nj with and without a remainder, dst at several offsets, threads 1 and 2."""
-    from layouts.kernels.simd import TILE_SHAPE
+    from layouts.kernels.jit.simd import TILE_SHAPE
     tune(block_j_long_bytes=bj_long, block_j_plain_bytes=bj_long)     # streaming and in-cache tiles alike
     dt = np.dtype(dtype)
     L, K = TILE_SHAPE[8 * dt.itemsize]
@@ -455,7 +455,7 @@ def test_one_bounded_pool_and_clamped_counts(monkeypatch):
     """Thread counts above the cores are clamped; every count shares one pool; a split started on a
     pool worker runs inline (it never waits on the pool it runs in)."""
     import threading
-    from layouts.kernels import pool as pool_mod
+    from layouts.kernels.runtime import pool as pool_mod
 
     monkeypatch.setattr(pool_mod, "max_threads", lambda: 3)
     assert pool_mod.thread_count(10**6) == 3 and pool_mod.thread_count(2) == 2
@@ -489,7 +489,7 @@ def test_one_bounded_pool_and_clamped_counts(monkeypatch):
 def test_thread_count_follows_the_package_setting():
     """threads=None in the kernels (preprocessing, in place) means ly.set_threads's value, as in convert."""
     import layouts as ly
-    from layouts.kernels.pool import thread_count
+    from layouts.kernels.runtime.pool import thread_count
 
     try:
         ly.set_threads(1)

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from layouts.kernels import affinity
-from layouts.kernels import pool as pool_mod
+from layouts.kernels.machine import affinity
+from layouts.kernels.runtime import pool as pool_mod
 
 linux_multi_cpu = pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2
                                      or pool_mod.max_threads() < 2, reason="needs Linux and 2+ CPUs")

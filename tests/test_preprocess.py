@@ -198,7 +198,7 @@ def _threads_same_bits(threads):
 
 
 def test_threads_only_above_the_size_threshold_and_on_idle_cores(monkeypatch):
-    import layouts.kernels.pool as pool
+    import layouts.kernels.runtime.pool as pool
     monkeypatch.setattr(pool, "max_threads", lambda: 8)   # an 8-core machine: the rules, not this one's clamp
     idle = pp.idle_cores()
     assert idle is None or 1 <= idle <= (os.cpu_count() or 1)

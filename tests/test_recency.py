@@ -1,4 +1,4 @@
-"""Outputs judged cold (layouts.kernels.recency): one this process has not written lately is written
+"""Outputs judged cold (layouts.kernels.runtime.recency): one this process has not written lately is written
 past the cache, one it wrote moments ago with plain stores, and the bytes are numpy's either way.
 
 Which stores a copy used shows in the key its kernel calls are kept under (the ``stream`` flag of
@@ -11,8 +11,9 @@ import pytest
 import layouts
 from layouts import kernels
 from layouts.conversion import replays
-from layouts.kernels import pool, profile, recency
-from layouts.kernels.pointers import address
+from layouts.kernels.runtime import pool, recency
+from layouts.kernels.machine import profile
+from layouts.kernels.runtime.pointers import address
 
 # 2 MiB L2: outputs from 512 KiB (a quarter) to 4 MiB (nt_min_bytes) are judged by recency
 XEON = profile.reference("xeon-avx512")

@@ -139,7 +139,7 @@ def test_explain_inplace_names_each_pass_of_the_plan():
 
 def test_a_pinned_profile_changes_the_in_place_plan():
     from layouts.inplace import plan_inplace
-    from layouts.kernels.profile import current, use_profile
+    from layouts.kernels.machine.profile import current, use_profile
     shape, dt = (1, 3, 2, 1001), "float32"
     default = [p.method for p in plan_inplace("NCHW", "NHWC", shape, dt, threads=1).passes]
     with use_profile(current().replace(inplace_min_budget=256)):

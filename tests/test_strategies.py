@@ -19,10 +19,10 @@ import pytest
 
 import layouts as ly
 from layouts import LayoutError, kernels
-from layouts.kernels import profile as prof
+from layouts.kernels.machine import profile as prof
 from layouts.kernels.explain import explain_conversion
-from layouts.kernels.machines import REFERENCES
-from layouts.kernels.profile import reference
+from layouts.kernels.machine.machines import REFERENCES
+from layouts.kernels.machine.profile import reference
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}

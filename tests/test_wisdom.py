@@ -1,4 +1,4 @@
-"""The planner that measures (layouts.kernels.wisdom): pinned profiles measure nothing; a measuring
+"""The planner that measures (layouts.kernels.machine.wisdom): pinned profiles measure nothing; a measuring
 profile times the ways on a slice, keeps a winner that is one of them, saves it for later
 processes, and the copies stay bitwise numpy's whichever way won."""
 
@@ -14,8 +14,8 @@ import pytest
 
 import layouts as ly
 from layouts import kernels
-from layouts.kernels import wisdom
-from layouts.kernels.profile import reference
+from layouts.kernels.machine import wisdom
+from layouts.kernels.machine.profile import reference
 from layouts.kernels.registry import Task, choose
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,7 +107,7 @@ def test_a_measurement_inside_a_repeat_of_convert_is_not_made_again(fresh_wisdom
     those again. When ``out`` is new and its alignment too, the planner measures inside that
     recording: the timed runs on slices must stay out of it, or every repeat makes them again."""
     from layouts.conversion import replays
-    from layouts.kernels import pool
+    from layouts.kernels.runtime import pool
     x, xs = _nhwc()
     want = x.transpose(1, 2, 3, 0)
     prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 20)
@@ -146,7 +146,7 @@ def test_measured_parts_keep_the_alignment_the_way_was_planned_for(fresh_wisdom)
     code = ("import numpy as np, layouts as ly\n"
             "from layouts import kernels\n"
             "from layouts.kernels.explain import explain_conversion\n"
-            "from layouts.kernels.profile import reference\n"
+            "from layouts.kernels.machine.profile import reference\n"
             "p = reference('epyc-avx512').replace(measure_min_bytes=32 << 20)\n"
             "x = np.random.default_rng(3).integers(0, 250, (1, 16, 1200, 1999)).astype(np.uint8)\n"
             "with kernels.use_profile(p):\n"
@@ -165,7 +165,7 @@ def test_measured_parts_of_rows_that_follow_each_other_across_batch_indices(fres
     along rows 20 x 130 x 4 bytes apart, 32 bytes off a line's multiple (a crash before)."""
     code = ("import numpy as np, layouts as ly\n"
             "from layouts import kernels\n"
-            "from layouts.kernels.profile import reference\n"
+            "from layouts.kernels.machine.profile import reference\n"
             "x0 = np.random.default_rng(0).integers(0, 250, (130, 62, 20, 20)).astype(np.float32)\n"
             "x = np.ascontiguousarray(x0.transpose(0, 2, 3, 1)); want = x0.transpose(1, 2, 3, 0)\n"
             "b = np.zeros(want.nbytes + 128, np.uint8); s = (-b.ctypes.data) % 64 + 16\n"
@@ -287,7 +287,7 @@ def test_tune_fills_wisdom_below_the_measuring_size_and_not_for_a_pinned_profile
     """``tune``'s wisdom covers common conversions that a first copy would not measure (here all of
     them: the measuring size is far above them), one entry per thread count; a profile that
     measures nothing fills nothing."""
-    from layouts.kernels.tune import fill_wisdom
+    from layouts.kernels.machine.tune import fill_wisdom
     assert fill_wisdom(reference("xeon-avx512"), quick=True) == [] and not fresh_wisdom.exists()
     prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 40)
     done = fill_wisdom(prof, quick=True)

@@ -120,7 +120,7 @@ def mapped_region(fd: int, region: Region, dtype: np.dtype, base: int, end: int)
     """
     item = dtype.itemsize
     n = len(region.offsets)
-    from ..kernels.profile import current
+    from ..kernels.machine.profile import current
     if not current().file_map_source or n == 0 or region.elements == 0:
         yield None
         return

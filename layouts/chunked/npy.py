@@ -340,7 +340,7 @@ class _Job:
     def _convert(self, progress: Any) -> None:
         """Read (or map), convert and write tile by tile, in the destination's order; with
         the profile's ``file_write_buffers`` = 2 a writer thread writes one tile while the next is converted."""
-        from ..kernels.pool import helper_thread, keep_workers_off_this_cpu
+        from ..kernels.runtime.pool import helper_thread, keep_workers_off_this_cpu
 
         item = self.dtype.itemsize
         src_L, dst_L = self.src_layout, self.dst_layout

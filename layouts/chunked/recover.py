@@ -86,7 +86,7 @@ def _recover(path: str, hold: SignalHold) -> str:
         mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
         data = np.frombuffer(mm, np.uint8, count=nbytes, offset=offset)
         segs = segs_from_json(meta["segments"])
-        from ..kernels.inplace import warm
+        from ..kernels.jit.inplace import warm
         warm(data, _Plan(segs))
         runner = StepRunner(fd, mm, data, journal, segs, np.empty(int(meta["scratch"]), np.uint8), hold, True, path,
                             offset + nbytes)
@@ -125,7 +125,7 @@ def _write(fd: int, header: bytes) -> None:
 
 
 class _Plan:
-    """What :func:`layouts.kernels.inplace.warm` reads of a plan: passes with ops."""
+    """What :func:`layouts.kernels.jit.inplace.warm` reads of a plan: passes with ops."""
 
     def __init__(self, segs: list) -> None:
         self.passes = [_Pass(seg.op) for seg, _ in segs]

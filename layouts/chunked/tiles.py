@@ -27,7 +27,7 @@ WRITE_BUFFERS = 1
 
 def write_buffers() -> int:
     """Destination tile buffers: the active profile's ``file_write_buffers`` (1 or 2)."""
-    from ..kernels.profile import current
+    from ..kernels.machine.profile import current
     return 2 if current().file_write_buffers >= 2 else 1
 
 
@@ -38,7 +38,7 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     A tile whose in-place plan falls back to a Catanzaro-Keller-Garland pass needs one line of
     ``max(M, N)`` elements more than this (see :mod:`layouts.inplace.front`); tiles are not re-sized for it.
 
-    >>> from layouts.kernels.profile import current, use_profile
+    >>> from layouts.kernels.machine.profile import current, use_profile
     >>> with use_profile(current().replace(file_write_buffers=1)):
     ...     tile_cost(10**7, 10**7, 4), tile_cost(10**7, 10**7, 4, inplace=True), tile_cost(1000, 1000, 4, inplace=True)
     (80000000, 40400000, 69536)

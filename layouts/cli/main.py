@@ -209,7 +209,7 @@ def _explain_copy(args: argparse.Namespace) -> None:
         raise LayoutError(f"--threads {args.threads} must be 1 or more (leave it out for the package setting)")
     from ..kernels import current, use_profile
     from ..kernels.explain import explain_conversion, strategies_table
-    from ..kernels.profile import reference
+    from ..kernels.machine.profile import reference
     prof = current() if args.profile is None else reference(args.profile)
     print(f"profile: {prof.source} | CPU {prof.cpu_name} ({', '.join(prof.cpu_features) or 'no SIMD features read'}), "
           f"{prof.cpus} CPUs, L1d {prof.l1d_bytes >> 10} KiB {prof.l1d_ways}-way, L2 {prof.l2_bytes >> 10} KiB, "
@@ -228,8 +228,8 @@ def _explain_copy(args: argparse.Namespace) -> None:
 
 
 def _tune(args: argparse.Namespace) -> None:
-    from ..kernels import profile
-    from ..kernels.tune import measured_table, report
+    from ..kernels.machine import profile
+    from ..kernels.machine.tune import measured_table, report
     from .tune import tune_all
     if args.out is not None and (not args.out.strip() or Path(args.out).is_dir()):
         raise LayoutError(f"--out {args.out[:80]!r} is not a file name; expected e.g. my-profile.json")
@@ -241,8 +241,8 @@ def _tune(args: argparse.Namespace) -> None:
     if out is not None:
         profile.save(prof, out, measured_table(found))
         print(f"\nsaved {out}" + ("" if args.out is None else f"; use it with LAYOUTS_PROFILE={out}"))
-        from ..kernels.tune import fill_wisdom
-        from ..kernels.wisdom import path
+        from ..kernels.machine.tune import fill_wisdom
+        from ..kernels.machine.wisdom import path
         print(f"\nwisdom (the fastest way of each common conversion, measured), in {path()}:")
         for case, decided in fill_wisdom(prof, quick=args.quick):
             print(f"  {case}: {decided}")

@@ -10,7 +10,7 @@ same buffers, by the two addresses, then the checks of what can have changed in 
 since the calls were recorded.
 
 The calls hold views of both addresses, so shapes, strides and dtypes fix every byte they touch.
-A recording keeps two sets, one per kind of stores (:mod:`layouts.kernels.recency`): plain into
+A recording keeps two sets, one per kind of stores (:mod:`layouts.kernels.runtime.recency`): plain into
 an ``out`` written a moment ago, non-temporal into one other work has pushed out of the cache.
 
 >>> import numpy as np, layouts as ly
@@ -36,11 +36,11 @@ __all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "prob
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
 #: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for, and views of
-#: what numpy keeps of them (:func:`layouts.kernels.pointers.struct_snapshot`). Matching the
+#: what numpy keeps of them (:func:`layouts.kernels.runtime.pointers.struct_snapshot`). Matching the
 #: objects' ``id`` and comparing those bytes costs less after other work than reading two
 #: addresses afresh and each attribute the calls depend on (an object can be given another buffer,
 #: by ``__setstate__`` for one, or another shape in place, so the bytes are read each time). Only
-#: where :data:`layouts.kernels.pointers.STRUCT`.
+#: where :data:`layouts.kernels.runtime.pointers.STRUCT`.
 _by_object: dict = {}
 #: ``id(out)`` -> (``id(x)``, x's address) of the last small conversion into ``out`` not kept
 #: (:func:`worth_keeping`)
@@ -65,9 +65,9 @@ class Replay(NamedTuple):
     profile: Any
     #: a blocked source's suspect slots, each probed for a nonzero (else the full path warns)
     probes: tuple
-    #: :func:`layouts.kernels.recency.window_ns` for this ``out`` under ``profile``
+    #: :func:`layouts.kernels.runtime.recency.window_ns` for this ``out`` under ``profile``
     window_ns: int | None
-    #: ``out``'s first byte, where :mod:`layouts.kernels.recency` notes the write
+    #: ``out``'s first byte, where :mod:`layouts.kernels.runtime.recency` notes the write
     out_address: int
     #: [calls with plain stores, calls with those for a cold ``out``]; None: not recorded yet
     calls: list
@@ -100,7 +100,7 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     path). The caller has checked that ``x`` and ``out`` are ndarrays and ``threads`` valid.
 
     After other work each function called and each object read here costs cache misses, so the
-    checks and the recency rule (:func:`layouts.kernels.recency.cold`) are written out inline,
+    checks and the recency rule (:func:`layouts.kernels.runtime.recency.cold`) are written out inline,
     and each record is read by unpacking it at once."""
     engine = _engine
     if engine is None:

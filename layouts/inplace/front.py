@@ -113,7 +113,7 @@ def plan_inplace(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], d
 
 
 def _plan_for(s: Layout, d: Layout, dt: np.dtype, threads: int | None, budget: int | None = None) -> InplacePlan:
-    from ..kernels.pool import thread_count
+    from ..kernels.runtime.pool import thread_count
     nth = thread_count(settings.check_threads(threads) if threads is not None else settings.get_threads())
     sizes, order = fine_dims(s, d)
     return plan_passes(sizes, order, dt.itemsize, s.size * dt.itemsize, nth, budget=budget)
@@ -241,7 +241,7 @@ def run_plan(buf: np.ndarray, plan: InplacePlan, hold: SignalHold, dst_shape: tu
     """Run ``plan`` on the byte buffer ``buf`` (:func:`layouts.inplace.run.run_segments`): scratch
     allocated and kernels compiled first, signals held to step boundaries, what moved undone on
     any exception."""
-    from ..kernels.inplace import warm  # numba loads here
+    from ..kernels.jit.inplace import warm  # numba loads here
     scratch = np.empty(plan.scratch_bytes, np.uint8)
     warm(buf, plan)
     run_segments(buf, segments(plan), scratch, hold, dst_shape)

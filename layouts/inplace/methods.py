@@ -3,7 +3,7 @@
 The engine dialect of :mod:`layouts.kernels.registry`, for transpositions in place: a
 :class:`Transposition` (``B`` batches of ``M x N`` elements of ``e`` bytes, a scratch budget,
 threads) is offered to each strategy of :data:`STRATEGIES` in order; the first that accepts
-returns its named ops (:class:`Op`, the kernel call patterns :mod:`layouts.kernels.inplace`
+returns its named ops (:class:`Op`, the kernel call patterns :mod:`layouts.kernels.jit.inplace`
 runs) and cost, and each one before it says why it declined (:func:`explain`). Every constant
 is a field of :class:`InplaceTuning`, read from the profile's ``inplace_*`` fields.
 
@@ -43,7 +43,7 @@ SEARCH_MAX_DIMS = 6
 
 @dataclass(frozen=True)
 class InplaceTuning:
-    """The in-place planner's constants, read from the :class:`~layouts.kernels.profile.MachineProfile`
+    """The in-place planner's constants, read from the :class:`~layouts.kernels.machine.profile.MachineProfile`
     (its ``inplace_*`` fields; costs there in thousandths of a memcpy of the tensor)."""
 
     min_budget: int = MIN_BUDGET
@@ -76,8 +76,8 @@ class InplaceTuning:
 
 
 def tuning() -> InplaceTuning:
-    """The in-place constants of the active profile (:func:`layouts.kernels.profile.current`)."""
-    from ..kernels.profile import current
+    """The in-place constants of the active profile (:func:`layouts.kernels.machine.profile.current`)."""
+    from ..kernels.machine.profile import current
     return _tuning_of(current())
 
 

@@ -79,8 +79,8 @@ def done_ranges(done: np.ndarray, offset: int = 0) -> list[tuple[int, int]]:
 def run_ranges(buf: np.ndarray, seg: Segment, lo: int, hi: int, scratch: np.ndarray,
                done: np.ndarray | None = None) -> None:
     """``seg.op`` over batches ``[lo, hi)`` of the byte buffer ``buf``; ``done`` (``hi - lo``
-    bools) marks the batches that moved (see :func:`layouts.kernels.inplace.transpose_batched`)."""
-    from ..kernels.inplace import transpose_batched
+    bools) marks the batches that moved (see :func:`layouts.kernels.jit.inplace.transpose_batched`)."""
+    from ..kernels.jit.inplace import transpose_batched
     blk = seg.block_bytes
     part = buf[lo * blk:hi * blk]
     transpose_batched(part, dataclasses.replace(seg.op, B=hi - lo), scratch, done)

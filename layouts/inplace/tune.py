@@ -3,7 +3,7 @@
 The planner (:mod:`layouts.inplace.plan`) compares ways of permuting a tensor in place by their
 cost in thousandths of a memcpy of the tensor: the profile's ``inplace_cost_*``,
 ``inplace_chunk_cost_*`` and ``inplace_alias_penalty_*`` fields. Each is measured here by running
-the kernel op it prices (:func:`layouts.kernels.inplace.transpose_batched`) on a buffer of the
+the kernel op it prices (:func:`layouts.kernels.jit.inplace.transpose_batched`) on a buffer of the
 tuned size, beside ``np.copyto`` of the same bytes, in interleaved rounds: ``cost = 1000 *
 t(op) / t(copyto)``; an alias penalty is the cost of a reorder whose rows share cache sets less
 that of the same reorder one row shorter. The other ``inplace_*`` fields are limits, not costs
@@ -65,8 +65,8 @@ def _op(method: str, B: int, dims: tuple[int, ...], perm: tuple[int, ...], e: in
 
 def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
     """(bytes, seconds of np.copyto of them, seconds of the op) on a buffer of the op's size."""
-    from ..kernels.inplace import transpose_batched
-    from ..kernels.tune import medians
+    from ..kernels.jit.inplace import transpose_batched
+    from ..kernels.machine.tune import medians
     nbytes = op.B * math.prod(op.dims) * op.e
     buf = np.random.default_rng(0).integers(0, 255, nbytes, dtype=np.uint8)
     other = np.empty_like(buf)
@@ -78,8 +78,8 @@ def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
 
 def tune_inplace(base, nbytes: int = 32 << 20, rounds: int = 5):
     """Measure the in-place costs (see the module doc) on tensors of about ``nbytes``: the profile
-    ``base`` with them set, and the :class:`~layouts.kernels.tune.Measured` of each."""
-    from ..kernels.tune import Measured
+    ``base`` with them set, and the :class:`~layouts.kernels.machine.tune.Measured` of each."""
+    from ..kernels.machine.tune import Measured
     tu = tuning()
     found, costs = [], {}
     for field, (what, method, B, dims, perm, e) in COST_CASES.items():

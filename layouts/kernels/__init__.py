@@ -35,13 +35,13 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError
 from ..arrays.raw_bytes import whole_elements
 
-from . import jit_cache
-from . import profile as _profile
+from .machine import jit_cache
+from .machine import profile as _profile
 from .plan import make_fill_plan
-from . import recency
-from .pointers import address
-from .pool import made, recorded, replay, run_items, thread_count
-from .profile import MachineProfile, current, reference, set_profile, use_profile
+from .runtime import recency
+from .runtime.pointers import address
+from .runtime.pool import made, recorded, replay, run_items, thread_count
+from .machine.profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
 from .strategies.numpy_copy import numpy_is_cheaper, short_rows
 
@@ -141,7 +141,7 @@ def _choice(dst, src, stream, prof, nth=1, addrs=None):
     if hit is not None and hit[1] is prof:
         return hit[0], prof
     from .registry import Task
-    from .wisdom import decide
+    from .machine.wisdom import decide
     c, _, decided = decide(Task.of(dst, src, stream), prof, nth, dst, src)
     if decided != c.decided:
         c = dataclasses.replace(c, decided=decided)
@@ -236,7 +236,7 @@ def fill_zero(dst, threads=None):
         return
     if plan.nbytes < prof.thread_min_bytes:
         nth = 1
-    from .rows import fill_kernel
+    from .jit.rows import fill_kernel
     d = _flat(dst, plan.dext, plan.unit)
     run_items(fill_kernel, (d, record(ROWS, n=plan.n, dI=plan.dI, sI=plan.dI), batch_axes(plan.batch)), (),
               plan.nbatch, nth)

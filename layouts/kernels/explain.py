@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import profile as _profile
-from . import recency
+from .machine import profile as _profile
+from .runtime import recency
 from .registry import STRATEGIES, Task
 
 __all__ = ["Explanation", "explain", "explain_conversion", "explain_inplace"]
@@ -83,7 +83,7 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
                else "overlapping views: numpy's copy buffers them")
         return Explanation(p, "numpy", why + " (copy_into does not plan)", {}, [], 1, "numpy's own copy", prof, 1,
                            label)
-    from .wisdom import decide
+    from .machine.wisdom import decide
     c, declined, decided = decide(task, prof, nthreads)      # no arrays: what is known, nothing measured
     if not c.flat or nthreads == 1:
         nth, why = 1, "asked for 1" if nthreads == 1 else "numpy's own copy"
@@ -120,7 +120,7 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
     from ..errors import LayoutError, LayoutTypeError
     from ..conversion.plan import CopyStep, plan
     from ..request import resolve
-    from .pool import thread_count
+    from .runtime.pool import thread_count
     try:
         shape = tuple(operator.index(n) for n in shape)
     except TypeError:
@@ -189,7 +189,7 @@ def explain_inplace(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, thre
     """
     from ..inplace.front import plan_inplace
     from ..inplace.methods import Transposition, explain as explain_method, tuning
-    from .pool import thread_count
+    from .runtime.pool import thread_count
     dt = np.dtype(dtype)
     plan = plan_inplace(src, dst, shape, dt, threads=threads, **dims)
     nth = thread_count(threads)

@@ -31,7 +31,7 @@ Variants (the tile family a kernel of :mod:`.transpose` or :mod:`.lines` runs):
 ======================  ===========================================================================
 
 >>> t = tiling(ni=64, nj=100, dJ=64, dst_batch_strides=(6400,), unit_bytes=4, dst_addr=16,
-...            stream=True, profile=__import__("layouts.kernels.profile", fromlist=["x"]).reference("epyc-avx512"))
+...            stream=True, profile=__import__("layouts.kernels.machine.profile", fromlist=["x"]).reference("epyc-avx512"))
 >>> t.variant, (t.ia, t.ie, t.je, t.js), t.edges
 ('straddle-nt', (12, 60, 100, 96), ((60, 64, 96, 100, 0), (0, 12, 0, 1, 0), (0, 12, 97, 100, 0)))
 """
@@ -80,7 +80,7 @@ def rows_cached(row_bytes: int, profile) -> int:
     in (``sets / gcd(row_lines, sets)``; one when they are a multiple of the set span apart)
     times the ways, with the geometry the profile read from the machine.
 
-    >>> from layouts.kernels.profile import reference
+    >>> from layouts.kernels.machine.profile import reference
     >>> [rows_cached(3072, reference(k)) for k in ("epyc-avx512", "xeon-avx512")]
     [32, 48]
     """
@@ -153,7 +153,7 @@ def line_tiling(ni: int, nj: int, dJ: int, dst_batch_strides: tuple[int, ...], u
     ``lines-nt-each`` makes both choices per batch index, in the kernel, and copies the columns
     before and after the tiles itself.
 
-    >>> from layouts.kernels.profile import reference
+    >>> from layouts.kernels.machine.profile import reference
     >>> t = line_tiling(16, 3136, 16, (50176,), 1, 16, True, reference("epyc-avx512"))   # uint8 NCHW16c
     >>> t.variant, (t.TI, t.TL), (t.ja, t.je), t.edges
     ('lines-nt', (16, 64), (3, 3075), ((0, 16, 0, 3, 0), (0, 16, 3075, 3136, 0)))
@@ -280,7 +280,7 @@ def widened(t: Tiling, ni: int, nj: int, unit_bytes: int, src_row_bytes: int, pr
     None. The same rows of i and edges; blocks for tiles ``N`` columns wide (streamed into long
     dst rows from source rows of at most :data:`WIDE_ALL_J_MAX_ROW_BYTES`: all of j a block).
 
-    >>> from layouts.kernels.profile import reference
+    >>> from layouts.kernels.machine.profile import reference
     >>> p = reference("xeon-avx512")
     >>> t = tiling(3136, 64, 3136, (200704,), 4, 0, True, p, sI=64)         # float32 NHWC -> NCHW
     >>> w = widened(t, 3136, 64, 4, 256, p)

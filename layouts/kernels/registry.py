@@ -14,7 +14,7 @@ first, the general tile loops last).
 
 >>> import numpy as np
 >>> from layouts.kernels.plan import make_plan
->>> from layouts.kernels.profile import reference
+>>> from layouts.kernels.machine.profile import reference
 >>> x = np.zeros((64, 3, 224, 224), np.float32)                      # NCHW -> NHWC
 >>> out = np.empty((64, 224, 224, 3), np.float32)
 >>> c, declined = choose(Task.of(out, x.transpose(0, 2, 3, 1)), reference("epyc-avx512"))

@@ -31,7 +31,7 @@ from llvmlite import ir
 from numba import types
 from numba.core.extending import intrinsic
 
-from ...kernels import jit_cache  # noqa: F401 - importing the copy engine clears stale cached kernels first
+from ...kernels.machine import jit_cache  # noqa: F401 - importing the copy engine clears stale cached kernels first
 
 __all__ = ["HEAD", "IMAGE", "FAST", "TUPLE_ITEMS", "BlobCall", "scan_list", "fill", "ptr", "probe_struct_offsets",
            "probe_tuple_items"]

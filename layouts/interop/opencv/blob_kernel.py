@@ -31,7 +31,7 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic, overload
 
 from ...errors import LayoutError
-from ...kernels.pool import run_split, thread_count
+from ...kernels.runtime.pool import run_split, thread_count
 from .array_reader import FAST, TUPLE_ITEMS, BlobCall, fill, ptr, scan_list  # noqa: F401 - the call's API
 
 
@@ -221,7 +221,7 @@ def run(call: BlobCall, mean, scale, dtype, nchw, threads) -> None:
     """Run the kernel over all rows of the N,C,H,W float32 or float16 view ``nchw`` (``call``
     filled by :meth:`BlobCall.fill` with it as its output); ``mean``/``scale`` float32 in source
     channel order."""
-    from ...kernels.profile import current
+    from ...kernels.machine.profile import current
 
     N, C, H, W = nchw.shape
     rows = N * H

@@ -9,7 +9,7 @@ is not offered."""
 from __future__ import annotations
 
 from ..geometry import tiling
-from ..pool import run_items
+from ..runtime.pool import run_items
 from ..records import GROUP, RECTS, TILES, batch_axes, record, records
 from ..strategy import Choice, Strategy
 
@@ -60,7 +60,7 @@ def consider(task, profile):
     nwork = p.nbatch * -(-p.nj // Q)
 
     def run(dst, src, d, s, nth):
-        from ..grouped import GROUP_KERNELS
+        from ..jit.grouped import GROUP_KERNELS
         d32 = d[:d.shape[0] // G * G].view("u4")
         run_items(GROUP_KERNELS[t.variant], (d32, s, gargs, full, last, rfull, rlast, batch), (), nwork, nth)
 

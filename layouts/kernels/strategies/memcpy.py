@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pool import run_split
+from ..runtime.pool import run_split
 from ..strategy import Choice, Strategy
 
 
@@ -18,7 +18,7 @@ def consider(task, profile):
         run_split(lambda a, b: np.copyto(a, b), lambda w0, w1: (d[n * w0 // nth:n * w1 // nth],
                                                                  s[n * w0 // nth:n * w1 // nth]), nth, nth)
 
-    from ..pool import max_threads
+    from ..runtime.pool import max_threads
     return Choice("memcpy", "both sides are one contiguous run", {"units": n}, run, work_items=max_threads())
 
 

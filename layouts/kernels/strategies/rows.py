@@ -3,7 +3,7 @@ one loop per row, rows walked by an odometer (:mod:`..rows`)."""
 
 from __future__ import annotations
 
-from ..pool import run_items
+from ..runtime.pool import run_items
 from ..records import ROWS, batch_axes, record
 from ..strategy import Choice, Strategy
 
@@ -17,7 +17,7 @@ def consider(task, profile):
     nwork = p.nbatch
 
     def run(dst, src, d, s, nth):
-        from ..rows import rows_kernel
+        from ..jit.rows import rows_kernel
         run_items(rows_kernel, (d, s, args, batch), (), nwork, nth)
 
     return Choice("rows", f"a shared innermost axis: {nwork} rows of {p.n} units",

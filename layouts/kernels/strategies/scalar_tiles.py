@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..geometry import scalar_tiling
-from ..pool import run_items, run_split
+from ..runtime.pool import run_items, run_split
 from ..records import batch_axes
 from ..strategy import Choice, Strategy, unit_view
 from .simd_tiles import tile_record
@@ -32,7 +32,7 @@ def consider(task, profile):
             sv = unit_view(s, shape, tuple(b for _, _, b in p.batch) + (p.sI, p.sJ))
             run_split(_copyto, lambda w0, w1: (dv[w0:w1], sv[w0:w1]), shape[0], nth)
             return
-        from ..transpose import scalar_kernel
+        from ..jit.transpose import scalar_kernel
         run_items(scalar_kernel, (d, s, args, batch), (), nwork, nth)
 
     how = "one block holds all of i and j: numpy's strided loop, outer batch indices a thread" if whole \

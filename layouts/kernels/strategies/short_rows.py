@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..geometry import TILE_SHAPE
-from ..pool import run_items
+from ..runtime.pool import run_items
 from ..records import GROUPED_TILES, RECTS, batch_axes, record, records
 from ..strategy import Choice, Strategy
 
@@ -74,7 +74,7 @@ def consider(task, profile):
     kernel = f"tiles-{'' if plain else 'nt-'}batch-{'gather' if variant == 'gather' else 'scatter'}"
 
     def run(dst, src, d, s, nth):
-        from ..transpose import KERNELS
+        from ..jit.transpose import KERNELS
         run_items(KERNELS[kernel], (d, s, args, batch, rects), (), nwork, nth)
 
     params = {"variant": kernel, "tile": f"{TI}x{TL}", "block": block if block > tile else "one tile",

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..geometry import Tiling, edge_elements, tiling, widened
-from ..pool import made, run_items
+from ..runtime.pool import made, run_items
 from ..records import GROUPED_TILES, RECTS, TILES, batch_axes, record, records
 from ..strategy import Choice, Strategy, unit_view
 
@@ -119,8 +119,8 @@ def consider(task, profile):
     rects = records(RECTS, () if by_numpy or variant == "tiles-nt-batch-rows" else t.edges)
 
     def run(dst, src, d, s, nth):
-        from ..lines import LINE_KERNELS
-        from ..transpose import KERNELS
+        from ..jit.lines import LINE_KERNELS
+        from ..jit.transpose import KERNELS
         kernel = LINE_KERNELS[variant] if variant in LINE_KERNELS else KERNELS[variant]
         run_items(kernel, (d, s, args, batch, rects), (), nwork, nth)
         if by_numpy:

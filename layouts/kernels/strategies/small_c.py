@@ -5,7 +5,7 @@ non-temporal stores, as the tile strategies do."""
 
 from __future__ import annotations
 
-from ..pool import run_items
+from ..runtime.pool import run_items
 from ..records import SMALL, batch_axes, record
 from ..strategy import Choice, Strategy
 
@@ -30,7 +30,7 @@ def consider(task, profile):
     kernel = f"{kind}_nt_kernel" if stream else f"{kind}_kernel"
 
     def run(dst, src, d, s, nth):
-        from .. import small
+        from ..jit import small
         run_items(getattr(small, kernel), (d, s, args, batch), (), nwork, nth)
 
     how = "dst rows of C" if kind == "interleave" else "src rows of C"

@@ -10,8 +10,8 @@ registry (NHWC->CHWN with C=3 ran at 0.13 of np.copyto as one tile transpose).
 from __future__ import annotations
 
 
-from ..pool import run_split
-from ..scratch import buffer
+from ..runtime.pool import run_split
+from ..runtime.scratch import buffer
 from ..strategy import Choice, Strategy, unit_view
 
 

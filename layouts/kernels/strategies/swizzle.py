@@ -25,7 +25,7 @@ def consider(task, profile):
     def run(dst, src, d, s, nth):
         """``dst``/``src``: the inner layouts' strided views (their modes and strides); the offsets
         index the flat buffers of ``task.buffers``."""
-        from ..swizzle import gather_scatter
+        from ..jit.swizzle import gather_scatter
         raw = _RAW[dst.itemsize]
         dflat, sflat = task.buffers
         shape = np.array(dst.shape, np.int64)

@@ -16,9 +16,9 @@ kind               CPU (llvmlite name)   SIMD                         L1d       
                                                                       12-way
 =================  ====================  ===========================  ===========  ======
 
-This module is the table; :func:`layouts.kernels.profile.reference` builds the profile.
+This module is the table; :func:`layouts.kernels.machine.profile.reference` builds the profile.
 
->>> from layouts.kernels.profile import reference
+>>> from layouts.kernels.machine.profile import reference
 >>> p = reference("xeon-avx512")
 >>> (p.l1d_bytes >> 10, p.l1d_ways, p.nt_min_bytes >> 20, p.source)
 (48, 12, 4, 'reference:xeon-avx512')
@@ -32,7 +32,7 @@ __all__ = ["REFERENCES"]
 
 _AVX512 = ("sse4.2", "avx", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512vbmi")
 
-#: kind -> the hardware fields of a :class:`~layouts.kernels.profile.MachineProfile` (2 CPUs, as
+#: kind -> the hardware fields of a :class:`~layouts.kernels.machine.profile.MachineProfile` (2 CPUs, as
 #: the project's machines have)
 REFERENCES: dict[str, dict] = {
     "epyc-avx512": dict(cpu_name="znver4", cpu_features=_AVX512, cpus=2,

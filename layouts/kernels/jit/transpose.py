@@ -26,8 +26,7 @@ True
 import numpy as np
 from numba import njit
 
-from .simd import (tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_pair, tile_nt_scatter,
-                   tile_nt_split, tile_scatter)
+from .simd import tile, tile_gather, tile_k1, tile_k2, tile_nt, tile_nt_gather, tile_nt_pair, tile_nt_scatter, tile_nt_split, tile_scatter
 from .wide import tile_nt_wide, tile_nt_wide_pair, tile_wide
 
 __all__ = ["KERNELS", "scalar_kernel", "tiles_kernel", "tiles_nt_kernel", "wide_kernel", "wide_nt_kernel",

@@ -19,7 +19,7 @@ unaligned stores.  The unit type (uint8/16/32/64) is taken from the array dtype.
 ``TILE_SHAPE[bits] == (L, K)``; ``K*L*bits == 512`` for every unit.
 
 >>> import numpy as np, numba
->>> from layouts.kernels.simd import tile, TILE_SHAPE
+>>> from layouts.kernels.jit.simd import tile, TILE_SHAPE
 >>> @numba.njit
 ... def t(d, s):
 ...     tile(d, np.uint64(0), np.uint64(16), s, np.uint64(0), np.uint64(4))
@@ -28,7 +28,7 @@ unaligned stores.  The unit type (uint8/16/32/64) is taken from the array dtype.
 >>> t(d, s)
 >>> bool((d.reshape(4, 16) == s.reshape(16, 4).T).all())
 True
->>> from layouts.kernels.simd import tile_nt_pair
+>>> from layouts.kernels.jit.simd import tile_nt_pair
 >>> @numba.njit
 ... def pair(d, s):
 ...     tile_nt_pair(d, np.uint64(0), np.uint64(32), s, np.uint64(0), np.uint64(4))
@@ -44,7 +44,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
-from .geometry import TILE_SHAPE
+from ..geometry import TILE_SHAPE
 
 __all__ = ["tile", "tile_nt", "tile_nt_pair", "tile_nt_split", "tile_nt_gather", "tile_nt_scatter", "tile_scatter", "tile_k1",
            "tile_k2", "prefetch", "tile_lines1", "tile_lines1_nt", "tile_lines2", "tile_lines2_nt",

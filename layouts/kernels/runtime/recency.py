@@ -14,7 +14,7 @@ which every output streams) is written with non-temporal stores unless this proc
 same first byte within the last ``recent_write_us`` microseconds. The bytes written are the same
 either way; only the time differs.
 
->>> from layouts.kernels.profile import reference
+>>> from layouts.kernels.machine.profile import reference
 >>> p = reference("xeon-avx512")
 >>> addr = 1 << 40                                    # an address no array of this process has
 >>> cold(addr, p.cold_nt_min_bytes, p), cold(addr, p.cold_nt_min_bytes - 1, p)

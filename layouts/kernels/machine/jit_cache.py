@@ -18,13 +18,13 @@ source, ``NUMBA_CACHE_DIR``, and the user-wide numba cache. It needs no numba.
 ...     os.makedirs(os.path.join(root, sub, "__pycache__"))
 ...     for name in names:
 ...         open(os.path.join(root, sub, name), "w").close()
->>> cached = os.path.join(root, "kernels", "__pycache__", "small.interleave_kernel-186.py311.nbi")
+>>> cached = os.path.join(root, "kernels", "jit", "__pycache__", "small.interleave_kernel-186.py311.nbi")
 >>> open(cached, "w").close()
 >>> [os.path.basename(f) for f in check(root)]      # no digest saved yet: the cache is not trusted
 ['small.interleave_kernel-186.py311.nbi']
 >>> open(cached, "w").close(); check(root)          # the same sources: kept
 []
->>> with open(os.path.join(root, "kernels", "simd.py"), "w") as f:
+>>> with open(os.path.join(root, "kernels", "jit", "simd.py"), "w") as f:
 ...     _ = f.write("# an intrinsic changed")
 >>> [os.path.basename(f) for f in check(root)]
 ['small.interleave_kernel-186.py311.nbi']
@@ -42,14 +42,15 @@ __all__ = ["SOURCES", "STAMP", "check", "digest", "cache_dirs"]
 #: is compiled into kernels: the jitted modules, and what they read at compile time (the tile
 #: shapes of :mod:`.geometry`, the record types of :mod:`.records`)
 SOURCES: dict[str, tuple[str, ...]] = {
-    "kernels": ("geometry.py", "grouped.py", "inplace.py", "lines.py", "records.py", "rows.py", "simd.py",
-                "small.py", "swizzle.py", "transpose.py", "wide.py"),
+    "kernels": ("geometry.py", "records.py"),
+    os.path.join("kernels", "jit"): ("grouped.py", "inplace.py", "lines.py", "rows.py", "simd.py", "small.py",
+                                     "swizzle.py", "transpose.py", "wide.py"),
     os.path.join("interop", "opencv"): ("array_reader.py", "blob_kernel.py"),
     "linear": ("apply_kernel.py",),
 }
 #: the file beside a cache that holds the digest its kernels were compiled from
 STAMP = "layouts-kernel-sources.sha256"
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def digest(root: str = _ROOT) -> str:

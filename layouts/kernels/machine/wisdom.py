@@ -18,7 +18,7 @@ read it. ``python -m layouts tune`` fills it for the common cases ahead of time,
 A profile with ``measure_min_bytes = 0`` measures nothing: the reference machines the tests pin
 (:func:`~.profile.reference`) are such, so every choice there is the rules' and deterministic.
 
->>> from layouts.kernels.profile import reference
+>>> from layouts.kernels.machine.profile import reference
 >>> reference("epyc-avx512").measure_min_bytes
 0
 >>> sorted(VARIANTS)
@@ -36,9 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .pool import unrecorded
-from .registry import choose
-from .strategy import Choice, Task
+from ..runtime.pool import unrecorded
+from ..registry import choose
+from ..strategy import Choice, Task
 
 __all__ = ["decide", "signature", "path", "VARIANTS", "MARGIN", "forget"]
 
@@ -91,7 +91,7 @@ _store: dict | None = None
 
 
 def _key(profile) -> str:
-    from .. import __version__
+    from ... import __version__
     return f"{profile.machine_key}|layouts {__version__}"
 
 
@@ -211,7 +211,7 @@ def _same_way(profile, whole: Choice, alone: bool):
     thresholds at zero (the whole copy's size decided them) and, with ``alone``, every other
     strategy off (which a strategy that plans sub-copies, such as ``staged``, must not be given:
     its sub-copies would find no strategy but the slow fallback)."""
-    from .registry import STRATEGIES
+    from ..registry import STRATEGIES
     sized = profile.replace(small_bytes=0, group_min_bytes=0, group_aliased_min_bytes=0)
     return sized.replace(disabled=tuple(s.name for s in STRATEGIES if s.name != whole.strategy)) if alone else sized
 
@@ -226,7 +226,7 @@ def _slice_choice(sub: Task, p, whole: Choice):
 
 
 def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dict:
-    from . import _flat
+    from .. import _flat
 
     ways = _ways(task, profile, first)
     if len(ways) == 1:

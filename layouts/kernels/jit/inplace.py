@@ -4,7 +4,7 @@ A batch ``b`` of a pass holds an ``M x N`` matrix of elements of ``w`` units at 
 ``[b*M*N*w, (b+1)*M*N*w)`` of a flat unsigned buffer; each kernel turns it into the ``N x M``
 matrix in the same units. Kernels take one :data:`INPLACE` record (read by field name, as the
 copy kernels read theirs: :mod:`.records`) whose batch range ``[b0, b1)`` lets
-:func:`layouts.kernels.pool.run_split` hand batches to threads; every scratch array is
+:func:`layouts.kernels.runtime.pool.run_split` hand batches to threads; every scratch array is
 allocated by the caller with numpy (tracemalloc sees it). :data:`RUNNERS` maps each in-place
 method (:mod:`layouts.inplace.methods`) to the driver that runs its kernel.
 
@@ -27,10 +27,10 @@ import math
 import numpy as np
 from numba import njit
 
-from . import copy_into
-from ..inplace.faultpoints import point
-from .pool import run_split
-from .records import record
+from .. import copy_into
+from ...inplace.faultpoints import point
+from ..runtime.pool import run_split
+from ..records import record
 
 __all__ = ["INPLACE", "RUNNERS", "chunk_kernel", "square_kernel", "ckg_kernel", "transpose_batched", "warm"]
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import LayoutError
+from ...errors import LayoutError
 from .machines import REFERENCES
 
 __all__ = ["MachineProfile", "detect", "reference", "current", "set_profile", "use_profile", "load", "save",
@@ -257,7 +257,7 @@ def _checked(p: MachineProfile) -> MachineProfile:
     for name in ("cpus", "l1d_bytes", "l1d_ways", "l1d_line_bytes", "l2_bytes", "l2_ways", "l2_line_bytes"):
         if getattr(p, name) < 1:
             raise LayoutError(f"profile field {name} must be >= 1, got {getattr(p, name)}")
-    from .registry import STRATEGIES          # (the registry does not import this module)
+    from ..registry import STRATEGIES          # (the registry does not import this module)
     names = {s.name for s in STRATEGIES}
     for name in p.disabled:
         if name not in names:
@@ -351,7 +351,7 @@ def defaults_for(hardware: dict, *, x86: bool, source: str = "defaults") -> Mach
 
 def reference(kind: str) -> MachineProfile:
     """The default profile of the reference machine ``kind`` (one of
-    :data:`~layouts.kernels.machines.REFERENCES`), with the tuning :func:`detect` would choose on
+    :data:`~layouts.kernels.machine.machines.REFERENCES`), with the tuning :func:`detect` would choose on
     it, and no measuring (:mod:`.wisdom`): tests pin one instead of reading the host."""
     if not isinstance(kind, str) or kind not in REFERENCES:
         raise LayoutError(f"no reference machine {kind!r}; kinds: {', '.join(REFERENCES)}")

@@ -20,7 +20,7 @@ of i, each dst row's second line right after its first (two lines a row at a tim
 ``tile_wide`` stores with plain unaligned stores, for an output that stays in cache.
 
 >>> import numpy as np, numba, layouts as ly
->>> from layouts.kernels.wide import tile_nt_wide_pair, WIDE_SIDE
+>>> from layouts.kernels.jit.wide import tile_nt_wide_pair, WIDE_SIDE
 >>> @numba.njit
 ... def pair(d, s):
 ...     tile_nt_wide_pair(d, np.uint64(0), np.uint64(32), s, np.uint64(0), np.uint64(16))
@@ -35,7 +35,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.core.extending import intrinsic
 
-from .geometry import TILE_SHAPE, WIDE_SIDE
+from ..geometry import TILE_SHAPE, WIDE_SIDE
 from .simd import _zipped
 
 __all__ = ["WIDE_SIDE", "tile_wide", "tile_nt_wide", "tile_nt_wide_pair"]
