@@ -31,13 +31,13 @@ def test_repeats_match_numpy_and_are_recorded(shape, perm, dtype):
     rng = np.random.default_rng(0)
     with profile.use_profile(PINNED):
         v, out = _views(rng, shape, perm, dtype)
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         for k in range(3):
             v.base[...] = rng.integers(0, 255, size=v.base.shape).astype(dtype)   # new data, same bytes
             out.fill(0)
             kernels.copy_into(out, v, threads=1)
             assert np.array_equal(out, v), k
-        assert any(key[4] == (address(out), address(v)) for key in kernels._repeats)
+        assert any(key[4] == (address(out), address(v)) for key in kernels.copy._repeats)
 
 
 @pytest.mark.parametrize("offset", [0, 4, 16])
@@ -51,15 +51,15 @@ def test_tiles_whose_edges_numpy_copies_repeat_them_too(offset):
     start = (-buf.ctypes.data) % 64 + offset
     out = buf[start:start + x.nbytes].view(np.float32).reshape(96, 1000)
     with profile.use_profile(PINNED):
-        c, _ = kernels._choice(out, x.T, False, PINNED, 1)
+        c, _ = kernels.copy._choice(out, x.T, False, PINNED, 1)
         assert c.params["edges"].endswith("by np.copyto")
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         for k in range(3):
             x[...] = rng.integers(0, 255, size=x.shape)                          # new data, same bytes
             out.fill(0)
             kernels.copy_into(out, x.T, threads=1)
             assert np.array_equal(out, x.T), k
-        assert any(key[4] == (address(out), address(x.T)) for key in kernels._repeats)
+        assert any(key[4] == (address(out), address(x.T)) for key in kernels.copy._repeats)
 
 
 def test_a_repeat_is_made_only_for_the_same_bytes():
@@ -67,14 +67,14 @@ def test_a_repeat_is_made_only_for_the_same_bytes():
     with profile.use_profile(PINNED):
         base = rng.integers(0, 255, size=(2, 64, 32, 48)).astype(np.uint8)
         out_big = np.zeros((2, 32, 48, 64 + 8), np.uint8)
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         for lo in (0, 8, 0):                      # same shape and strides, other addresses
             out = out_big[..., lo:lo + 64]
             kernels.copy_into(out, base.transpose(0, 2, 3, 1), threads=1)
             assert np.array_equal(out, base.transpose(0, 2, 3, 1))
             assert not out_big[..., 64 if lo == 0 else 0].any(), "a repeat wrote outside its out"
             out_big[...] = 0
-        assert len([k for k in kernels._repeats if k[0] == (2, 32, 48, 64)]) == 2
+        assert len([k for k in kernels.copy._repeats if k[0] == (2, 32, 48, 64)]) == 2
 
 
 def test_a_new_profile_plans_again():
@@ -84,12 +84,12 @@ def test_a_new_profile_plans_again():
     other = PINNED.replace(disabled=("simd-tiles",))
     with profile.use_profile(PINNED):
         kernels.copy_into(out, v, threads=1)
-        assert kernels._repeats[key][0] is PINNED
+        assert kernels.copy._repeats[key][0] is PINNED
     with profile.use_profile(other):
         out.fill(0)
         kernels.copy_into(out, v, threads=1)
         assert np.array_equal(out, v)
-        assert kernels._repeats[key][0] is other          # planned under the new profile
+        assert kernels.copy._repeats[key][0] is other          # planned under the new profile
         assert kernels.explain_copy(out, v, threads=1).strategy != "simd-tiles"
 
 
@@ -98,11 +98,11 @@ def test_threaded_copies_are_not_recorded():
     prof = PINNED.replace(thread_min_bytes=0, thread_min_bytes_by_strategy=())
     with profile.use_profile(prof):
         v, out = _views(rng, (8, 64, 32, 32), (0, 2, 3, 1), np.float32)
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         kernels.copy_into(out, v, threads=2)
         assert np.array_equal(out, v)
         if pool.max_threads() > 1:
-            assert not kernels._repeats
+            assert not kernels.copy._repeats
 
 
 def test_recorded_returns_none_for_a_split_run():
@@ -250,7 +250,7 @@ def test_a_recording_refuses_what_it_cannot_repeat():
         assert kernels.explain_copy(out, x, threads=1).strategy in ("memcpy", "numpy")
         assert pool.recorded(lambda: kernels.copy_into(out, x, threads=1)) is None
         v, out = _views(rng, (2, 64, 8, 40), (0, 2, 3, 1), np.float32)
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         for _ in range(2):                                   # recorded, then made again from the record
             calls = pool.recorded(lambda: kernels.copy_into(out, v, threads=1))
             assert calls
@@ -296,7 +296,7 @@ def test_a_recording_calls_the_compiled_kernels_without_the_dispatcher():
     rng = np.random.default_rng(6)
     with profile.use_profile(PINNED):
         v, out = _views(rng, (2, 64, 24, 40), (0, 2, 3, 1), np.uint8)
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         calls = pool.recorded(lambda: kernels.copy_into(out, v, threads=1))
         assert calls
         assert all(not hasattr(fn, "overloads") for fn, _ in calls)     # not a numba dispatcher

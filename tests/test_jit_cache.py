@@ -10,11 +10,12 @@ import textwrap
 
 from layouts.kernels.machine import jit_cache
 
-PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(jit_cache.__file__)))
+PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(jit_cache.__file__))))
 JIT_MARKS = ("@njit", "@jit", "@intrinsic", "@overload", "@cfunc", "@vectorize", "numba.njit(")
 #: modules that numba code imports only to call from Python (a split over threads, a fault point,
 #: an error, the profile), never compiled in
-CALLED_FROM_PYTHON = {"kernels/__init__.py", "kernels/pool.py", "kernels/profile.py", "faultpoints.py", "errors.py"}
+CALLED_FROM_PYTHON = {"kernels/__init__.py", "kernels/machine/__init__.py", "kernels/copy.py", "kernels/runtime/pool.py", "kernels/machine/profile.py",
+                      "inplace/faultpoints.py", "errors.py"}
 
 
 def _package_files():
@@ -51,8 +52,8 @@ def test_every_module_compiled_into_a_kernel_is_a_source():
     """The files with numba code, and what they import (but for calls made from Python), are in
     the digest: a new kernel module not listed would keep stale code again."""
     jitted = {f for f in _package_files() if any(m in open(os.path.join(PACKAGE, f)).read() for m in JIT_MARKS)}
-    jitted.discard("kernels/jit_cache.py")            # names the decorators in its own doc only
-    assert "kernels/simd.py" in jitted and "kernels/small.py" in jitted     # the scan sees them
+    jitted.discard("kernels/machine/jit_cache.py")            # names the decorators in its own doc only
+    assert "kernels/jit/simd.py" in jitted and "kernels/jit/small.py" in jitted     # the scan sees them
     assert jitted <= _sources(), sorted(jitted - _sources())
     needed = set().union(*(_imported(f) for f in jitted)) - CALLED_FROM_PYTHON
     assert needed <= _sources(), sorted(needed - _sources())
@@ -81,7 +82,7 @@ def test_check_removes_only_this_package_kernels_compiled_from_other_sources(tmp
     monkeypatch.setenv("NUMBA_CACHE_DIR", configured)
     monkeypatch.setattr(numba.config, "CACHE_DIR", configured)
     monkeypatch.setenv("XDG_CACHE_HOME", home)
-    kernels = os.path.join(root, "kernels")
+    kernels = os.path.join(root, "kernels", "jit")
     in_tree, by_env, user_wide = jit_cache.cache_dirs(kernels)
     assert in_tree == os.path.join(kernels, "__pycache__")
     assert os.path.dirname(by_env) == configured and os.path.dirname(user_wide) == os.path.join(home, "numba")
@@ -151,7 +152,7 @@ def test_a_change_to_an_inlined_helper_reaches_the_cached_kernels_around_it(tmp_
 
     assert converts_right()
     assert converts_right()                             # from the cache
-    transpose = copy / "layouts" / "kernels" / "transpose.py"
+    transpose = copy / "layouts" / "kernels" / "jit" / "transpose.py"
     text = transpose.read_text()
     start = text.index("def batch_offsets(")
     faulty = text[:start] + text[start:].replace("db = U0", "db = U1", 1)

@@ -14,7 +14,7 @@ PRELUDE = textwrap.dedent("""
     import json, sys
     import numpy as np
     import layouts as ly
-    from layouts import kernel_loading as kl
+    from layouts.conversion import loading as kl
     def numba_loaded():
         return "numba" in sys.modules
     rng = np.random.default_rng(0)

@@ -21,7 +21,7 @@ XEON = profile.reference("xeon-avx512")
 
 def _streams_used(out):
     """The stream flags of copy_into's kept calls into ``out``, in the order they were kept."""
-    return [key[5] for key in kernels._repeats if key[4][0] == address(out)]
+    return [key[5] for key in kernels.copy._repeats if key[4][0] == address(out)]
 
 
 def _nchw_to_nhwc(shape, rng):
@@ -40,7 +40,7 @@ def test_a_cold_output_streams_and_one_written_just_now_does_not():
     x, out = _nchw_to_nhwc((256, 3, 32, 32), rng)                  # 3 MiB: inside the range
     with profile.use_profile(XEON.replace(recent_write_us=10 ** 9)):  # "just now" lasts the test
         recency.forget()
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         kernels.copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
         assert np.array_equal(out, x.transpose(0, 2, 3, 1))
         assert _streams_used(out) == [True]                        # never written: cold
@@ -51,7 +51,7 @@ def test_a_cold_output_streams_and_one_written_just_now_does_not():
     with profile.use_profile(XEON.replace(recent_write_us=0)):     # every earlier write is long ago
         x[...] = rng.random(x.shape)
         out.fill(0)
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         kernels.copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
         assert np.array_equal(out, x.transpose(0, 2, 3, 1))
         assert _streams_used(out) == [True]                        # written long ago: cold again
@@ -65,7 +65,7 @@ def test_outside_the_range_recency_decides_nothing(shape, why):
     with profile.use_profile(XEON.replace(recent_write_us=10 ** 9)):
         recency.forget()
         assert not recency.cold(address(out), out.nbytes, XEON), why
-        kernels._repeats.clear()
+        kernels.copy._repeats.clear()
         for _ in range(2):
             kernels.copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
             assert np.array_equal(out, x.transpose(0, 2, 3, 1))

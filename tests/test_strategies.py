@@ -23,6 +23,7 @@ from layouts.kernels.machine import profile as prof
 from layouts.kernels.explain import explain_conversion
 from layouts.kernels.machine.machines import REFERENCES
 from layouts.kernels.machine.profile import reference
+from layouts.kernels.runtime.pool import max_threads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
@@ -501,7 +502,7 @@ def test_threads_follow_the_profile_threshold():
     out = np.empty((8, 32, 32, 64), np.float32)
     with kernels.use_profile(AMD.replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=())):
         e = kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2)
-        assert e.threads == min(2, kernels.pool.max_threads())
+        assert e.threads == min(2, max_threads())
     for entries in (("simd-tiles=4194304",), ("grouped=1", "simd-tiles=4194304")):   # its own threshold wins
         with kernels.use_profile(AMD.replace(thread_min_bytes=1 << 20, thread_min_bytes_by_strategy=entries)):
             assert kernels.explain_copy(out, x.transpose(0, 2, 3, 1), threads=2).threads == 1
@@ -708,7 +709,7 @@ def test_explain_conversion_and_overlap_refusals():
     e = kernels.explain_copy(a[:, 1:], a[:, :-1])                # copy_into hands overlaps to numpy
     assert e.strategy == "numpy" and "overlapping" in e.why
     z = np.zeros((64, 64, 64, 16), np.float32)                   # 16 MB, one contiguous run
-    assert kernels.explain_copy(np.empty_like(z), z, threads=2).threads == min(2, kernels.pool.max_threads())
+    assert kernels.explain_copy(np.empty_like(z), z, threads=2).threads == min(2, max_threads())
 
 
 @pytest.mark.parametrize("args", [["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "f4,,"],

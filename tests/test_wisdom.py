@@ -39,7 +39,7 @@ def test_a_pinned_profile_measures_nothing(fresh_wisdom):
     x, xs = _nhwc()
     with kernels.use_profile(reference("epyc-avx512")):
         y = ly.convert(xs, "NHWC", "CHWN", threads=1)
-        c, _ = kernels._choice(np.empty_like(y), xs.transpose(3, 1, 2, 0), False, kernels.current(), 1)
+        c, _ = kernels.copy._choice(np.empty_like(y), xs.transpose(3, 1, 2, 0), False, kernels.current(), 1)
     assert np.array_equal(y, x.transpose(1, 2, 3, 0))
     assert c.decided == "predicted" and not fresh_wisdom.exists()
 
@@ -93,11 +93,11 @@ def test_a_copy_below_the_measuring_size_follows_wisdom_and_measures_nothing(fre
     wisdom.forget()
     c, _, decided = wisdom.decide(task, prof, 1, out, v)
     assert decided.startswith("measured: next strategy") and (c.strategy, c.params) == (other.strategy, other.params)
-    kernels._choices.clear()
+    kernels.copy._choices.clear()
     with kernels.use_profile(prof):
         later = ly.aligned_empty(want.shape, np.float32)
         later[...] = -1
-        assert kernels._choice(later, v, False, prof, 1)[0].strategy == other.strategy
+        assert kernels.copy._choice(later, v, False, prof, 1)[0].strategy == other.strategy
         kernels.copy_into(later, v, threads=1)                 # the way the wisdom holds
         assert np.array_equal(later, want)
 
@@ -256,7 +256,7 @@ def test_a_later_process_reads_the_wisdom(fresh_wisdom):
     with kernels.use_profile(prof):
         kernels.copy_into(out, x.transpose(0, 3, 1, 2), threads=1)
     assert np.array_equal(out, x.transpose(0, 3, 1, 2)) and fresh_wisdom.exists()
-    code = ALIGNED + ("from layouts import kernels; from layouts.kernels import wisdom\n"
+    code = ALIGNED + ("from layouts import kernels; from layouts.kernels.machine import wisdom\n"
                       "from layouts.kernels.registry import Task\n"
                       "p = kernels.current().replace(measure_min_bytes=1 << 20)\n"
                       "x, out = aligned((8, 32, 32, 64)), aligned((8, 64, 32, 32))\n"

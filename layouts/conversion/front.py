@@ -172,24 +172,26 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     if kernels is None:         # numpy's copies may do it: count its bytes only for a call that runs
         kernels = kernel_loading.movers(x.nbytes)
     prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
+    if prof is not None:
+        from ..kernels.runtime import pointers, pool, recency
     if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
         views = [step.views(x, out) for step in steps]
         for sv, dv in views:
             np.copyto(dv, sv, casting="no")
-        if prof is not None and replays.worth_keeping(x, out, kernels.address):
+        if prof is not None and replays.worth_keeping(x, out, pointers.address):
             # kernels loaded: numpy's copies are made again as kernel calls are,
             # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
-            unowned = kernels.pointers.unowned_view
+            unowned = pointers.unowned_view
             copies = tuple((_copy_as_is, (unowned(dv), unowned(sv))) for sv, dv in views)
-            kernels.pool.made(copies)
+            pool.made(copies)
             for cold in (False, True):      # no stores to choose: the same copies for either kind
                 replays.keep(x, src, dst, out, threads, prof, probes, cold, copies, by_address=False)
         elif prof is not None:
-            kernels.pool.made(None)     # not kept: a recording around this call cannot repeat it
+            pool.made(None)     # not kept: a recording around this call cannot repeat it
         return out
-    cold = kernels.recency.cold(kernels.address(out), out.nbytes, prof)   # before the steps note their writes
+    cold = recency.cold(pointers.address(out), out.nbytes, prof)   # before the steps note their writes
     setting = settings.get_threads()
-    calls = kernels.pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
+    calls = pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
     if calls is not None and (threads is not None or settings.get_threads() == setting):   # no set_threads since
         replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
     return out

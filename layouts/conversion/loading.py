@@ -18,11 +18,11 @@ The kernels are used from the first conversion when
 Only the time differs: every path writes the same bytes.
 
 >>> import numpy as np, layouts as ly
->>> from layouts import kernel_loading
+>>> from layouts.conversion import loading as kernel_loading
 >>> x = np.arange(2 * 3 * 4 * 5, dtype=np.uint8).reshape(2, 3, 4, 5)
 >>> np.array_equal(ly.convert(x, "NCHW", "NHWC"), x.transpose(0, 2, 3, 1))
 True
->>> kernel_loading.movers(x.nbytes).copy_into.__module__ in ("layouts.kernels", "layouts.conversion.loading")
+>>> kernel_loading.movers(x.nbytes).copy_into.__module__ in ("layouts.kernels.copy", "layouts.conversion.loading")
 True
 """
 
@@ -102,7 +102,7 @@ def load_kernels() -> None:
 
     >>> import layouts as ly
     >>> ly.load_kernels()
-    >>> from layouts import kernel_loading
+    >>> from layouts.conversion import loading as kernel_loading
     >>> kernel_loading.kernels_loaded()
     True
     """

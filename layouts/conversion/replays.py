@@ -148,11 +148,11 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
     ``by_address=False`` keeps them for these two objects only (one record per ``out``, so
     conversions of a new source each call do not crowd out the others)."""
     global _engine
-    from .. import kernels
+    from ..kernels import current
+    from ..kernels.runtime import pointers, pool, recency
     if _engine is None:
-        _engine = (kernels.address, kernels.current, kernels.recency.WRITTEN, kernels.pool.RECORDING,
-                   kernels.pool.made)
-    out_addr, x_addr = kernels.address(out), kernels.address(x)
+        _engine = (pointers.address, current, recency.WRITTEN, pool.RECORDING, pool.made)
+    out_addr, x_addr = pointers.address(out), pointers.address(x)
     key = (src, dst, x_addr, out_addr, threads)
     r = _replays.get(key)
     o = _by_object.get(id(out))
@@ -162,14 +162,14 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
                                                  r.out_dtype) != (x.shape, x.strides, x.dtype, out.shape,
                                                                   out.strides, out.dtype):
         r = Replay(x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, profile, probes,
-                   kernels.recency.window_ns(out.nbytes, profile), out_addr, [None, None])
+                   recency.window_ns(out.nbytes, profile), out_addr, [None, None])
     r.calls[cold] = calls
     if ((by_address and key not in _replays and len(_replays) >= MAX_KEPT)
             or (id(out) not in _by_object and len(_by_object) >= MAX_KEPT)):
         forget()
     if by_address:
         _replays[key] = r
-    x_snapshot, out_snapshot = kernels.pointers.struct_snapshot(x), kernels.pointers.struct_snapshot(out)
+    x_snapshot, out_snapshot = pointers.struct_snapshot(x), pointers.struct_snapshot(out)
     if x_snapshot is not None and out_snapshot is not None:
         _by_object[id(out)] = _Objects(id(x), *x_snapshot, *out_snapshot, src, dst, threads, x_addr, r)
 

@@ -1,28 +1,14 @@
-"""Fast strided copies between arbitrary views: the one primitive of the conversion engine.
+"""The copy engine's core: check a copy, plan it, choose its strategy and run it.
 
-``copy_into(dst, src)`` equals ``np.copyto(dst, src)`` bitwise for two same-shape, same-dtype
-arrays with any strides; ``fill_zero(dst)`` sets a view to zero. A copy is
-
-1. planned in pure Python (:mod:`.plan`: unit type, size-1 axes dropped, contiguous axes merged);
-2. given to the first strategy of the registry (:mod:`.registry`, one module per strategy in
-   :mod:`.strategies`) that accepts it under the machine profile (:mod:`.profile`: CPU features,
-   caches, every tuning constant);
-3. run by that strategy's numba kernel on flat unsigned buffers, split over threads
-   (:mod:`.pool`) when the copy is at least ``thread_min_bytes``.
-
-The choice is cached per (shape, strides, dtype, alignment, profile). :func:`explain_copy` (and
-``python -m layouts explain-copy``) says which strategy runs, with which parameters, and why each
-one before it declined.
+:func:`copy_into` and :func:`fill_zero` are the engine's two entries (re-exported by
+:mod:`layouts.kernels`); :func:`explain_copy` says what a copy would do. The choice of a strategy
+is cached per (shape, strides, dtype, alignment, profile).
 
 >>> import numpy as np
->>> from layouts.kernels import copy_into, fill_zero
->>> x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)   # NCHW
->>> out = np.empty((2, 4, 5, 3), np.float32)                               # NHWC
->>> copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
->>> bool((out == x.transpose(0, 2, 3, 1)).all())
-True
->>> fill_zero(out[:, :, :, 1:]); out[0, 0, 0].tolist()
-[0.0, 0.0, 0.0]
+>>> x = np.arange(6, dtype=np.int16).reshape(2, 3)
+>>> out = np.empty((3, 2), np.int16)
+>>> copy_into(out, x.T); out.tolist()
+[[0, 3], [1, 4], [2, 5]]
 """
 
 from __future__ import annotations

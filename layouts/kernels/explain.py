@@ -76,7 +76,7 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
     prof = _profile.current()
     task = Task.of(dst, src, stream)
     p = task.plan
-    from . import _numpy_first
+    from .copy import _numpy_first
     first = _numpy_first(dst, src, prof, overlap=not distinct)
     if first:
         why = (f"{dst.nbytes} bytes < small_bytes ({prof.small_bytes}): one numpy call is cheaper" if first == "small"

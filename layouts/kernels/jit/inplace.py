@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import copy_into
+from ..copy import copy_into
 from ...inplace.faultpoints import point
 from ..runtime.pool import run_split
 from ..records import record

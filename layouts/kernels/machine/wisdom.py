@@ -226,7 +226,7 @@ def _slice_choice(sub: Task, p, whole: Choice):
 
 
 def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dict:
-    from .. import _flat
+    from ..copy import _flat
 
     ways = _ways(task, profile, first)
     if len(ways) == 1:
