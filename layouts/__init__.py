@@ -56,5 +56,5 @@ __all__ = [
     "layout_of", "candidate_layouts", "convert", "convert_inplace", "convert_file",
     "set_threads", "get_threads", "resolve", "Request", "recover", "aligned_empty", "load_kernels",
 ]
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import LayoutError, LayoutTypeError, number, type_name
 
-__all__ = ["MAX_ELEMENTS", "MAX_ENUMERATED", "check_size", "itemsize", "as_array", "integer_array", "coordinate",
+__all__ = ["MAX_ELEMENTS", "MAX_ENUMERATED", "numpy_max_dims", "check_size", "itemsize", "as_array", "integer_array", "coordinate",
            "check_broadcast", "shape_tuple"]
 
 #: The largest number of elements a layout may span (offsets are int64). Every size, stride,
@@ -126,3 +126,14 @@ def shape_tuple(shape: Any) -> tuple[int, ...]:
     except TypeError as err:
         raise LayoutTypeError(f"shape must be a tuple of ints, got {type_name(shape)}") from err
     return tuple(check_size(f"shape[{i}]", n, "extent") for i, n in enumerate(items))
+
+
+def numpy_max_dims() -> int:
+    """The most dims numpy accepts (64 from numpy 2, 32 before)."""
+    for n in (64, 32):
+        try:
+            np.empty((1,) * n)
+            return n
+        except ValueError:
+            continue
+    return 32  # pragma: no cover

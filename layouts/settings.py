@@ -17,6 +17,8 @@ import numbers
 from .errors import LayoutError, LayoutTypeError, type_name
 
 _threads: int | None = None
+#: called with no argument after every change of the setting (see :func:`on_change`)
+_listeners: list = []
 
 
 def check_threads(threads: object) -> int | None:
@@ -37,8 +39,16 @@ def set_threads(threads: int | None) -> None:
     (:func:`layouts.kernels.runtime.pool.max_threads`); the kernels share one bounded thread pool."""
     global _threads
     _threads = check_threads(threads)
-    from .conversion import replays
-    replays.forget()        # their calls ran on the thread count of the setting before
+    for listener in _listeners:
+        listener()
+
+
+def on_change(listener) -> None:
+    """Call ``listener()`` after every :func:`set_threads`: what a layer above keeps for the
+    setting it ran under (the kept calls of repeat conversions) is dropped by it, so that this
+    module, the lowest of the package, imports nothing above it."""
+    if listener not in _listeners:
+        _listeners.append(listener)
 
 
 def get_threads() -> int | None:

@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..arguments import numpy_max_dims
 from ..named.layout import Layout
 
 
@@ -42,17 +43,6 @@ MAX_STEPS = 64
 
 
 @lru_cache(maxsize=1)
-def numpy_max_dims() -> int:
-    """The most dims numpy accepts (64 from numpy 2, 32 before)."""
-    for n in (64, 32):
-        try:
-            np.empty((1,) * n)
-            return n
-        except ValueError:
-            continue
-    return 32  # pragma: no cover
-
-
 @dataclass(frozen=True)
 class _Split:
     """How one axis is cut for the fast path: its logical ``size`` and the two layouts' blocks

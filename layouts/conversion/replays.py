@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import settings
 from ..request import holds_nonzero
 
 __all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "probed", "forget", "MAX_KEPT"]
@@ -216,3 +217,6 @@ def forget() -> None:
     _replays.clear()
     _by_object.clear()
     _met.clear()
+
+
+settings.on_change(forget)      # kept calls ran on the thread count of the setting before

@@ -91,7 +91,7 @@ _store: dict | None = None
 
 
 def _key(profile) -> str:
-    from ... import __version__
+    from ..._version import __version__
     return f"{profile.machine_key}|layouts {__version__}"
 
 
