@@ -32,7 +32,7 @@ from ..arrays.aligned import aligned_empty
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import MAX_ELEMENTS, Layout
-from ..arrays.torch_names import read_as_named
+from ..named.torch_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from ..request import Request, first_run, layout_name, resolve, reworded
 
@@ -57,7 +57,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         (whose shape is always logical, ``N, C, H, W``) it may also name its memory order, as
         torch users do: a channels_last tensor is ``"NCHW"`` (its shape) or ``"NHWC"`` (its
         memory), both read right; ``dst`` names an ``out`` tensor the same way
-        (:mod:`layouts.arrays.torch_names`).
+        (:mod:`layouts.named.torch_names`).
     out : ndarray or torch tensor, optional
         Where to write: an array of ``dst.shape`` and ``x``'s dtype, or a flat buffer of
         ``dst.size`` elements. Padding slots are zero-filled (pitch gaps when ``out`` is flat).
@@ -124,7 +124,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
         x = from_capsule(x, "x")
         xa, back, x_dtype = as_numpy(x, "x", copy=copy)
-        if is_torch_tensor(x):  # src may name its memory order, as torch users do (layouts.arrays.torch_names)
+        if is_torch_tensor(x):  # src may name its memory order, as torch users do (layouts.named.torch_names)
             xa = read_as_named(xa, src, "x", warn)
         oa = None
         if out is not None:

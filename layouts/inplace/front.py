@@ -51,7 +51,7 @@ from ..named.layout import Layout
 from .methods import CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose, scratch_budget, scratch_op, tuning
 from .plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
 from .run import run_segments, segments
-from ..arrays.torch_names import in_memory_order, read_as_named
+from ..named.torch_names import in_memory_order, read_as_named
 from ..request import layout_name, own_sizes, resolve, reworded
 from .signals import SignalHold
 from ..named.spec import parse
@@ -132,7 +132,7 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
         A CPU torch tensor (or a DLPack capsule of one) is converted in its own memory and a
         tensor over it comes back; ``src`` may name its shape's axes (``"NCHW"``: a strided
         tensor moves its memory as it lies, a channels_last one from NHWC) or its memory order
-        (``"NHWC"`` for channels_last), see :mod:`layouts.arrays.torch_names`.
+        (``"NHWC"`` for channels_last), see :mod:`layouts.named.torch_names`.
     src, dst : str or Layout
         Padding-free layouts of the same axes: any permutation, blocks that divide their axis
         (``NCHW`` <-> ``NCHW16c`` with ``C % 16 == 0``, ``NC1HWC0``). Pitched/aligned layouts
@@ -193,7 +193,7 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
 def _torch_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> Any:
     """A torch tensor (or a DLPack capsule of one) converted in its own memory; a tensor over that
     memory in ``dst``'s physical shape comes back. ``src`` names the shape's axes or the memory's
-    order (:mod:`layouts.arrays.torch_names`); a strided tensor moves its memory as it lies."""
+    order (:mod:`layouts.named.torch_names`); a strided tensor moves its memory as it lies."""
     from ..arrays.foreign import as_numpy, bump_version, from_capsule
 
     def warn(message: str) -> None:

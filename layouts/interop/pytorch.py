@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..arrays.torch_names import read_as_named
+from ..named.torch_names import read_as_named
 from ._args import kind, str_arg, threads_arg
 
 __all__ = ["FORMATS", "memory_formats", "layout_of_tensor", "to_numpy", "from_numpy",

@@ -30,7 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import LayoutError
-from ..named.naming import canonical_order
+from .naming import canonical_order
 
 __all__ = ["read_as_named", "in_memory_order", "plain_spec"]
 
@@ -59,7 +59,7 @@ def read_as_named(arr: np.ndarray, layout: Any, what: str = "x",
     logical = canonical_order(spec)
     if logical == spec or sorted(logical) != sorted(spec):
         return arr
-    from ..named.infer import candidate_layouts
+    from .infer import candidate_layouts
 
     try:
         memory = {L.spec for L in candidate_layouts(arr, logical) if not L.pitch}
@@ -92,7 +92,7 @@ def in_memory_order(arr: np.ndarray, layout: Any) -> tuple[np.ndarray, Any]:
     spec = plain_spec(layout, arr.ndim)
     if spec is None or arr.flags.c_contiguous:
         return arr, layout
-    from ..named.infer import candidate_layouts
+    from .infer import candidate_layouts
 
     try:
         found = candidate_layouts(arr, spec)
