@@ -9,7 +9,7 @@ import pytest
 import layouts as ly
 from layouts import Layout
 from layouts.inplace.methods import STRATEGIES, Transposition, choose_with_reasons
-from layouts.kernels.explain import explain_inplace
+from layouts.inplace.explain import explain_inplace
 
 
 def test_resolve_equals_what_each_entry_produces(tmp_path):
@@ -35,7 +35,7 @@ ENTRIES = {
     "convert_inplace": lambda src, dst, x, d: ly.convert_inplace(x, src, dst),
     "convert_file": lambda src, dst, x, d: ly.convert_file(d / "x.npy", src, d / "y.npy", dst),
     "convert_file_inplace": lambda src, dst, x, d: ly.convert_file(d / "x.npy", src, d / "x.npy", dst, inplace=True),
-    "explain_conversion": lambda src, dst, x, d: __import__("layouts.kernels.explain").kernels.explain.explain_conversion(
+    "explain_conversion": lambda src, dst, x, d: __import__("layouts.conversion.explain").conversion.explain.explain_conversion(
         x.shape, x.dtype, src, dst),
 }
 

@@ -20,7 +20,7 @@ import pytest
 import layouts as ly
 from layouts import LayoutError, kernels
 from layouts.kernels.machine import profile as prof
-from layouts.kernels.explain import explain_conversion
+from layouts.conversion.explain import explain_conversion
 from layouts.kernels.machine.machines import REFERENCES
 from layouts.kernels.machine.profile import reference
 from layouts.kernels.runtime.pool import max_threads

@@ -145,7 +145,7 @@ def test_measured_parts_keep_the_alignment_the_way_was_planned_for(fresh_wisdom)
     non-temporal stores off a line (a crash)."""
     code = ("import numpy as np, layouts as ly\n"
             "from layouts import kernels\n"
-            "from layouts.kernels.explain import explain_conversion\n"
+            "from layouts.conversion.explain import explain_conversion\n"
             "from layouts.kernels.machine.profile import reference\n"
             "p = reference('epyc-avx512').replace(measure_min_bytes=32 << 20)\n"
             "x = np.random.default_rng(3).integers(0, 250, (1, 16, 1200, 1999)).astype(np.uint8)\n"

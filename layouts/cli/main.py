@@ -208,7 +208,8 @@ def _explain_copy(args: argparse.Namespace) -> None:
     if args.threads is not None and args.threads < 1:
         raise LayoutError(f"--threads {args.threads} must be 1 or more (leave it out for the package setting)")
     from ..kernels import current, use_profile
-    from ..kernels.explain import explain_conversion, strategies_table
+    from ..conversion.explain import explain_conversion
+    from ..kernels.explain import strategies_table
     from ..kernels.machine.profile import reference
     prof = current() if args.profile is None else reference(args.profile)
     print(f"profile: {prof.source} | CPU {prof.cpu_name} ({', '.join(prof.cpu_features) or 'no SIMD features read'}), "
@@ -218,7 +219,7 @@ def _explain_copy(args: argparse.Namespace) -> None:
         print("strategies, in the order they are tried:\n" + strategies_table())
     print(f"{args.src} -> {args.dst}, {dtype}, {' '.join(f'{k}={v}' for k, v in dims.items())}")
     if args.inplace:
-        from ..kernels.explain import explain_inplace
+        from ..inplace.explain import explain_inplace
         with use_profile(prof):
             print(explain_inplace(src.shape, dtype, args.src, args.dst, threads=args.threads, **dims))
         return
