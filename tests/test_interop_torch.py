@@ -228,10 +228,7 @@ def test_sparse_and_wrong_kinds_are_refused():
         lt.layout_of_tensor(torch.zeros(2, 3, 4, 5), axes="NCH")
 
 
-def test_old_module_name_still_imports_and_does_not_shadow_torch():
-    import importlib
-    old = importlib.import_module("layouts.interop.torch")
-    assert old.convert_tensor is lt.convert_tensor and old.FORMATS is lt.FORMATS
+def test_the_interop_module_does_not_shadow_torch():
     ns = {}
     exec("import torch\nfrom layouts.interop import pytorch", ns)
     assert ns["torch"] is torch                                         # the README's example

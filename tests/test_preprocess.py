@@ -353,12 +353,3 @@ def test_blob_dtype_refusals(dtype, error, word):
         blob_from_images([np.zeros((2, 2, 3), np.uint8)], dtype=dtype)
     with pytest.raises(LayoutError, match="float16 array"):
         blob_from_images([np.zeros((2, 2, 3), np.uint8)], dtype=np.float16, out=np.empty((1, 3, 2, 2), np.float32))
-
-
-def test_the_old_kernel_module_still_imports_with_a_warning():
-    import importlib
-    import sys
-    sys.modules.pop("layouts.kernels.preprocess", None)
-    with pytest.warns(DeprecationWarning, match="blob_kernel"):
-        old = importlib.import_module("layouts.kernels.preprocess")
-    assert old.normalize_into is pp.normalize_into

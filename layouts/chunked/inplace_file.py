@@ -60,7 +60,8 @@ import numpy as np
 
 from ..errors import LayoutError
 from ..inplace.faultpoints import point
-from ..inplace.front import Op, plan_inplace, scratch_budget
+from ..inplace.front import plan_inplace
+from ..inplace.methods import Op, scratch_budget
 from ..inplace.run import Segment, done_ranges, run_ranges, segments, undo_segments
 from ..named.layout import Layout
 from ..request import reworded

@@ -48,7 +48,7 @@ def tile_cost(src_elements: int, dst_elements: int, itemsize: int, inplace: bool
     """
     if not inplace:
         return (src_elements + write_buffers() * dst_elements) * itemsize
-    from ..inplace.front import scratch_budget
+    from ..inplace.methods import scratch_budget
 
     tile = src_elements * itemsize
     return tile + scratch_budget(tile)

@@ -48,8 +48,8 @@ from .. import settings
 from ..arrays.foreign import is_torch_tensor
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning
 from ..named.layout import Layout
-from .methods import CHUNK_MIN, MIN_BUDGET, SEARCH_MAX_DIMS, InplaceTuning, Op, choose, scratch_budget, scratch_op, tuning
-from .plan import InplacePlan, Pass, fine_dims, plan_passes  # noqa: F401 - their public home is here too
+from .methods import scratch_budget
+from .plan import InplacePlan, Pass, fine_dims, plan_passes
 from .run import run_segments, segments
 from ..named.torch_names import in_memory_order, read_as_named
 from ..request import layout_name, own_sizes, resolve, reworded

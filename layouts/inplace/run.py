@@ -10,7 +10,7 @@ of what moved (:func:`undo_segments`), newest first, and lets the exception go o
 exception after the last segment (a signal that arrives while the handlers are put back) finds
 the work done: the note says the buffer holds the destination.
 
->>> from layouts.inplace.front import Op
+>>> from layouts.inplace.methods import Op
 >>> op = Op("scratch", 4, (3, 5), (1, 0), 2)
 >>> inverse(op)
 Op(method='scratch', B=4, dims=(5, 3), perm=(1, 0), e=2, workers=1, group=1, need=0)

@@ -16,12 +16,8 @@ from __future__ import annotations
 
 from ..errors import LayoutTypeError
 from .layout import Layout
-from .naming import coordinate_names
 
 __all__ = ["formula", "explain"]
-
-#: the old private name, which viz imported
-_coordinate_names = coordinate_names
 
 
 def _check(layout: object) -> None:

@@ -48,8 +48,7 @@ def _default_blob_axes(layout: str) -> str:
     return order
 
 
-def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = None, *,
-                     src: Optional[str] = None) -> np.ndarray:
+def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = None) -> np.ndarray:
     """A ``.binaryproto`` file (e.g. a mean image) as a numpy array in ``layout``, in one call.
 
     The two keywords mean the same here as in :func:`save_binaryproto`:
@@ -63,17 +62,13 @@ def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = No
         not name must have size 1 and are dropped (a mean file's N).
 
     ``source`` is the bytes, a path or a binary file. float32 (float64 for ``double_data``
-    blobs). ``src=`` is the old name of ``blob_axes=``.
+    blobs).
 
     >>> mean = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
     >>> blob = save_binaryproto(mean)            # no path: the serialized bytes
     >>> load_binaryproto(blob, "HWC")[0, 1]
     array([1., 5., 9.], dtype=float32)
     """
-    if src is not None:
-        if blob_axes is not None:
-            raise LayoutTypeError("pass blob_axes= or its old name src=, not both")
-        blob_axes = src
     str_arg("layout", layout)
     if blob_axes is not None:
         _letters("blob_axes", blob_axes)
