@@ -140,7 +140,7 @@ def _run(path: str, src: Any, dst: Any, memory: Any, budget: int, progress: Any,
             st = os.fstat(fd)
             mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
             data = np.frombuffer(mm, np.uint8, count=nbytes, offset=offset)
-            from ..kernels.jit.inplace import warm  # numba loads here, before the journal and the first write
+            from ..inplace.driver import warm  # numba loads here, before the journal and the first write
             warm(data, plan)
             scratch = np.empty(plan.scratch_bytes, np.uint8)
             hold.deliver()  # nothing has moved yet: a signal here stops cleanly

@@ -86,7 +86,7 @@ def _recover(path: str, hold: SignalHold) -> str:
         mm = mmap.mmap(fd, offset + nbytes, access=mmap.ACCESS_WRITE)
         data = np.frombuffer(mm, np.uint8, count=nbytes, offset=offset)
         segs = segs_from_json(meta["segments"])
-        from ..kernels.jit.inplace import warm
+        from ..inplace.driver import warm
         warm(data, _Plan(segs))
         runner = StepRunner(fd, mm, data, journal, segs, np.empty(int(meta["scratch"]), np.uint8), hold, True, path,
                             offset + nbytes)

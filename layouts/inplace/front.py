@@ -241,7 +241,7 @@ def run_plan(buf: np.ndarray, plan: InplacePlan, hold: SignalHold, dst_shape: tu
     """Run ``plan`` on the byte buffer ``buf`` (:func:`layouts.inplace.run.run_segments`): scratch
     allocated and kernels compiled first, signals held to step boundaries, what moved undone on
     any exception."""
-    from ..kernels.jit.inplace import warm  # numba loads here
+    from .driver import warm  # numba loads here
     scratch = np.empty(plan.scratch_bytes, np.uint8)
     warm(buf, plan)
     run_segments(buf, segments(plan), scratch, hold, dst_shape)

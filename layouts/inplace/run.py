@@ -80,7 +80,7 @@ def run_ranges(buf: np.ndarray, seg: Segment, lo: int, hi: int, scratch: np.ndar
                done: np.ndarray | None = None) -> None:
     """``seg.op`` over batches ``[lo, hi)`` of the byte buffer ``buf``; ``done`` (``hi - lo``
     bools) marks the batches that moved (see :func:`layouts.kernels.jit.inplace.transpose_batched`)."""
-    from ..kernels.jit.inplace import transpose_batched
+    from .driver import transpose_batched
     blk = seg.block_bytes
     part = buf[lo * blk:hi * blk]
     transpose_batched(part, dataclasses.replace(seg.op, B=hi - lo), scratch, done)

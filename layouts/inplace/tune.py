@@ -65,7 +65,7 @@ def _op(method: str, B: int, dims: tuple[int, ...], perm: tuple[int, ...], e: in
 
 def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
     """(bytes, seconds of np.copyto of them, seconds of the op) on a buffer of the op's size."""
-    from ..kernels.jit.inplace import transpose_batched
+    from .driver import transpose_batched
     from ..kernels.machine.tune import medians
     nbytes = op.B * math.prod(op.dims) * op.e
     buf = np.random.default_rng(0).integers(0, 255, nbytes, dtype=np.uint8)
