@@ -54,7 +54,7 @@ def align_to_x(num: int, x: int) -> int:
 
 def fpga_image_layout(N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNMENT):
     """The FPGA image layout as a :class:`layouts.Layout`: NHWC, rows of W*C aligned."""
-    from layouts import Layout
+    from ..named.layout import Layout
 
     N, C, H, W, alignment = _dims(N, C, H, W, alignment)
     return Layout("NHWC", N=N, C=C, H=H, W=W, align={"H": alignment})
@@ -101,7 +101,7 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None, *, inplace
     >>> buf[:8].tolist(), np.shares_memory(buf, h)
     ([0.0, 4.0, 8.0, 12.0, 1.0, 5.0, 9.0, 13.0], True)
     """
-    from layouts import convert
+    from ..conversion.front import convert
 
     a = _nchw(x, "feed input")
     threads = threads_arg(threads)
@@ -133,7 +133,7 @@ def feed(x, out=None, alignment: int = IMAGE_ALIGNMENT, threads=None, *, inplace
 
 def _feed_inplace(x, a, out, L, threads) -> np.ndarray:
     """``feed(..., inplace=True)``: every condition checked before a byte moves."""
-    from layouts import convert_inplace
+    from ..inplace.front import convert_inplace
 
     N, C, H, W = a.shape
     why = "drop inplace=True to feed into a new buffer"
@@ -168,7 +168,7 @@ def fetch(buffer, N: int, C: int, H: int, W: int, alignment: int = IMAGE_ALIGNME
     >>> bool((fetch(feed(x), 1, 3, 2, 2) == x).all())
     True
     """
-    from layouts import convert
+    from ..conversion.front import convert
 
     threads = threads_arg(threads)
     L = fpga_image_layout(N, C, H, W, alignment)

@@ -115,7 +115,7 @@ def memory_formats(t) -> list:
     Empty for other orders (a CHWN tensor, a slice with gaps); several when size-1 axes make the
     formats identical -- read that as "any of these", not as a guess.
     """
-    from layouts import candidate_layouts
+    from ..named.infer import candidate_layouts
 
     axes = _axes_for(t, None)
     found = {L.spec for L in candidate_layouts(t, axes) if not L.pitch}
@@ -126,7 +126,7 @@ def memory_formats(t) -> list:
 def layout_of_tensor(t, axes=None, prefer=None):
     """The :class:`layouts.Layout` of ``t`` (axes default NCHW / NCDHW); a LayoutError listing
     every candidate when size-1 axes make it ambiguous, unless ``prefer`` picks one."""
-    from layouts import layout_of
+    from ..named.infer import layout_of
 
     axes = _axes_for(t, axes)
     return layout_of(t, axes, prefer=_prefer_arg(prefer))
@@ -241,7 +241,8 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
     ``**dims``
         sizes the physical shape cannot tell, as in :func:`layouts.convert` (``C=20``).
     """
-    from layouts import Layout, convert
+    from ..named.layout import Layout
+    from ..conversion.front import convert
     from layouts.arrays.foreign import numpy_dtype
 
     torch = _torch()
@@ -279,7 +280,7 @@ def convert_tensor(t, dst, src=None, axes=None, prefer=None, threads=None, **dim
 
 def _plain(dst, out) -> "str | None":
     """``dst``'s spec when it is a plain order of upper-case axes with no padding, else None."""
-    from layouts import Layout
+    from ..named.layout import Layout
 
     if isinstance(dst, Layout):
         if dst.has_padding or dst.pitch or dst.align or any(d.is_block for d in dst.parsed.dims):

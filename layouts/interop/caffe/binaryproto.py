@@ -77,7 +77,7 @@ def load_binaryproto(source, layout: str = "NCHW", blob_axes: Optional[str] = No
 
 
 def _to_layout(x: np.ndarray, src: Optional[str], layout: str) -> np.ndarray:
-    from layouts import convert
+    from ...conversion.front import convert
 
     if src is None:
         if x.ndim != 4:
@@ -162,7 +162,7 @@ def save_binaryproto(array, path=None, layout: str = "NCHW", blob_axes: Optional
         _check_exact(name, x if name == "array" else d, need, double)
     order = "".join(a for a in blob_axes if a in layout)  # the blob's order of the array's axes
     if layout != order:
-        from layouts import convert
+        from ...conversion.front import convert
 
         x = convert(x, layout, order)
         d = None if d is None else convert(d, layout, order)

@@ -25,7 +25,7 @@ def convert_weights(w, src: str = "OIHW", dst: str = "HWIO", out=None) -> np.nda
     >>> bool(convert_weights(w, "OIHW", "HWIO")[0, 1, 2, 0] == w[0, 2, 0, 1])
     True
     """
-    from layouts import convert
+    from ...conversion.front import convert
 
     x = numeric_array("w", w)
     for name, spec in (("src", src), ("dst", dst)):

@@ -254,7 +254,7 @@ class MatLayout:
         >>> MatLayout.create(2, 3, "CV_32FC3", step=48).layout.strides
         {'H': 12, 'W': 3, 'C': 1}
         """
-        from layouts import Layout
+        from ...named.layout import Layout
 
         packed = self.cols * self.channels
         pitch = {"H": self.step1} if self.rows > 1 and self.step1 != packed else None
