@@ -72,7 +72,7 @@ def run(shape: tuple[int, int, int, int], repeats: int) -> None:
         copy_dst = np.empty_like(x)
         views = None
         if isinstance(dst, cute.Layout):  # the strided views ly.convert hands the engine, copied by numpy
-            from layouts.cute.realise import common_modes, view_modes
+            from layouts.conversion.generic import common_modes, view_modes
             modes = view_modes(common_modes(src, dst))
             shp = tuple(m[0] for m in modes)
             views = (np.lib.stride_tricks.as_strided(out, shp, tuple(m[2] * 4 for m in modes)),

@@ -111,7 +111,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         if done is not None:
             return done
     if any(hasattr(type(t), "__layouts_memory__") for t in (src, dst)):  # CuTe or linear layouts (layouts.kinds)
-        from ..cute.realise import convert_cute
+        from .generic import convert_cute
         return convert_cute(x, src, dst, out, threads=threads, copy=copy, **dims)
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:

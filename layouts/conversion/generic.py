@@ -26,9 +26,9 @@ import numpy as np
 from ..arguments import MAX_ELEMENTS
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..kinds import OffsetTable, memory_form
-from . import int_tuple as it
-from .layout import Layout, cosize
-from .swizzle import ComposedLayout, _compact
+from ..cute import int_tuple as it
+from ..cute.layout import Layout, cosize
+from ..cute.swizzle import ComposedLayout, _compact
 
 __all__ = ["is_cute", "convert_cute", "common_modes"]
 
