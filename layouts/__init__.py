@@ -25,14 +25,14 @@ from . import hooks as _hooks
 
 
 # The core's objects offer these; the layers above provide them (see layouts.hooks).
-def _layout_picture():
+def _mimebundle():
     from .viz.rich import mimebundle
     return mimebundle
 
 
-def _cute_picture():
-    from .viz.cute import mimebundle
-    return mimebundle
+def _picture():
+    from .viz.draw_any import draw_kind
+    return draw_kind
 
 
 def _to_cute():
@@ -40,15 +40,9 @@ def _to_cute():
     return to_cute
 
 
-def _linear_picture():
-    from .viz.linear import mimebundle
-    return mimebundle
-
-
-_hooks.provide("layout picture", _layout_picture)
-_hooks.provide("cute picture", _cute_picture)
+_hooks.provide("mimebundle", _mimebundle)
+_hooks.provide("picture", _picture)
 _hooks.provide("to_cute", _to_cute)
-_hooks.provide("linear picture", _linear_picture)
 
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",

@@ -1,14 +1,14 @@
 """Services that the core's value objects offer but outer layers provide.
 
-``Layout.to_cute()`` needs :mod:`layouts.cute`, and Jupyter's picture of a ``Layout`` or of a
-``cute.Layout`` needs :mod:`layouts.viz` (matplotlib). Those layers import the core, so the core
+``Layout.to_cute()`` needs :mod:`layouts.cute`, and a layout's picture (Jupyter's display,
+:meth:`layouts.kinds.Kind.picture`) needs :mod:`layouts.viz` (matplotlib). Those layers import the core, so the core
 must not import them: each service is a name here, bound by the package's front
 (``layouts/__init__.py``) to a loader that imports the outer module on first use. The core calls
 :func:`service` by name; ``import layouts`` stays light and no module imports one above it.
 
 >>> from layouts import hooks
 >>> sorted(hooks.provided())
-['cute picture', 'layout picture', 'linear picture', 'to_cute']
+['mimebundle', 'picture', 'to_cute']
 >>> hooks.service("to_cute").__module__
 'layouts.cute.bridge'
 """

@@ -29,6 +29,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from .kinds import kind_of
 from .errors import LayoutError, LayoutTypeError, type_name
 from .named.layout import Layout
 from .named.spec import parse
@@ -150,6 +151,29 @@ def resolve(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype:
     return Request(src_layout, dst_layout, _suspects(src, src_layout, dst_layout, sizes))
 
 
+def bind(layout: Any, sizes: Mapping[str, int], shape: tuple[int, ...] | None = None, what: str = "layout") -> Any:
+    """A spec string as the :class:`~layouts.Layout` it names, its sizes read from ``shape`` (an
+    array's physical shape) or given in ``sizes``; any other value as it is. For a conversion
+    whose other side is a layout of another kind, which cannot lend a spec its sizes.
+
+    >>> bind("NHWC", {}, (1, 2, 2, 3))
+    Layout('NHWC', N=1, C=3, H=2, W=2)
+    >>> bind("NHWC", {}, None, "dst")
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: dst 'NHWC' beside a layout of another kind needs its sizes: pass them as keywords (N=..., C=...) or give a layouts.Layout
+    """
+    if not isinstance(layout, str):
+        return layout
+    if shape is not None:
+        spec = parse(layout)
+        return Layout.from_shape(spec, tuple(shape), **own_sizes(spec, sizes))
+    if not sizes:
+        raise LayoutError(f"{what} {layout!r} beside a layout of another kind needs its sizes: pass them as keywords "
+                          f"(N=..., C=...) or give a layouts.Layout")
+    return Layout(layout, **sizes)
+
+
 @contextlib.contextmanager
 def wording(entry: str, src: Any, dst: Any, *, shape: Any = None, label: str = "input shape") -> Iterator[None]:
     """Every :class:`~layouts.LayoutError` raised inside, reworded as
@@ -171,15 +195,23 @@ def reworded(err: LayoutError, entry: str, src: Any, dst: Any, *, shape: Any = N
 
 
 def layout_name(layout: Any) -> str:
-    """A layout as messages name it: its spec in single quotes.
+    """A layout as messages name it: a spec (or a framework layout's spec) in single quotes,
+    another kind by its label (:mod:`layouts.kinds`).
 
-    >>> layout_name("NCHW"), layout_name(Layout("NHWC", N=1, C=2, H=3, W=4)), layout_name(3)
-    ("'NCHW'", "'NHWC'", '<int>')
+    >>> from layouts import cute
+    >>> layout_name("NCHW"), layout_name(Layout("NHWC", N=1, C=2, H=3, W=4)), layout_name(cute.Layout(4, 2))
+    ("'NCHW'", "'NHWC'", '4:2')
+    >>> layout_name(3)
+    '<int>'
     """
     if isinstance(layout, Layout):
         return repr(layout.spec)
     if isinstance(layout, str):
         return repr(layout) if len(layout) <= 40 else repr(layout[:37] + "...")
+    kind = kind_of(layout)
+    if kind is not None:
+        label = kind.label
+        return label if len(label) <= 80 else label[:77] + "..."
     return f"<{type(layout).__name__}>"
 
 

@@ -14,7 +14,8 @@ from layouts import cute, linear, viz
 from layouts.errors import LayoutError, LayoutTypeError
 from layouts.linear import LinearLayout as LL
 from layouts.viz import draw_linear
-from layouts.viz.linear import MAX_SVG_BYTES, mimebundle
+from layouts.viz.limits import MAX_SVG_BYTES
+from layouts.viz.linear import mimebundle
 
 # Triton's LinearLayoutConversionsTest.cpp: MMAv2_32x32 (mma v2, instrShape [16, 8], warps [1, 1])
 MMA_32x32 = LL.from_bases({"register": [[0, 1], [8, 0], [0, 8], [0, 16], [16, 0]],
@@ -216,7 +217,7 @@ def test_mimebundle_of_an_undrawable_layout_is_text():
     (dict(layout=SWIZZLED, color="lane"), LayoutError, "distributed layouts"),
     (dict(layout=SWIZZLED, elem_bytes=0), LayoutError, "elem_bytes"),
     (dict(layout=LL.from_bases({"x": [[1]]}, ["dim0"])), LayoutError, r"in-dims \['x'\]"),
-    (dict(layout=LL.identity_1d(1 << 15, "register", "dim0")), LayoutError, "MAX_CELLS"),
+    (dict(layout=LL.identity_1d(1 << 16, "register", "dim0")), LayoutError, "MAX_CELLS"),
     (dict(layout=LL.zeros_1d(1 << 21, "register", "dim0")), LayoutError, "hardware inputs"),
     (dict(layout=LL.empty()), LayoutError, "no out-dims"),
     (dict(layout=LL.from_bases({"offset": [[1], [1]]}, {"dim0": 4}, require_surjective=False)), LayoutError,

@@ -16,7 +16,8 @@ import pytest
 from layouts import cute, smem
 from layouts.errors import LayoutError, LayoutTypeError
 from layouts.viz import draw_banks
-from layouts.viz.banks import MAX_CELLS, bank_palette
+from layouts.viz.banks import bank_palette
+from layouts.viz.limits import MAX_CELLS
 
 ROWMAJOR_32 = cute.Layout((32, 32), (32, 1))
 PADDED_33 = cute.Layout((32, 32), (33, 1))

@@ -245,7 +245,7 @@ def test_ten_thousand_cells_render_within_a_bound():
 
 
 def test_too_many_cells_is_an_error_not_a_hang(monkeypatch):
-    monkeypatch.setattr(viz, "MAX_CELLS", 100)
+    monkeypatch.setattr(viz.limits, "MAX_CELLS", 100)
     with pytest.raises(ly.LayoutError, match="MAX_CELLS = 100"):
         viz.draw_layout(ly.Layout("NCHW", N=1, C=3, H=6, W=6))
     with pytest.raises(ly.LayoutError, match="MAX_CELLS"):
@@ -278,13 +278,13 @@ def test_rich_display_svg_small_png_large_text_always(monkeypatch):
     assert set(small._repr_mimebundle_(exclude=["image/svg+xml"])) == {"text/plain", "image/png"}
     assert set(small._repr_mimebundle_(exclude=["image/svg+xml", "image/png"])) == {"text/plain"}
     # the SVG is chosen by its size in bytes: past SVG_MAX_BYTES the same figure comes as PNG
-    monkeypatch.setattr(rich, "SVG_MAX_BYTES", 1000)
+    monkeypatch.setattr(viz.limits, "MAX_SVG_BYTES", 1000)
     assert set(small._repr_mimebundle_()) == {"text/plain", "image/png"}
-    monkeypatch.setattr(rich, "SVG_MAX_BYTES", 150_000)
+    monkeypatch.setattr(viz.limits, "MAX_SVG_BYTES", 150_000)
     monkeypatch.setattr(rich, "SVG_MAX_SLOTS", 4)
     png = small._repr_mimebundle_()["image/png"]
     assert base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"
-    monkeypatch.setattr(viz, "MAX_CELLS", 4)
+    monkeypatch.setattr(viz.limits, "MAX_CELLS", 4)
     assert set(small._repr_mimebundle_()) == {"text/plain"}
 
 

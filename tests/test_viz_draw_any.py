@@ -32,7 +32,7 @@ def test_draw_is_the_picture_of_the_kind(name, layout, drawer, options):
 
 def test_draw_refuses_what_is_no_layout():
     for bad in (None, "NCHW", np.arange(4), 3, ("a", "b"), cute.Swizzle(3, 0, 3)):
-        with pytest.raises(ly.LayoutTypeError, match="draw: layout must be a layouts.Layout") as e:
+        with pytest.raises(ly.LayoutTypeError, match="draw: layout must be a layout") as e:
             viz.draw(bad)
     assert "ly.Layout('NCHW', N=" not in str(e.value)
     with pytest.raises(ly.LayoutTypeError, match=r"a spec needs its sizes: viz.draw\(ly.Layout\('NCHW'"):

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..arrays.foreign import register_lazy
 from ..errors import LayoutError, LayoutTypeError
+from ..kinds import kind_of
 from ..named.layout import Layout
 from . import _boxes
 
@@ -56,9 +57,52 @@ def convert_dask(d: Any, src: str | Layout, dst: str | Layout, *, out: Any = Non
     ((4,), (4, 4), (8,), (3,))
     """
     try:
+        if _other_kind(src) or _other_kind(dst):
+            return _convert_dask_gather(d, src, dst, out, copy, chunks, dims)
         return _convert_dask(d, src, dst, out, threads, copy, chunks, dims)
     except LayoutError as err:
         raise LayoutError(_boxes.message(src, dst, "convert", f"dask input shape {getattr(d, 'shape', None)}: {err}")) from None
+
+
+def _other_kind(layout: Any) -> bool:
+    kind = kind_of(layout)
+    return kind is not None and kind.name != "framework"
+
+
+def _convert_dask_gather(d: Any, src: Any, dst: Any, out: Any, copy: Any, chunks: Any, dims: Mapping[str, int]) -> Any:
+    """A conversion with a layout of another kind (CuTe, linear) as one lazy gather: each slot
+    of the destination's buffer takes the source element its table names (zero where none does,
+    :func:`layouts.conversion.generic.gather_table`), chunk by chunk of the source's buffer."""
+    import dask.array as da
+
+    from ..conversion.generic import gather_table, kinds
+    if not isinstance(d, da.Array):
+        raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
+    if out is not None:
+        raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
+    if copy not in (True, None):
+        raise LayoutError(f"copy must be True or None, got {copy!r}")
+    if chunks is not None:
+        raise LayoutError("chunks= names axes of framework layouts; a layout of another kind is converted as one "
+                          "gather, in the chunks of its source")
+    if any(math.isnan(c) for cs in d.chunks for c in cs):
+        raise LayoutError("the dask array has unknown chunk sizes (nan); call .compute_chunk_sizes() first")
+    if np.dtype(d.dtype).hasobject:
+        raise LayoutError(f"dtype {d.dtype} holds Python objects; convert moves numeric and bool data only")
+    s, k = kinds(src, dst, dims, tuple(d.shape) if d.ndim > 1 else None)
+    if d.ndim > 1:
+        if tuple(d.shape) != s.array_shape or s.buffer_size != d.size:
+            raise LayoutError(f"x has shape {tuple(d.shape)}, but src {s.label} is held in an array of shape "
+                              f"{s.array_shape} (or a 1-D buffer)" if tuple(d.shape) != s.array_shape else
+                              f"src {s.label} pads its rows: a dask array has no strides to pitch")
+        d = d.reshape(-1)
+    table = gather_table(s, k, int(d.shape[0]))
+    if k.buffer_size != int(np.prod(k.array_shape)):
+        raise LayoutError(f"dst {k.label} pads its rows: a dask array has no strides to pitch; store an unpitched layout")
+    hit = table >= 0
+    gathered = d[np.where(hit, table, 0)] if table.size else d[:0]
+    result = da.where(da.from_array(hit, chunks=gathered.chunks), gathered, np.zeros((), d.dtype))
+    return result.reshape(k.array_shape) if len(k.array_shape) > 1 else result
 
 
 def _convert_dask(d: Any, src: Any, dst: Any, out: Any, threads: Any, copy: Any,

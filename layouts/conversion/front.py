@@ -34,7 +34,9 @@ from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import MAX_ELEMENTS, Layout
 from ..named.torch_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
+from ..kinds import kind_of
 from ..request import Request, first_run, layout_name, resolve, reworded
+from .generic import convert_generic
 
 
 def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
@@ -110,12 +112,10 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             done = _known_into(x, src, dst, out, threads)
         if done is not None:
             return done
-    if any(hasattr(type(t), "__layouts_memory__") for t in (src, dst)):  # CuTe or linear layouts (layouts.kinds)
-        from .generic import convert_cute
-        return convert_cute(x, src, dst, out, threads=threads, copy=copy, **dims)
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:
         return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)
+    generic = _other_kind(src) or _other_kind(dst)   # a CuTe, linear or other layout: any kind pair
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.
@@ -124,17 +124,21 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
         x = from_capsule(x, "x")
         xa, back, x_dtype = as_numpy(x, "x", copy=copy)
-        if is_torch_tensor(x):  # src may name its memory order, as torch users do (layouts.named.torch_names)
+        if is_torch_tensor(x) and not generic:  # src may name its memory order, as torch users do (named.torch_names)
             xa = read_as_named(xa, src, "x", warn)
         oa = None
         if out is not None:
             oa, _, out_dtype = as_numpy(out, "out", writable=True)
             if out_dtype != x_dtype:  # the dtypes themselves: bfloat16 is not its int16 raw bits
                 raise LayoutError(f"out has dtype {out_dtype}, expected {x_dtype} (x's dtype; convert does not cast)")
-            if is_torch_tensor(out):
+            if is_torch_tensor(out) and not generic:
                 oa = read_as_named(oa, dst, "out", warn)
-
-        result = _convert(xa, src, dst, oa, threads, copy, dims, warn)
+        if generic:
+            if threads is not None:
+                settings.check_threads(threads)
+            result = convert_generic(xa, src, dst, oa, threads=threads, copy=copy, dims=dims)
+        else:
+            result = _convert(xa, src, dst, oa, threads, copy, dims, warn)
     except LayoutError as err:
         raise reworded(err, "convert", src, dst, shape=_shape_of(x)) from None
     if out is not None:
@@ -146,6 +150,12 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             _remember(x, src, dst, out)
         return out
     return back(result)
+
+
+def _other_kind(layout: Any) -> bool:
+    """Whether ``layout`` is a layout of a kind other than the framework's (:mod:`layouts.kinds`)."""
+    kind = kind_of(layout)
+    return kind is not None and kind.name != "framework"
 
 
 #: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``

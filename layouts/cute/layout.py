@@ -119,9 +119,10 @@ class Layout:
         it.check_coord(crd, self._shape, f"layout {self}")
         return it.offset_of(crd, self._shape, self._stride)
 
-    def __layouts_memory__(self) -> "Layout":
-        """A CuTe layout is its own memory form (the protocol of :mod:`layouts.kinds`)."""
-        return self
+    def __layouts_kind__(self) -> Any:
+        """The answers of this layout to the protocol of :mod:`layouts.kinds`."""
+        from .kind import CuteKind
+        return CuteKind(self)
 
     def offsets(self) -> np.ndarray:
         """``L(i)`` for every ``i`` in ``range(size(L))``, as an int64 array.
@@ -212,7 +213,7 @@ class Layout:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """Jupyter's display: the picture of :func:`layouts.viz.draw_cute` and the text."""
-        return service("cute picture")(self, include=include, exclude=exclude)
+        return service("mimebundle")(self, include=include, exclude=exclude)
 
 
 def _cosize(layout: Layout) -> int:

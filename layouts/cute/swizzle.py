@@ -146,9 +146,10 @@ class ComposedLayout:
     def __call__(self, *coords: Any) -> int:
         return self.outer(self.offset + self.inner(*coords))
 
-    def __layouts_memory__(self) -> "ComposedLayout":
-        """A swizzled layout is its own memory form (the protocol of :mod:`layouts.kinds`)."""
-        return self
+    def __layouts_kind__(self) -> Any:
+        """The answers of this layout to the protocol of :mod:`layouts.kinds`."""
+        from .kind import CuteKind
+        return CuteKind(self)
 
     def offsets(self) -> np.ndarray:
         """``S(i)`` for every index, as an int64 array.
@@ -210,7 +211,7 @@ class ComposedLayout:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """Jupyter's display: the picture of :func:`layouts.viz.draw_cute` and the text."""
-        return service("cute picture")(self, include=include, exclude=exclude)
+        return service("mimebundle")(self, include=include, exclude=exclude)
 
 
 def _compact(layout: Layout) -> bool:

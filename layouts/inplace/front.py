@@ -52,6 +52,7 @@ from .methods import scratch_budget
 from .plan import InplacePlan, Pass, fine_dims, plan_passes
 from .run import run_segments, segments
 from ..named.torch_names import in_memory_order, read_as_named
+from ..kinds import kind_of
 from ..request import layout_name, own_sizes, resolve, reworded
 from .signals import SignalHold
 from ..named.spec import parse
@@ -181,6 +182,8 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     layouts.errors.LayoutError: convert_inplace('NCHW' -> 'NCHW16c', x shape (1, 20, 2, 2)): the destination Layout('NCHW16c', N=1, C=20, H=2, W=2) needs 128 elements (C padded to 32), but x's buffer holds 80: it would need 48 more elements; in place, every block must divide its axis (ly.convert pads into a new array)
     """
     try:
+        if _other_kind(src) or _other_kind(dst):
+            return _any_kinds_inplace(x, src, dst, threads, dims)
         if is_torch_tensor(x) or type(x).__name__ == "PyCapsule":
             return _torch_inplace(x, src, dst, threads, dims)
         return _convert_inplace(x, src, dst, threads, dims)
@@ -209,7 +212,47 @@ def _torch_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, 
     return back(result)
 
 
-def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:
+def _other_kind(layout: Any) -> bool:
+    kind = kind_of(layout)
+    return kind is not None and kind.name != "framework"
+
+
+def _any_kinds_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> Any:
+    """An in-place conversion with a layout of another kind (CuTe, linear) on either side: both
+    strided and filling the same buffer exactly, so that the conversion permutes its modes. The
+    common modes of the two strided forms become the axes of two framework specs, one per side,
+    each listing them in that side's memory order, and the framework path converts between them."""
+    from ..arrays.foreign import as_numpy, bump_version, from_capsule
+    from ..conversion.generic import common_modes, kinds
+    t = from_capsule(x, "x")
+    arr, back, _ = as_numpy(t, "x", writable=True, copy=False) if is_torch_tensor(t) else (t, None, None)
+    _check_array(arr)
+    s, d = kinds(src, dst, dims, arr.shape if arr.ndim > 1 else None)
+    if s.buffer_size != arr.size:
+        raise LayoutError(f"x holds {arr.size} elements, but src {s.label} fills a buffer of {s.buffer_size}")
+    sf, df = s.strided(), d.strided()
+    for side, kind, form in (("src", s, sf), ("dst", d, df)):
+        if form is None or not kind.compact or kind.buffer_size != s.buffer_size:
+            raise LayoutError(f"in place, both layouts must be strided and fill the same buffer exactly (a permutation "
+                              f"of its elements); {side} {kind.label} does not (ly.convert converts it out of place)")
+    modes = common_modes(sf, df)
+    if modes is None or len(modes) > 26:
+        raise LayoutError(f"src {s.label} and dst {d.label} share no common modes to transpose in place "
+                          f"(ly.convert converts them out of place)")
+    names = [chr(ord("A") + k) for k in range(len(modes))]
+    sizes = {n: m[0] for n, m in zip(names, modes)}
+    in_src = "".join(n for n, _ in sorted(zip(names, modes), key=lambda e: -e[1][1])) or "A"
+    in_dst = "".join(n for n, _ in sorted(zip(names, modes), key=lambda e: -e[1][2])) or "A"
+    sizes = sizes or {"A": arr.size}
+    _convert_inplace(arr.reshape(-1), in_src, in_dst, threads, sizes)
+    result = d.array(arr.reshape(-1))
+    if back is None:
+        return result
+    bump_version(t)
+    return back(result)
+
+
+def _check_array(x: Any) -> None:
     if not isinstance(x, np.ndarray):
         raise LayoutTypeError(f"convert_inplace needs a numpy array to convert in its own memory, got {type(x).__name__} "
                         f"(use ly.convert for other inputs)")
@@ -222,6 +265,10 @@ def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str
     if not x.flags.c_contiguous:
         raise LayoutError(f"x is not C-contiguous (strides {x.strides}); convert_inplace needs one packed buffer "
                           f"(np.ascontiguousarray(x) first, or ly.convert)")
+
+
+def _convert_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> np.ndarray:
+    _check_array(x)
     if threads is not None:
         settings.check_threads(threads)
     s, d, request = _request(x.shape, src, dst, x.dtype.itemsize == 1, dims)

@@ -402,10 +402,15 @@ class LinearLayout:
             lines.append(" - " + "\n   ".join(parts))
         return "\n".join(lines) + f"\nwhere out dims are: {outs}"
 
+    def __layouts_kind__(self) -> Any:
+        """The answers of this layout, read as memory, to the protocol of :mod:`layouts.kinds`."""
+        from .kind import LinearKind
+        return LinearKind(self)
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """Jupyter's display: the picture of :func:`layouts.viz.draw_linear` and :meth:`explain`."""
         from ..hooks import service
-        return service("linear picture")(self, include=include, exclude=exclude)
+        return service("mimebundle")(self, include=include, exclude=exclude)
 
 
 from . import apply as _apply  # noqa: E402  (numpy only; after the class, as it needs no name from here)

@@ -17,8 +17,9 @@ import inspect
 from typing import Any, Dict, Optional, Sequence
 
 from ..errors import LayoutTypeError, show, type_name
-from . import algebra, memory, reshape
+from . import algebra, reshape
 from .explain import explain as explain_layout
+from .kind import LinearKind
 from .layout import LinearLayout
 
 
@@ -27,18 +28,13 @@ class _Methods:
     layout); :func:`bind_methods` moves them onto :class:`LinearLayout`."""
 
     # ----------------------------------------------------------------- memory (layouts.kinds)
-    def __layouts_memory__(self) -> Any:
-        """The memory this layout stands for (the orientation rule of :func:`layouts.linear.memory_map`):
-        its CuTe form when it has one (the fast copy and swizzle kernels), else its offset table."""
-        return memory.memory_form(self)
-
     def offsets(self):
         """The offset of each element, in index order (coordinates -> offset; see memory_map).
 
         >>> LinearLayout.from_bases({"offset": [[0, 1], [1, 0]]}, ["dim0", "dim1"]).offsets().tolist()
         [0, 2, 1, 3]
         """
-        return memory.offsets(self)
+        return LinearKind(self).offsets()
 
     def explain(self) -> str:
         """Each basis in words and the CuTe form, when there is one (:mod:`layouts.linear.explain`).

@@ -97,7 +97,7 @@ class Describe:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """Jupyter's rich display: a picture (drawn lazily by :mod:`layouts.viz`) and plain text."""
-        return service("layout picture")(self, include=include, exclude=exclude)
+        return service("mimebundle")(self, include=include, exclude=exclude)
 
     def to_cute(self) -> Any:
         """This layout as a CuTe layout (:mod:`layouts.cute`): one mode per axis in canonical order,

@@ -8,8 +8,8 @@ offset vectors; the strided form exists when no block pads its axis.
 >>> import layouts as ly
 >>> from layouts.kinds import kind_of
 >>> k = kind_of(ly.Layout("NCHW16c", N=1, C=20, H=1, W=1))
->>> k.domain, k.size, k.extent, k.strided() is None
-(Domain(names=('N', 'C', 'H', 'W'), sizes=(1, 20, 1, 1)), 20, 32, True)
+>>> k.domain, k.size, k.extent, k.array_shape, k.strided() is None
+(Domain(names=('N', 'C', 'H', 'W'), sizes=(1, 20, 1, 1)), 20, 20, (1, 2, 1, 1, 16), True)
 >>> k.offsets().tolist() == list(range(16)) + list(range(16, 20))
 True
 >>> kind_of(ly.Layout("NHWC", N=1, C=3, H=2, W=2)).strided()
@@ -75,8 +75,18 @@ class FrameworkKind(Kind):
 
     @property
     def extent(self) -> int:
-        """The layout's whole buffer, trailing row padding included (what its arrays hold)."""
+        return int(self.layout.span)
+
+    @property
+    def buffer_size(self) -> int:
         return int(self.layout.size)
+
+    @property
+    def array_shape(self) -> tuple:
+        return tuple(self.layout.shape)
+
+    def array(self, buffer: np.ndarray) -> np.ndarray:
+        return self.layout.view(buffer)
 
     def offsets(self) -> np.ndarray:
         dims = self.layout.dims

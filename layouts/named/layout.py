@@ -348,6 +348,11 @@ class Layout(Inverse, Describe):
     def _key(self) -> tuple:
         return (self._spec.canonical, tuple(self._dims.items()), self._shape, self._strides)
 
+    def __layouts_kind__(self) -> Any:
+        """The answers of this layout to the protocol of :mod:`layouts.kinds`."""
+        from .kind import FrameworkKind
+        return FrameworkKind(self)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Layout):
             return NotImplemented

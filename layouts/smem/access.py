@@ -153,7 +153,8 @@ def _thread_map(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[np.ndarr
 
 
 def _is_triton(obj: Any) -> bool:
-    return type(obj).__module__.startswith("layouts.linear.triton")
+    from ..linear.triton import Encoding
+    return isinstance(obj, Encoding)
 
 
 def _cute_map(tv: Any, warp: Optional[int]) -> np.ndarray:
@@ -194,7 +195,7 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
     if "warp" in ins:
         coords["warp"] = np.full(lane.shape, warp, dtype=np.int64)
     out = layout.apply(coords)
-    from .memory import tile_dims
+    from ..linear.kind import tile_dims
     flat = np.zeros(lane.shape, dtype=np.int64)
     scale = 1
     sizes = []

@@ -10,7 +10,7 @@ colexicographic index over ``shape`` (CuTe's ``idx2crd``: ``row + rows * col`` f
 >>> from layouts import cute
 >>> mem = memory_of(cute.composition(cute.Swizzle(3, 3, 3), cute.Layout((8, 64), (64, 1))))
 >>> mem.shape, mem.describe(), mem.offsets[:3].tolist()
-((8, 64), 'Swizzle<3,3,3> o (8,64):(64,1)', [0, 72, 144])
+((8, 64), 'Sw<3,3,3> o 0 o (8,64):(64,1)', [0, 72, 144])
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import numpy as np
 
 from ..cute.int_tuple import is_int
 from ..errors import LayoutError, LayoutTypeError, type_name
+from ..kinds import kind_of
+from ..linear.kind import tile_dims
 
-__all__ = ["SharedMemory", "memory_of"]
+__all__ = ["SharedMemory", "memory_of", "tile_dims"]
 
 
 class SharedMemory:
@@ -116,26 +118,11 @@ def _shape_arg(name: str, shape: Any) -> Tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-def _mode_sizes(layout: Any) -> Tuple[int, ...]:
-    """The sizes of a CuTe layout's top-level modes."""
-    from ..cute import int_tuple as it
-    shape = layout.shape
-    if not it.is_tuple(shape):
-        return (int(shape),)
-    return tuple(int(it.product(s)) for s in shape)
-
-
-def _cute_text(layout: Any) -> str:
-    from ..cute.swizzle import ComposedLayout
-    if isinstance(layout, ComposedLayout):
-        sw = layout.outer
-        mid = f" o {layout.offset}" if layout.offset else ""
-        return f"Swizzle<{sw.bits},{sw.base},{sw.shift}>{mid} o {layout.inner}"
-    return str(layout)
-
-
 def _is_triton_encoding(obj: Any) -> bool:
-    return type(obj).__module__.startswith("layouts.linear.triton")
+    """A Triton encoding of :mod:`layouts.linear.triton` (an explicit input here: an encoding is a
+    layout only with its tensor shape)."""
+    from ..linear.triton import Encoding
+    return isinstance(obj, Encoding)
 
 
 def memory_of(shared_layout: Any, shape: Optional[Tuple[int, ...]] = None) -> SharedMemory:
@@ -182,12 +169,6 @@ def memory_of(shared_layout: Any, shape: Optional[Tuple[int, ...]] = None) -> Sh
 
 
 def _memory(obj: Any, shape: Optional[Tuple[int, ...]]) -> SharedMemory:
-    from ..cute.layout import Layout as CuteLayout
-    from ..cute.swizzle import ComposedLayout
-    from ..kinds import OffsetTable
-    from ..named.layout import Layout as NamedLayout
-    from ..linear.layout import LinearLayout
-
     if isinstance(obj, SharedMemory):
         return obj
     if isinstance(obj, tuple) and len(obj) == 2 and _is_triton_encoding(obj[0]):
@@ -197,72 +178,22 @@ def _memory(obj: Any, shape: Optional[Tuple[int, ...]]) -> SharedMemory:
             raise LayoutError(f"shared_layout {type_name(obj)} is a Triton encoding: give it with its tensor "
                               f"shape, as (encoding, shape) or memory_of(encoding, shape=...)")
         return _triton_memory(obj, shape)
-    if isinstance(obj, (CuteLayout, ComposedLayout)):
-        try:
-            offsets = obj.offsets()
-        except LayoutError as e:
-            raise LayoutError(f"shared_layout {obj}: {e}") from None
-        return SharedMemory(_mode_sizes(obj), offsets, _cute_text(obj), obj)
-    if isinstance(obj, NamedLayout):
-        return _framework_memory(obj)
-    if isinstance(obj, LinearLayout):
-        return _linear_memory(obj)
-    if isinstance(obj, OffsetTable):
-        return SharedMemory(shape if shape is not None else (obj.size(),), obj.offsets(), str(obj), obj)
-    hook = getattr(type(obj), "__layouts_memory__", None)
-    if hook is not None:
-        form = hook(obj)
-        if form is not obj:
-            return _memory(form, shape)
-    raise LayoutTypeError(f"shared_layout must be a layout (CuTe, linear, framework, a Triton shared encoding "
-                          f"with its shape), got {type_name(obj)}")
-
-
-def _framework_memory(layout: Any) -> SharedMemory:
-    """A framework layout's logical elements (a padded block's padding is not an element), its
-    axes in the order of its CuTe form (``to_cute``)."""
-    from ..cute.bridge import axis_modes
-    axes = [axis for axis, _, _ in axis_modes(layout)]
-    shape = tuple(int(layout.dims[a]) for a in axes)
-    grids = np.meshgrid(*[np.arange(s) for s in shape], indexing="ij")
-    offsets = layout.offset(**{a.lower(): g.ravel(order="F") for a, g in zip(axes, grids)})
-    return SharedMemory(shape, np.asarray(offsets, dtype=np.int64), repr(layout), layout)
-
-
-def tile_dims(names: Any) -> list:
-    """The tile's dims in colexicographic order (the first the fastest): Triton's standard names
-    ``dim0, dim1, ...`` by their number, whatever order a layout lists them in (a map is the same
-    map however its dims are listed); any other names as listed.
-
-    >>> tile_dims(["dim1", "dim0"]), tile_dims(["m0", "m1"])
-    (['dim0', 'dim1'], ['m0', 'm1'])
-    """
-    names = list(names)
-    if sorted(names) == sorted(f"dim{k}" for k in range(len(names))):
-        return sorted(names, key=lambda n: int(n[3:]))
-    return names
-
-
-def _linear_memory(layout: Any) -> SharedMemory:
-    from ..linear.bridges import cute_form, memory_map
+    kind = kind_of(obj)
+    if kind is None:
+        raise LayoutTypeError(f"shared_layout must be a layout (CuTe, linear, framework, a Triton shared encoding "
+                              f"with its shape), got {type_name(obj)}")
     try:
-        mapped = memory_map(layout)
+        sizes, offsets = kind.domain.sizes, kind.offsets()
     except LayoutError as e:
-        raise LayoutError(f"shared_layout: {e}") from None
-    order = tile_dims(mapped.in_dim_names)
-    if order != mapped.in_dim_names:
-        mapped = mapped.transpose_ins(order)
-    sizes = tuple(int(s) for s in mapped.in_dims.values()) or (1,)
-    flat = mapped.flatten_ins()
-    if flat.in_dim_names:
-        offsets = flat.apply({flat.in_dim_names[0]: np.arange(flat.total_in_size, dtype=np.int64)})["offset"]
-    else:
-        offsets = np.zeros(1, dtype=np.int64)
+        raise LayoutError(f"shared_layout {_label(kind)}: {e}") from None
+    return SharedMemory(sizes or (1,), offsets, lambda: kind.label, obj)
 
-    def text() -> str:
-        form = cute_form(mapped)
-        return f"linear layout {_cute_text(form)}" if form is not None else repr(layout)
-    return SharedMemory(sizes, offsets, text, layout)
+
+def _label(kind: Any) -> str:
+    try:
+        return kind.label
+    except LayoutError:
+        return f"({kind.name} layout)"
 
 
 def _triton_linear(encoding: Any, shape: Any, *, kind: str, lacks: str, wrong_kind: str, where: str):
@@ -291,5 +222,5 @@ def _triton_memory(encoding: Any, shape: Any) -> SharedMemory:
         wrong_kind="shared_layout {!r} is a distributed (register) encoding; a shared layout is a "
                    "SwizzledSharedLayout or NVMMASharedLayout (a distributed one goes in an Access)",
         where="shared_layout")
-    mem = _linear_memory(linear)
+    mem = _memory(linear, None)
     return SharedMemory(shape, mem.offsets, f"{encoding!r} over {shape}", (encoding, shape))

@@ -67,12 +67,12 @@ def check_color_by(layout: Layout, color_by: str | None) -> str | None:
 
 
 def check_cells(n: int, what: str) -> None:
-    """Raise a LayoutError when a picture would need more than ``layouts.viz.MAX_CELLS`` cells."""
-    from . import MAX_CELLS
-    if n > MAX_CELLS:
+    """Raise a LayoutError when a picture would need more than :data:`layouts.viz.limits.MAX_CELLS` cells."""
+    from . import limits
+    if n > limits.MAX_CELLS:
         raise LayoutError(
-            f"{what} needs {n} cells, more than layouts.viz.MAX_CELLS = {MAX_CELLS}; "
-            f"draw a smaller layout, or raise the limit (layouts.viz.MAX_CELLS = {n})"
+            f"{what} needs {n} cells, more than layouts.viz.limits.MAX_CELLS = {limits.MAX_CELLS}; "
+            f"draw a smaller layout, or raise the limit (layouts.viz.limits.MAX_CELLS = {n})"
         )
 
 

@@ -24,9 +24,10 @@ from ..errors import LayoutError, int_arg, str_arg
 from ._checks import check_axes
 from ._figure import new_figure
 from ._style import CHAR_EM, FIGURE_WIDTH, LABEL_MAX, MIN_FONTSIZE, TEXT_PT, TITLE_PT, text_colors
-from .banks_model import MAX_CELLS, BankPicture, bank_palette, bank_picture
+from . import limits
+from .banks_model import BankPicture, bank_palette, bank_picture
 
-__all__ = ["draw_banks", "bank_palette", "MAX_CELLS", "CONFLICT_COLOR"]
+__all__ = ["draw_banks", "bank_palette", "CONFLICT_COLOR"]
 
 #: Outline of the cells in a conflicting bank; the other cells of the phase are outlined in black.
 CONFLICT_COLOR = "#e8000b"
@@ -65,7 +66,7 @@ def draw_banks(shared_layout: Any, acc: Any, element_bytes: int = 2, *, banks: i
     -------
     matplotlib.figure.Figure
         Thread labels smaller than 7 pt are left out, and the key says so. A tile of more than
-        :data:`MAX_CELLS` cells is refused with a LayoutError.
+        :data:`layouts.viz.limits.MAX_CELLS` cells is refused with a LayoutError.
 
     Examples
     --------
@@ -85,9 +86,9 @@ def draw_banks(shared_layout: Any, acc: Any, element_bytes: int = 2, *, banks: i
     ax = check_axes(ax)
     mem = smem.memory_of(shared_layout)
     size = int(np.prod(mem.shape)) if len(mem.shape) else 1
-    if size > MAX_CELLS:
+    if size > limits.MAX_CELLS:
         raise LayoutError(f"draw_banks: the tile {tuple(mem.shape)} has {size} cells, more than "
-                          f"layouts.viz.banks.MAX_CELLS = {MAX_CELLS}; draw a part of it (a warp's tile)")
+                          f"layouts.viz.limits.MAX_CELLS = {limits.MAX_CELLS}; draw a part of it (a warp's tile)")
     result = smem.conflicts(shared_layout, acc, element_bytes=element_bytes, banks=banks, bank_bytes=bank_bytes)
     picture = bank_picture(result, phase, element_bytes, banks, bank_bytes, title)
     if ax is not None:

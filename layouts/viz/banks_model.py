@@ -21,10 +21,8 @@ import numpy as np
 
 from ..errors import LayoutError
 
-__all__ = ["bank_of", "bank_palette", "thread_ranges", "BankPicture", "bank_picture", "MAX_CELLS"]
+__all__ = ["bank_of", "bank_palette", "thread_ranges", "BankPicture", "bank_picture"]
 
-#: Cells a bank picture may have (a 128 x 128 tile).
-MAX_CELLS = 16384
 #: Lines of conflicts spelled out in the key; past them the key says how many banks more.
 KEY_CONFLICT_LINES = 4
 #: Characters per key line: a 9-inch figure at 7.5 pt; per title line at 9 pt.
@@ -116,7 +114,7 @@ def _words_of(offset: int, element_bytes: int, bank_bytes: int) -> range:
 def bank_picture(result, phase_index, element_bytes: int, banks: int, bank_bytes: int,
                  title: str | None) -> BankPicture:
     """The picture of ``result`` (a :class:`layouts.smem.Conflicts`) with phase ``phase_index``
-    (None: the worst) marked; refuses a tile larger than :data:`MAX_CELLS`."""
+    (None: the worst) marked; refuses a tile larger than :data:`layouts.viz.limits.MAX_CELLS`."""
     mem = result.memory
     shape = tuple(int(s) for s in mem.shape)
     size = int(np.prod(shape)) if shape else 1

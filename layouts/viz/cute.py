@@ -2,7 +2,7 @@
 after, thread-value layouts of MMA atoms, and logical-vs-physical strips for higher ranks.
 
 Each panel is one ``PolyCollection`` of cells, one ``LineCollection`` of tile boundaries and a
-text per cell only when the cells are large enough to read (at most ``MAX_LABELS``), so the
+text per cell only when the cells are large enough to read (``layouts.viz.limits.MAX_LABELS``), so the
 SVGs stay small. What a picture holds (panels, cells, colours, labels, titles, key) is worked
 out once by :func:`layouts.viz.cute_model.cute_picture`; :func:`draw_cute` draws it with matplotlib, and
 :func:`layouts.viz.cute_svg` writes it straight to SVG (what a notebook shows for a CuTe layout).
@@ -27,12 +27,12 @@ import numpy as np
 
 from ._figure import new_figure
 from ._style import TEXT_PT, TITLE_PT, text_colors
-from .cute_model import COLORS, MAX_CELLS, MAX_LABELS, CutePanel, cute_picture, index_labels, tile_lines
+from . import limits
+from .cute_model import COLORS, CutePanel, cute_picture, index_labels, tile_lines
 
-__all__ = ["draw_cute", "mimebundle", "MAX_CELLS", "MAX_LABELS", "COLORS"]
+__all__ = ["draw_cute", "mimebundle", "COLORS"]
 
 #: The largest SVG a notebook is given; a larger picture goes as a PNG.
-MAX_SVG_BYTES = 150_000
 
 
 def draw_cute(layout: Any, swizzle: Any = None, *, color: str | None = None, tv_tile: tuple[int, int] | None = None,
@@ -74,8 +74,12 @@ def draw_cute(layout: Any, swizzle: Any = None, *, color: str | None = None, tv_
     >>> fig.axes[0].get_title(loc="left")
     'TV layout ((4,8),(2,2)):((32,1),(16,8)) on a 16 x 8 tile'
     """
-    picture = cute_picture(layout, swizzle, color=color, tv_tile=tv_tile, elem_bytes=elem_bytes,
-                           bank_bytes=bank_bytes, title=title)
+    return render(cute_picture(layout, swizzle, color=color, tv_tile=tv_tile, elem_bytes=elem_bytes,
+                               bank_bytes=bank_bytes, title=title))
+
+
+def render(picture: Any):
+    """The matplotlib figure of a worked-out grid picture (:mod:`.cute_model`)."""
     w, h, cell_in = picture.width, picture.height, picture.cell_in
     fig = new_figure(w, h)
     for p in picture.panels:
@@ -127,8 +131,8 @@ def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
     from ._figure import to_png
     from .cute_svg import cute_svg
     return _picture_bundle(lambda: layout.explain(),
-                           lambda: cute_svg(layout) if layout.size() <= MAX_LABELS else None,
-                           lambda: to_png(draw_cute(layout), dpi=100), include, exclude, MAX_SVG_BYTES)
+                           lambda: cute_svg(layout) if layout.size() <= limits.MAX_LABELS else None,
+                           lambda: to_png(draw_cute(layout), dpi=100), include, exclude, limits.MAX_SVG_BYTES)
 
 
 def _picture_bundle(text: Callable[[], str], svg: Callable[[], Optional[str]], png: Callable[[], bytes],

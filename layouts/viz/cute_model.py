@@ -19,14 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, type_name
+from . import limits
 from ._style import FIGURE_WIDTH, value_colors
 
-__all__ = ["cute_picture", "CutePicture", "CutePanel", "index_labels", "tile_lines"]
+__all__ = ["cute_picture", "offsets_picture", "CutePicture", "CutePanel", "index_labels", "tile_lines"]
 
-#: Cells a picture may have.
-MAX_CELLS = 16384
-#: Cells past which the cell labels are left out.
-MAX_LABELS = 1024
 COLORS = ("offset", "bank", "row", "column", "thread")
 
 
@@ -143,7 +140,7 @@ class CutePicture:
 
 
 def _label_size(labels: list, rows: int, cols: int, cell_in: float) -> float | None:
-    if rows * cols > MAX_LABELS:
+    if rows * cols > limits.MAX_LABELS:
         return None
     cell_pt = cell_in * 72
     longest = max((len(t) for t in labels), default=1)
@@ -196,8 +193,9 @@ def cute_picture(layout: Any, swizzle: Any = None, *, color: str | None = None, 
     size = layout.size()
     if size == 0:
         raise LayoutError(f"draw_cute: {layout} has no elements to draw")
-    if size * len(items) > MAX_CELLS:
-        raise LayoutError(f"draw_cute: {layout} has {size} cells, more than layouts.viz.cute.MAX_CELLS = {MAX_CELLS}")
+    if size * len(items) > limits.MAX_CELLS:
+        raise LayoutError(f"draw_cute: {layout} has {size} cells, more than layouts.viz.limits.MAX_CELLS = "
+                          f"{limits.MAX_CELLS}")
     inner = getattr(layout, "inner", layout)
     if len(inner) > 2 and swizzle is None:
         return _strips_picture(layout, title)
@@ -214,6 +212,26 @@ def cute_picture(layout: Any, swizzle: Any = None, *, color: str | None = None, 
                              cell_in, title if (title and k == 0) else str(item), row_shape=row_shape,
                              col_shape=col_shape))
     return CutePicture(w, h, cell_in, panels, key)
+
+
+def offsets_picture(sizes: tuple, offsets: np.ndarray, title: str, color: str = "offset", elem_bytes: int = 2,
+                    bank_bytes: int = 4) -> CutePicture:
+    """The grid of any layout's offsets, as CuTe prints a layout: row = the coordinate of the
+    first dim, column = the other dims (colexicographic), each cell its offset."""
+    if color not in COLORS[:4]:
+        raise LayoutError(f"draw: color must be one of {', '.join(COLORS[:4])}, got {color!r}")
+    size = int(offsets.size)
+    if size == 0:
+        raise LayoutError(f"draw: {title} has no elements to draw")
+    if size > limits.MAX_CELLS:
+        raise LayoutError(f"draw: {title} has {size} cells, more than layouts.viz.limits.MAX_CELLS = {limits.MAX_CELLS}")
+    rows = int(sizes[0]) if sizes else 1
+    cols = size // rows
+    values = offsets.reshape(cols, rows).T
+    w, h, cell_in = _figure_size(1, rows, cols)
+    faces, _ = _colors(color, values, rows, cols, bank_bytes, elem_bytes)
+    panel = _panel(0.55, 0.35, rows, cols, faces, [str(v) for v in values.ravel()], cell_in, title)
+    return CutePicture(w, h, cell_in, [panel])
 
 
 def _tv_picture(layout: Any, tile: tuple[int, int], title: str | None) -> CutePicture:
@@ -233,8 +251,9 @@ def _strips_picture(layout: Any, title: str | None, wrap: int = 32) -> CutePictu
     (labelled with the index stored there; grey where none is)."""
     offs = layout.offsets()
     size, span = offs.size, int(offs.max()) + 1
-    if span > MAX_CELLS:
-        raise LayoutError(f"draw_cute: {layout} spans {span} slots, more than layouts.viz.cute.MAX_CELLS = {MAX_CELLS}")
+    if span > limits.MAX_CELLS:
+        raise LayoutError(f"draw_cute: {layout} spans {span} slots, more than layouts.viz.limits.MAX_CELLS = "
+                          f"{limits.MAX_CELLS}")
     wrap = min(wrap, max(size, span))
     rows_l, rows_p = -(-size // wrap), -(-span // wrap)
     inner = getattr(layout, "inner", layout)

@@ -26,14 +26,11 @@ import numpy as np
 from ._figure import axes_cell_inches, new_figure
 from ._style import (FIGURE_WIDTH, MIN_FONTSIZE, PAD_EDGE, PAD_HATCH, TEXT_PT, TITLE_PT, label_fontsize,
                      text_colors, value_colors)
-from .linear_model import COLORS, LABELS, MAX_CELLS, LinearPicture, key_colors, linear_picture
+from . import limits
+from .linear_model import COLORS, LABELS, LinearPicture, key_colors, linear_picture
 
-__all__ = ["draw_linear", "mimebundle", "MAX_CELLS", "COLORS", "LABELS", "MAX_SVG_BYTES"]
+__all__ = ["draw_linear", "mimebundle", "COLORS", "LABELS"]
 
-#: The largest SVG a notebook is given; a larger picture goes as a PNG.
-MAX_SVG_BYTES = 150_000
-#: Elements past which the SVG is not tried (a 32 x 32 tile's is about 100 KB; twice as many pass the limit).
-MAX_SVG_CELLS = 1536
 #: Inches: margins around the grid (left for the row indices, top for the title and column indices).
 GRID_LEFT, GRID_TOP, GAP, RIGHT = 0.55, 0.62, 0.45, 0.15
 #: The largest grid cell and matrix cell (inches).
@@ -67,7 +64,7 @@ def draw_linear(layout: Any, ax=None, *, color: Optional[str] = None, label: Opt
     layout : layouts.linear.LinearLayout
         A distributed layout (in-dims among ``register``, ``lane``, ``warp``, ``block``) or a
         memory layout (in-dim ``offset`` as Triton's shared layouts, or out-dim ``offset`` as
-        :func:`layouts.linear.from_cute` gives). At most ``MAX_CELLS`` elements.
+        :func:`layouts.linear.from_cute` gives). At most ``layouts.viz.limits.MAX_CELLS`` elements.
     ax : matplotlib.axes.Axes, optional
         Draw the grid alone into this Axes (no matrix, no key) and return its figure.
     color : {"lane", "warp", "block", "register", "thread", "bank", "offset"}, optional
@@ -290,7 +287,7 @@ def _draw_key(ax, p: LinearPicture, key_cell: float) -> None:
 
 def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
     """Jupyter's display of a linear layout: :meth:`~layouts.linear.LinearLayout.explain` as text
-    and :func:`draw_linear`'s picture as SVG (a PNG when the SVG would pass ``MAX_SVG_BYTES`` or
+    and :func:`draw_linear`'s picture as SVG (a PNG when the SVG would pass ``limits.MAX_SVG_BYTES`` or
     is not wanted); text only when it cannot be drawn.
 
     >>> from layouts.linear import LinearLayout
@@ -307,5 +304,5 @@ def mimebundle(layout: Any, include: Any = None, exclude: Any = None) -> dict:
         return drawn[0]
     # an SVG only up to MAX_SVG_CELLS elements: larger ones pass MAX_SVG_BYTES, not worth writing
     return _picture_bundle(lambda: layout.explain(),
-                           lambda: to_svg(figure()) if layout.total_out_size <= MAX_SVG_CELLS else None,
-                           lambda: to_png(figure(), dpi=100), include, exclude, MAX_SVG_BYTES)
+                           lambda: to_svg(figure()) if layout.total_out_size <= limits.MAX_SVG_CELLS else None,
+                           lambda: to_png(figure(), dpi=100), include, exclude, limits.MAX_SVG_BYTES)

@@ -23,12 +23,11 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, int_arg, str_arg, type_name
+from . import limits
 
-__all__ = ["linear_picture", "LinearPicture", "DISTRIBUTED_DIMS", "COLORS", "LABELS", "MAX_CELLS",
+__all__ = ["linear_picture", "LinearPicture", "DISTRIBUTED_DIMS", "COLORS", "LABELS",
            "key_colors", "WRAP_1D"]
 
-#: The most tensor elements a picture may have (a 128 x 128 tile); past it, a LayoutError.
-MAX_CELLS = 16384
 #: The most hardware inputs (registers x lanes x warps x blocks) a picture enumerates.
 MAX_INPUTS = 1 << 20
 DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
@@ -71,9 +70,9 @@ def _check_layout(layout: Any):
         raise LayoutTypeError(f"draw_linear: layout must be a layouts.linear.LinearLayout, got {type_name(layout)}")
     if not layout.out_dim_names:
         raise LayoutError("draw_linear: the layout has no out-dims, so there is no tensor to draw")
-    if layout.total_out_size > MAX_CELLS:
+    if layout.total_out_size > limits.MAX_CELLS:
         raise LayoutError(f"draw_linear: the tensor has {layout.total_out_size} elements ({dict(layout.out_dims)}), "
-                          f"more than MAX_CELLS = {MAX_CELLS}; draw a part of it (L.resize_out_dim(dim, size))")
+                          f"more than layouts.viz.limits.MAX_CELLS = {limits.MAX_CELLS}; draw a part of it (L.resize_out_dim(dim, size))")
     return layout
 
 
