@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from layouts.kernels.machine import affinity
+from layouts.kernels.runtime import affinity
 from layouts.kernels.runtime import pool as pool_mod
 
 linux_multi_cpu = pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2

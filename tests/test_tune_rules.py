@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from layouts.kernels.machine.tune import Measured, at_least_half_l2, first_winning, least_time
+from layouts.kernels.tune import Measured, at_least_half_l2, first_winning, least_time
 
 
 def brute_least_time(sizes, rows):
@@ -61,7 +61,7 @@ def test_paused_timings_count_the_calls_not_the_sleeps():
     and each sleep 20 ms, so a sleep counted in would show."""
     import time
 
-    from layouts.kernels.machine.tune import seconds_per_call
+    from layouts.kernels.tune import seconds_per_call
     calls, gaps, last = [], [], [None]
 
     def run():
@@ -82,7 +82,7 @@ def test_paused_timings_produce_the_source_before_each_call():
     """``produce`` runs before each paused call and outside its time."""
     import time
 
-    from layouts.kernels.machine.tune import seconds_per_call
+    from layouts.kernels.tune import seconds_per_call
     log = []
     t = seconds_per_call(lambda: log.append("call"), 1, pause=0.001,
                          produce=lambda: (log.append("produce"), time.sleep(0.02)))
@@ -93,7 +93,7 @@ def test_paused_timings_produce_the_source_before_each_call():
 def test_the_producer_rewrites_the_source_the_view_reads():
     import numpy as np
 
-    from layouts.kernels.machine.tune import producer
+    from layouts.kernels.tune import producer
     xs = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     v = xs.transpose(0, 2, 1)
     produce = producer(v)

@@ -287,7 +287,7 @@ def test_tune_fills_wisdom_below_the_measuring_size_and_not_for_a_pinned_profile
     """``tune``'s wisdom covers common conversions that a first copy would not measure (here all of
     them: the measuring size is far above them), one entry per thread count; a profile that
     measures nothing fills nothing."""
-    from layouts.kernels.machine.tune import fill_wisdom
+    from layouts.kernels.tune import fill_wisdom
     assert fill_wisdom(reference("xeon-avx512"), quick=True) == [] and not fresh_wisdom.exists()
     prof = reference("xeon-avx512").replace(measure_min_bytes=1 << 40)
     done = fill_wisdom(prof, quick=True)

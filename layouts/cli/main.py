@@ -230,7 +230,7 @@ def _explain_copy(args: argparse.Namespace) -> None:
 
 def _tune(args: argparse.Namespace) -> None:
     from ..kernels.machine import profile
-    from ..kernels.machine.tune import measured_table, report
+    from ..kernels.tune import measured_table, report
     from .tune import tune_all
     if args.out is not None and (not args.out.strip() or Path(args.out).is_dir()):
         raise LayoutError(f"--out {args.out[:80]!r} is not a file name; expected e.g. my-profile.json")
@@ -242,7 +242,7 @@ def _tune(args: argparse.Namespace) -> None:
     if out is not None:
         profile.save(prof, out, measured_table(found))
         print(f"\nsaved {out}" + ("" if args.out is None else f"; use it with LAYOUTS_PROFILE={out}"))
-        from ..kernels.machine.tune import fill_wisdom
+        from ..kernels.tune import fill_wisdom
         from ..kernels.machine.wisdom import path
         print(f"\nwisdom (the fastest way of each common conversion, measured), in {path()}:")
         for case, decided in fill_wisdom(prof, quick=args.quick):

@@ -66,7 +66,7 @@ def _op(method: str, B: int, dims: tuple[int, ...], perm: tuple[int, ...], e: in
 def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
     """(bytes, seconds of np.copyto of them, seconds of the op) on a buffer of the op's size."""
     from .driver import transpose_batched
-    from ..kernels.machine.tune import medians
+    from ..kernels.tune import medians
     nbytes = op.B * math.prod(op.dims) * op.e
     buf = np.random.default_rng(0).integers(0, 255, nbytes, dtype=np.uint8)
     other = np.empty_like(buf)
@@ -78,8 +78,8 @@ def _cost(op: Op, rounds: int) -> tuple[int, float, float]:
 
 def tune_inplace(base, nbytes: int = 32 << 20, rounds: int = 5):
     """Measure the in-place costs (see the module doc) on tensors of about ``nbytes``: the profile
-    ``base`` with them set, and the :class:`~layouts.kernels.machine.tune.Measured` of each."""
-    from ..kernels.machine.tune import Measured
+    ``base`` with them set, and the :class:`~layouts.kernels.tune.Measured` of each."""
+    from ..kernels.tune import Measured
     tu = tuning()
     found, costs = [], {}
     for field, (what, method, B, dims, perm, e) in COST_CASES.items():

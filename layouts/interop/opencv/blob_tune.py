@@ -3,7 +3,7 @@
 every core beats one) and ``blob_chunk_bytes`` (the rows each thread takes at a time).
 
 Both are timed on batches of 224 x 224 x 3 uint8 images into float32 NCHW blobs, the case the
-defaults were set on, in interleaved rounds with medians (:func:`layouts.kernels.machine.tune.medians`).
+defaults were set on, in interleaved rounds with medians (:func:`layouts.kernels.tune.medians`).
 ``blob_load_aware`` is a rule, not a number (give way to other running tasks), and stays as it is.
 
 >>> from layouts import kernels
@@ -41,8 +41,8 @@ def _runs(n: int, profiles, threads):
 
 def tune_blob(base, quick: bool = False, rounds: int = 5):
     """The profile ``base`` with ``blob_thread_min_bytes`` and ``blob_chunk_bytes`` measured, and
-    the :class:`~layouts.kernels.machine.tune.Measured` of each; on one core, the profile unchanged."""
-    from ...kernels.machine.tune import PAUSE_S, THREAD_MARGIN, Measured, first_winning, medians, producer
+    the :class:`~layouts.kernels.tune.Measured` of each; on one core, the profile unchanged."""
+    from ...kernels.tune import PAUSE_S, THREAD_MARGIN, Measured, first_winning, medians, producer
     if base.cpus < 2:
         return base, []
     M = 1 << 20

@@ -1,2 +1,3 @@
-"""The copy engine at run time: its thread pool (:mod:`.pool`), per-thread scratch buffers
-(:mod:`.scratch`), and what repeat calls read (:mod:`.pointers`, :mod:`.recency`)."""
+"""The copy engine at run time: its thread pool (:mod:`.pool`) and where its threads run
+(:mod:`.affinity`), per-thread scratch buffers (:mod:`.scratch`), and the addresses and recent
+writes repeat calls read (:mod:`.pointers`, :mod:`.recency`)."""

@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Callable
 
 from ...settings import check_threads, get_threads
-from ..machine.affinity import keep_workers_off_this_cpu, register_this_thread, unregister
+from .affinity import keep_workers_off_this_cpu, register_this_thread, unregister
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None

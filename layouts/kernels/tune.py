@@ -62,7 +62,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import profile as _profile
+from .machine import profile as _profile
 
 __all__ = ["tune", "Measured", "fill_wisdom", "WISDOM_CASES", "seconds_per_call", "medians", "first_winning", "least_time",
            "at_least_half_l2", "producer", "PAUSE_S", "THREAD_MARGIN"]
@@ -212,7 +212,7 @@ def _copy_runs(out, v, profiles, threads, spares: int = 0) -> list[Callable[[], 
     """One call per profile: ``copy_into(out, v)`` under it, on its number of threads; with
     ``spares``, each call writes the next of ``out`` and that many more outputs in turn, so that
     the output a call writes is not in cache, as in a pipeline that consumed it elsewhere."""
-    from ..copy import copy_into
+    from .copy import copy_into
     outs = [out] + [np.empty_like(out) for _ in range(spares)]
 
     def under(prof, nth):
@@ -438,7 +438,7 @@ def fill_wisdom(prof, quick: bool = False) -> list[tuple[str, str]]:
     on first sight, are measured here too, down to four L2 caches (below that the measuring
     slices could not be parts of the copy no run touched before); a profile that measures
     nothing (``measure_min_bytes = 0``) fills nothing."""
-    from ..copy import _choice
+    from .copy import _choice
     cases = [c for c in WISDOM_CASES if c[2:] == (3, 224, 64) and c[1] == "float32"][:2] if quick else WISDOM_CASES
     floor = min(prof.measure_min_bytes, 4 * prof.l2_bytes)
     measuring = prof.replace(measure_min_bytes=floor)
