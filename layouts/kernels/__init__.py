@@ -25,7 +25,8 @@ True
 [0.0, 0.0, 0.0]
 """
 
-from .copy import copied_by_numpy, copy_into, explain_copy, fill_zero, short_rows
+from .copy import copied_by_numpy, copy_into, fill_zero, short_rows
+from .explain import explain_copy
 from .machine.profile import MachineProfile, current, reference, set_profile, use_profile
 
 __all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_copy", "MachineProfile", "current",

@@ -13,7 +13,6 @@ is cached per (shape, strides, dtype, alignment, profile).
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 
 import numpy as np
@@ -25,13 +24,14 @@ from .machine import jit_cache
 from .machine import profile as _profile
 from .plan import make_fill_plan
 from .runtime import recency
-from .runtime.pointers import address
+from .runtime.pointers import address, flat_view
+from .strategy import set_engine
 from .runtime.pool import made, recorded, replay, run_items, thread_count
 from .machine.profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
 from .strategies.numpy_copy import numpy_is_cheaper, short_rows
 
-__all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_copy", "MachineProfile", "current", "reference", "set_profile",
+__all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "MachineProfile", "current", "reference", "set_profile",
            "use_profile"]
 
 jit_cache.check()        # before any kernel loads: numba's cache would keep code compiled from older sources
@@ -40,14 +40,9 @@ _choices: dict = {}      # (shape, strides, dtype, alignments, stream, id(profil
 _repeats: dict = {}      # (shape, strides, dtype, addresses, stream, threads) -> (profile, kernel calls)
 
 
-def _flat(arr, ext, unit, addr=None):
-    """A writable 1-D ``unit`` view of the ``ext`` bytes starting at ``arr``'s first byte (at
-    ``addr`` when the caller has it: reading ``arr.ctypes`` builds an object each time)."""
-    buf = (ctypes.c_char * ext).from_address(arr.ctypes.data if addr is None else addr)
-    return np.frombuffer(buf, dtype=unit)
-
-
-def _check(dst, src):
+def check(dst, src):
+    """The checks of :func:`copy_into` (and of :func:`layouts.kernels.explain.explain_copy`): two
+    same-shape, same-dtype numpy arrays, the destination writable."""
     if not isinstance(dst, np.ndarray) or not isinstance(src, np.ndarray):
         raise LayoutTypeError("copy_into: dst and src must be numpy arrays, got "
                         f"{type(dst).__name__} and {type(src).__name__}")
@@ -81,7 +76,7 @@ def copy_into(dst, src, threads=None):
     >>> int(out[0, 1, 2, 0, 5]) == int(x[0, 16 + 5, 2, 0])
     True
     """
-    _check(dst, src)
+    check(dst, src)
     if dst.dtype.fields is not None:     # whole elements: numpy's copy of fields skips their gaps
         dst, src = whole_elements(dst), whole_elements(src)
     nth = thread_count(threads)
@@ -174,7 +169,7 @@ def _plan_and_run(dst, src, nth, stream, prof, addrs, key):
     p = c.plan
     if p.nbytes < prof.thread_min(c.strategy):
         nth = 1
-    d, s = _flat(dst, p.dext, p.unit, addrs[0]), _flat(src, p.sext, p.unit, addrs[1])
+    d, s = flat_view(dst, p.dext, p.unit, addrs[0]), flat_view(src, p.sext, p.unit, addrs[1])
     if key is None or nth != 1 or not c.repeatable:
         c.run(dst, src, d, s, nth)
         return
@@ -183,21 +178,6 @@ def _plan_and_run(dst, src, nth, stream, prof, addrs, key):
         if len(_repeats) > 256:
             _repeats.clear()
         _repeats[key] = (prof, calls)
-
-
-def explain_copy(dst, src, threads=None):
-    """Which strategy copies ``src`` into ``dst``, with which parameters, and why: an
-    :class:`~.explain.Explanation` (print it). Nothing is copied or compiled.
-
-    >>> import numpy as np
-    >>> x = np.zeros((128, 64, 56, 56), np.uint8)[:, :, :8]          # a view: NCHW -> NHWC below
-    >>> e = explain_copy(np.empty((128, 8, 56, 64), np.uint8), x.transpose(0, 2, 3, 1), threads=1)
-    >>> e.strategy, e.params["variant"]
-    ('simd-tiles', 'tiles')
-    """
-    from .explain import explain
-    _check(dst, src)
-    return explain(dst, src, thread_count(threads))
 
 
 def fill_zero(dst, threads=None):
@@ -223,6 +203,9 @@ def fill_zero(dst, threads=None):
     if plan.nbytes < prof.thread_min_bytes:
         nth = 1
     from .jit.rows import fill_kernel
-    d = _flat(dst, plan.dext, plan.unit)
+    d = flat_view(dst, plan.dext, plan.unit)
     run_items(fill_kernel, (d, record(ROWS, n=plan.n, dI=plan.dI, sI=plan.dI), batch_axes(plan.batch)), (),
               plan.nbatch, nth)
+
+
+set_engine(_copy_views)     # the staged strategy copies its two steps through the engine

@@ -20,7 +20,7 @@ from .machine import profile as _profile
 from .runtime import recency
 from .registry import STRATEGIES, Task
 
-__all__ = ["Explanation", "explain", "strategies_table"]
+__all__ = ["Explanation", "explain", "explain_copy", "strategies_table"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,22 @@ def explain(dst: np.ndarray, src: np.ndarray, nthreads: int, stream: bool = Fals
         nth = min(nthreads, c.work_items)
         why = f"{nthreads} asked, {c.work_items} work items"
     return Explanation(p, c.strategy, c.why, dict(c.params), declined, nth, why, prof, c.work_items, label, decided)
+
+
+def explain_copy(dst, src, threads=None):
+    """Which strategy copies ``src`` into ``dst``, with which parameters, and why: an
+    :class:`Explanation` (print it). Nothing is copied or compiled.
+
+    >>> import numpy as np
+    >>> x = np.zeros((128, 64, 56, 56), np.uint8)[:, :, :8]          # a view: NCHW -> NHWC below
+    >>> e = explain_copy(np.empty((128, 8, 56, 64), np.uint8), x.transpose(0, 2, 3, 1), threads=1)
+    >>> e.strategy, e.params["variant"]
+    ('simd-tiles', 'tiles')
+    """
+    from .copy import check
+    from .runtime.pool import thread_count
+    check(dst, src)
+    return explain(dst, src, thread_count(threads))
 
 
 def strategies_table() -> str:

@@ -10,7 +10,25 @@ import numpy as np
 
 from .plan import Plan, make_plan
 
-__all__ = ["Task", "Choice", "Strategy", "unit_view"]
+__all__ = ["Task", "Choice", "Strategy", "unit_view", "engine", "set_engine"]
+
+#: the engine's copy of two views (:func:`layouts.kernels.copy._copy_views`), for the strategies
+#: that copy through the engine again (a copy in two staged steps): set by the engine when it
+#: loads, so that no strategy imports the engine that imports them
+_engine: Callable | None = None
+
+
+def set_engine(copy_views: Callable) -> None:
+    """Bind the engine's copy of two views (``copy_views(dst, src, nth, stream, profile)``)."""
+    global _engine
+    _engine = copy_views
+
+
+def engine() -> Callable:
+    """The engine's copy of two views, bound by :func:`set_engine`."""
+    if _engine is None:
+        raise RuntimeError("the copy engine is not loaded (import layouts.kernels)")
+    return _engine
 
 
 def unit_view(flat: np.ndarray, shape: tuple, strides: tuple, offset: int = 0) -> np.ndarray:

@@ -226,7 +226,7 @@ def _slice_choice(sub: Task, p, whole: Choice):
 
 
 def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dict:
-    from ..copy import _flat
+    from ..runtime.pointers import flat_view
 
     ways = _ways(task, profile, first)
     if len(ways) == 1:
@@ -243,7 +243,7 @@ def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dic
         if c is None:
             continue                         # the slice would not run this way: not measured
         nth = 1 if task.plan.nbytes < p.thread_min(c.strategy) else nthreads
-        c.run(sd, ss, _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit), nth)  # compiles
+        c.run(sd, ss, flat_view(sd, sub.plan.dext, sub.plan.unit), flat_view(ss, sub.plan.sext, sub.plan.unit), nth)  # compiles
         runs[name] = (c, sub, nth)
     for sd, _ in parts[1:]:                  # fault the parts' pages in (a byte a page) outside the timing
         if sd.flags.c_contiguous and sd.size:
@@ -253,7 +253,7 @@ def _measure(task: Task, profile, nthreads: int, dst, src, first: Choice) -> dic
         for k, name in enumerate(runs):
             c, sub, nth = runs[name]
             sd, ss = parts[1 + r * len(names) + k]
-            d, s = _flat(sd, sub.plan.dext, sub.plan.unit), _flat(ss, sub.plan.sext, sub.plan.unit)
+            d, s = flat_view(sd, sub.plan.dext, sub.plan.unit), flat_view(ss, sub.plan.sext, sub.plan.unit)
             t0 = time.perf_counter()
             c.run(sd, ss, d, s, nth)
             seconds[name] = min(seconds[name], time.perf_counter() - t0)

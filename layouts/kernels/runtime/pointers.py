@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["DIRECT", "STRUCT", "address", "unowned_view", "struct_snapshot", "unchanged"]
+__all__ = ["DIRECT", "STRUCT", "address", "flat_view", "unowned_view", "struct_snapshot", "unchanged"]
 
 _DATA = object.__basicsize__            # the data pointer follows PyObject_HEAD
 _read = ctypes.c_size_t.from_address
@@ -122,3 +122,10 @@ def unowned_view(a: np.ndarray) -> np.ndarray:
     span = sum(r for r in reach if r > 0) - low + a.itemsize
     memory = (ctypes.c_char * span).from_address(address(a) + low)
     return np.ndarray(a.shape, a.dtype, buffer=memory, offset=-low, strides=a.strides)
+
+
+def flat_view(arr, ext, unit, addr=None):
+    """A writable 1-D ``unit`` view of the ``ext`` bytes starting at ``arr``'s first byte (at
+    ``addr`` when the caller has it: reading ``arr.ctypes`` builds an object each time)."""
+    buf = (ctypes.c_char * ext).from_address(arr.ctypes.data if addr is None else addr)
+    return np.frombuffer(buf, dtype=unit)

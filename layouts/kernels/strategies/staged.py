@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..runtime.pool import run_split
 from ..runtime.scratch import buffer
-from ..strategy import Choice, Strategy, unit_view
+from ..strategy import Choice, Strategy, engine, unit_view
 
 
 def consider(task, profile):
@@ -35,7 +35,7 @@ def consider(task, profile):
 
     def chunks(d, s, c0, c1):
         """Chunks [c0, c1) of P pixels through one scratch, on the calling thread."""
-        from ..copy import _copy_views
+        _copy_views = engine()
         tmp = buffer("staged", N * C * P * us).view(p.unit)      # kept by the thread: no fresh pages a call
         for p0 in range(c0 * P, min(c1 * P, npx), P):
             q = min(P, npx - p0)
