@@ -14,12 +14,9 @@ CuTe and framework layouts as linear layouts and back.
 """
 
 from .layout import LinearLayout
-from . import methods
 from .algebra import divide_left, divide_right, supremum
 from .bridges import NotCuteRepresentable, NotLinear, from_cute, from_layout, memory_map, to_cute
 from .utils import ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd
-
-methods.bind_methods(LinearLayout)     # the algebra, reshaping, memory and explain methods (see methods.py)
 
 __all__ = [
     "LinearLayout", "divide_left", "divide_right", "supremum",

@@ -7,9 +7,10 @@ minor to major; sizes are powers of two. Semantics follow Triton 3.9.0
 (``include/triton/Tools/LinearLayout.h``); every bad input is a :class:`~layouts.LayoutError`,
 never an abort.
 
-The class here holds a layout's parts: construction, queries, bits, ``apply`` and text. Its
-algebra, reshaping, memory and ``explain`` methods call modules that import this one, so they are
-written in :mod:`layouts.linear.methods` and set on the class when the package loads.
+Every operation is a method of the class, its law in its docstring: construction, queries, bits,
+``apply``, text, and the algebra, reshaping, memory and words, whose methods are one call each of
+the module that does the work (:mod:`~layouts.linear.algebra`, :mod:`~layouts.linear.reshape`,
+:mod:`~layouts.linear.kind`, :mod:`~layouts.linear.explain`).
 
 >>> from layouts.linear import LinearLayout
 >>> L = LinearLayout.from_bases({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [1, 0]]}, ["dim0", "dim1"])
@@ -19,7 +20,7 @@ written in :mod:`layouts.linear.methods` and set on the class when the package l
 {'dim0': 1, 'dim1': 3}
 """
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import LayoutError, LayoutTypeError, show, type_name
 from . import gf2
@@ -402,6 +403,179 @@ class LinearLayout:
             lines.append(" - " + "\n   ".join(parts))
         return "\n".join(lines) + f"\nwhere out dims are: {outs}"
 
+    # ----------------------------------------------------------------- memory (layouts.kinds)
+    def offsets(self):
+        """The offset of each element, in index order (coordinates -> offset; see memory_map).
+
+        >>> LinearLayout.from_bases({"offset": [[0, 1], [1, 0]]}, ["dim0", "dim1"]).offsets().tolist()
+        [0, 2, 1, 3]
+        """
+        from .kind import LinearKind
+        return LinearKind(self).offsets()
+
+    def explain(self) -> str:
+        """Each basis in words and the CuTe form, when there is one (:mod:`layouts.linear.explain`).
+
+        >>> print(LinearLayout.identity_1d(2, "lane", "dim0").explain().splitlines()[1])
+          lane bit 0 (lane 1) -> 1: one step along dim0
+        """
+        return _explain.explain(self)
+
+    # ----------------------------------------------------------------- the algebra (layouts.linear.algebra)
+    def __mul__(self, other: "LinearLayout") -> "LinearLayout":
+        """Triton's ``operator*``: ``self`` on the low bits of every shared dim (:func:`~.algebra.multiply`)."""
+        if not isinstance(other, LinearLayout):
+            raise LayoutTypeError(f"a LinearLayout multiplies only another LinearLayout, got {type_name(other)} "
+                                  f"{show(other)} on the right")
+        return _algebra.multiply(self, other)
+
+    def __rmul__(self, other: Any) -> "LinearLayout":
+        raise LayoutTypeError(f"a LinearLayout multiplies only another LinearLayout, got {type_name(other)} "
+                              f"{show(other)} on the left")
+
+    def compose(self, outer: "LinearLayout") -> "LinearLayout":
+        """``outer(self(x))``: self's out-dims must be outer's in-dims (sizes <= outer's).
+
+        >>> a = LinearLayout.identity_1d(4, "in", "mid")
+        >>> a.compose(LinearLayout.strided_1d(4, 2, "mid", "out"))(**{"in": 3})
+        {'out': 6}
+        """
+        return _algebra.compose(self, outer)
+
+    def invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":
+        """``C`` with ``self(x) == outer(C(x))``, the smallest such preimage (Triton's
+        invertAndCompose; ``outer`` must be surjective).
+
+        >>> a = LinearLayout.identity_1d(4, "in", "out")
+        >>> a.invert_and_compose(LinearLayout.strided_1d(4, 1, "reg", "out")).bases
+        {'in': ((1,), (2,))}
+        """
+        return _algebra.invert_and_compose(self, outer)
+
+    def invert(self) -> "LinearLayout":
+        """The inverse of an invertible layout: out-dims become in-dims.
+
+        >>> LinearLayout.from_bases({"in": [[2], [1]]}, ["out"]).invert().bases
+        {'out': ((2,), (1,))}
+        """
+        return _algebra.invert(self)
+
+    def pseudoinvert(self) -> "LinearLayout":
+        """A right inverse ``B`` of a surjective layout: ``self(B(y)) == y`` (Triton's pseudoinvert).
+
+        >>> L = LinearLayout.from_bases({"in": [[1], [0], [2]]}, ["out"])
+        >>> L.pseudoinvert()(out=3)
+        {'in': 5}
+        """
+        return _algebra.pseudoinvert(self)
+
+    def free_variable_masks(self) -> Dict[str, int]:
+        """Per in-dim, a mask of the input bits that can change without changing the output.
+
+        >>> LinearLayout.from_bases({"in": [[1], [0], [2]]}, ["out"]).free_variable_masks()
+        {'in': 2}
+        """
+        return _algebra.free_variable_masks(self)
+
+    def num_consecutive_in_out(self) -> int:
+        """How many consecutive values of the first in-dim map to consecutive values of the first
+        out-dim (a vector width), Triton's getNumConsecutiveInOut.
+
+        >>> LinearLayout.from_bases({"register": [[1], [2], [8]], "lane": [[4]]}, ["dim0"]).num_consecutive_in_out()
+        4
+        """
+        return _algebra.num_consecutive_in_out(self)
+
+    def quotient(self, dims: Any) -> Optional["LinearLayout"]:
+        """The layout on the other dims when this one is the identity on ``dims`` and mixes them
+        with nothing else; ``None`` otherwise.
+
+        >>> L = LinearLayout.identity_1d(4, "in", "out") * LinearLayout.identity_1d(2, "b", "b")
+        >>> L.quotient(["b"]) == LinearLayout.identity_1d(4, "in", "out")
+        True
+        """
+        return _algebra.quotient(self, dims)
+
+    def is_trivial_over(self, dims: Any) -> bool:
+        return _algebra.is_trivial_over(self, dims)
+
+    # ----------------------------------------------------------------- reshaping (layouts.linear.reshape)
+    def reshape_ins(self, new_in_dims: Any) -> "LinearLayout":
+        """The in bits, in dim order, re-split into ``[(name, size), ...]``.
+
+        >>> LinearLayout.identity_1d(8, "in", "out").reshape_ins([("a", 2), ("b", 4)]).bases
+        {'a': ((1,),), 'b': ((2,), (4,))}
+        """
+        return _reshape.reshape_ins(self, new_in_dims)
+
+    def reshape_outs(self, new_out_dims: Any) -> "LinearLayout":
+        """The out bits, in dim order, re-split into ``[(name, size), ...]``.
+
+        >>> LinearLayout.identity_1d(8, "in", "out").reshape_outs([("a", 2), ("b", 4)]).bases
+        {'in': ((1, 0), (0, 1), (0, 2))}
+        """
+        return _reshape.reshape_outs(self, new_out_dims)
+
+    def flatten_ins(self) -> "LinearLayout":
+        """One in-dim, named after the first."""
+        if not self._bases:
+            return self
+        return _reshape.reshape_ins(self, [(self._bases[0][0], self.total_in_size)])
+
+    def flatten_outs(self) -> "LinearLayout":
+        """One out-dim, named after the first."""
+        if not self._outs:
+            return self
+        return _reshape.reshape_outs(self, [(self._outs[0][0], self.total_out_size)])
+
+    def transpose_ins(self, order: Sequence[str]) -> "LinearLayout":
+        """The in-dims reordered (the map is unchanged; reshape and ``*`` see the new order)."""
+        return _reshape.transpose_ins(self, order)
+
+    def transpose_outs(self, order: Sequence[str]) -> "LinearLayout":
+        """The out-dims reordered."""
+        return _reshape.transpose_outs(self, order)
+
+    def sublayout(self, in_dims: Any, out_dims: Any) -> "LinearLayout":
+        """Only these in-dims (the others read as 0) and out-dims; out sizes unchanged.
+
+        >>> L = LinearLayout.from_bases({"a": [[1, 0]], "b": [[0, 1], [1, 2]]}, ["x", "y"])
+        >>> L.sublayout(["b"], ["y"]).bases
+        {'b': ((1,), (2,))}
+        """
+        return _reshape.sublayout(self, in_dims, out_dims)
+
+    def sublayout_is_zero(self, in_dims: Any, out_dims: Any) -> bool:
+        return all(not any(b) for rows in _reshape.sublayout(self, in_dims, out_dims).bases.values() for b in rows)
+
+    def concat_ins(self, other: "LinearLayout") -> "LinearLayout":
+        """Both layouts' in-dims side by side (disjoint), over the same out-dims."""
+        return _reshape.concat_ins(self, other)
+
+    def concat_outs(self, other: "LinearLayout") -> "LinearLayout":
+        """Both layouts' out-dims side by side (disjoint), from the same in-dims."""
+        return _reshape.concat_outs(self, other)
+
+    def remove_zero_bases_along_dim(self, dim: str) -> "LinearLayout":
+        """In-dim ``dim`` without its zero bases (a broadcast register dropped)."""
+        return _reshape.remove_zero_bases_along_dim(self, dim)
+
+    def resize_in_dim(self, dim: str, size: int) -> "LinearLayout":
+        """In-dim ``dim`` cut to its first ``log2(size)`` bases."""
+        return _reshape.resize_in_dim(self, dim, size)
+
+    def resize_out_dim(self, dim: str, size: int) -> "LinearLayout":
+        """Out-dim ``dim`` cut to ``size``: basis values at or above it become 0 (Triton's resizeOutDim)."""
+        return _reshape.resize_out_dim(self, dim, size)
+
+    def rename_in_dim(self, old: str, new: str) -> "LinearLayout":
+        """In-dim ``old`` called ``new``, in the same place."""
+        return _reshape.rename_dim(self, old, new, side="in")
+
+    def rename_out_dim(self, old: str, new: str) -> "LinearLayout":
+        """Out-dim ``old`` called ``new``, in the same place."""
+        return _reshape.rename_dim(self, old, new, side="out")
+
     def __layouts_kind__(self) -> Any:
         """The answers of this layout, read as memory, to the protocol of :mod:`layouts.kinds`."""
         from .kind import LinearKind
@@ -413,4 +587,6 @@ class LinearLayout:
         return service("mimebundle")(self, include=include, exclude=exclude)
 
 
-from . import apply as _apply  # noqa: E402  (numpy only; after the class, as it needs no name from here)
+# the modules that do the work of the methods above: they build layouts, so they import this
+# module, and are imported after the class they need
+from . import algebra as _algebra, apply as _apply, explain as _explain, reshape as _reshape  # noqa: E402
