@@ -23,7 +23,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .gf2 import in_span, pivots, span_elements, span_table, xor_basis
+from ..linear.gf2 import in_span, pivots, span_elements, span_table, xor_basis
 from .model import groups_of
 
 
