@@ -62,7 +62,7 @@ class Request:
 
     def check_allocatable(self, dtype: Any) -> None:
         """LayoutError unless numpy can hold the destination as an array of ``dtype``."""
-        from .arguments import numpy_max_dims
+        from ._args import numpy_max_dims
         if self.dst.ndim > numpy_max_dims():
             raise LayoutError(f"the destination {layout_name(self.dst)} has {self.dst.ndim} physical dims, but numpy "
                               f"{np.__version__} holds at most {numpy_max_dims()}")

@@ -381,7 +381,7 @@ def test_rank_beyond_numpy_split_limit_converts():
     axes = string.ascii_uppercase[:24]
     x = rng.integers(0, 100, [3 if i < 4 else 2 for i in range(24)]).astype(np.uint8)
     spec = axes + "".join(f"2{a.lower()}" for a in axes)            # 48 physical dims
-    from layouts.arguments import numpy_max_dims
+    from layouts._args import numpy_max_dims
     if numpy_max_dims() < 48:                                       # numpy 1.x: 32 dims at most, said so
         check_refused(lambda: ly.convert(x, axes, spec), LayoutError, "at most 32", [x])
         return

@@ -42,7 +42,7 @@ def aligned_empty(shape: Any, dtype: Any = np.float64, *, zero: bool = False) ->
     dt = np.empty(0, dt).dtype              # what numpy makes of it for an array: "S0" is "S1"
     if dt.hasobject:
         raise LayoutError(f"dtype {dt} holds Python objects, which have no fixed bytes to align")
-    from ..arguments import numpy_max_dims
+    from .._args import numpy_max_dims
     if len(dims) > numpy_max_dims():
         raise LayoutError(f"shape has {len(dims)} dims; numpy {np.__version__} holds at most "
                           f"{numpy_max_dims()}")

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..arguments import MAX_ELEMENTS
+from .._args import MAX_ELEMENTS
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..kinds import Kind, Strided, require_kind
 from ..request import bind

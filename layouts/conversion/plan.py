@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..arguments import numpy_max_dims
+from .._args import numpy_max_dims
 from ..named.layout import Layout
 
 

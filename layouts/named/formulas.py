@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..arguments import MAX_ELEMENTS, check_broadcast, check_size, coordinate
+from .._args import MAX_ELEMENTS, check_broadcast, check_size, coordinate
 from ..errors import LayoutError, number
 
 

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..arguments import MAX_ENUMERATED, integer_array
+from .._args import MAX_ENUMERATED, integer_array
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .index import Index
 from .naming import canonical_order
@@ -135,7 +135,7 @@ class Inverse:
             raise LayoutTypeError(f"logical must be a string of axis letters such as 'NCHW', got {type_name(order)}")
         if self.size > MAX_ENUMERATED:
             raise LayoutError(f"physical_order of {self!r} would enumerate {self.size} slots, more than "
-                              f"layouts.arguments.MAX_ENUMERATED = {MAX_ENUMERATED}; use offset()/index() on the part you need")
+                              f"layouts._args.MAX_ENUMERATED = {MAX_ENUMERATED}; use offset()/index() on the part you need")
         if sorted(order) != sorted(self.axes):
             raise LayoutError(f"logical order {order!r} must name each axis of {self.spec!r} once: {''.join(self.axes)}")
         idx = self.index(np.arange(self.size, dtype=np.int64), padding="mark")

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..arguments import MAX_ELEMENTS, MAX_ENUMERATED, check_broadcast, check_size, coordinate, itemsize, shape_tuple
+from .._args import MAX_ELEMENTS, MAX_ENUMERATED, check_broadcast, check_size, coordinate, itemsize, shape_tuple
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .describe import Describe
 from .inverse import Inverse
