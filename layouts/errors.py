@@ -14,8 +14,7 @@ A layout is named by its spec in single quotes (``'NCHW16c'``), or by its repr
 It also holds the one set of message helpers every part of the package (core, interop, viz)
 uses, so a value is described alike everywhere and never crashes the message: :func:`number`
 (an int of any size), :func:`show` (any value, short), :func:`type_name` / :func:`kind` (a
-value and its type), and the generic checks :func:`int_arg` (an int, with bounds) and
-:func:`str_arg`.
+value and its type). The checks that raise them live in :mod:`layouts._args`.
 
 >>> from layouts.errors import LayoutError, LayoutTypeError
 >>> issubclass(LayoutError, ValueError), issubclass(LayoutTypeError, TypeError)
@@ -25,7 +24,7 @@ value and its type), and the generic checks :func:`int_arg` (an int, with bounds
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -89,51 +88,3 @@ def type_name(value: Any) -> str:
 def kind(value: Any) -> str:
     """The type and a short repr of ``value``, for messages: ``"str '3'"``."""
     return f"{type(value).__name__} {show(value)}"
-
-
-def int_arg(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int] = None, *,
-            expected: Optional[str] = None, allow_none: bool = False) -> Optional[int]:
-    """``value`` as a Python int, checked: a :class:`LayoutTypeError` unless it is an integer
-    (bool is not), a :class:`LayoutError` outside ``lo..hi`` (either bound optional). Both name
-    ``name`` and what was expected (``expected``, or the bounds); ``None`` passes when
-    ``allow_none``. Any size is reported safely.
-
-    >>> int_arg("cn", 3, lo=1)
-    3
-    >>> int_arg("cn", "3")
-    Traceback (most recent call last):
-    layouts.errors.LayoutTypeError: cn must be an int, got str '3'
-    >>> int_arg("cn", -10**5000, lo=1, hi=128)
-    Traceback (most recent call last):
-    layouts.errors.LayoutError: cn is a negative integer of about 5001 digits; expected 1..128
-    >>> int_arg("wrap", 0, lo=1, expected="a positive number of slots per row", allow_none=True)
-    Traceback (most recent call last):
-    layouts.errors.LayoutError: wrap is 0; expected a positive number of slots per row (or None for the default)
-    """
-    if value is None and allow_none:
-        return None
-    if not _is_int(value):
-        raise LayoutTypeError(f"{name} must be {expected or 'an int'}{' or None' if allow_none else ''}, "
-                              f"got {kind(value)}")
-    value = int(value)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        if expected is None:
-            expected = f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"{lo}..{hi}"
-        raise LayoutError(f"{name} is {number(value)}; expected {expected}"
-                          f"{' (or None for the default)' if allow_none else ''}")
-    return value
-
-
-def str_arg(name: str, value: Any, *, allow_none: bool = False) -> Optional[str]:
-    """``value`` if it is a str (or ``None`` when ``allow_none``), else a :class:`LayoutTypeError`
-    naming ``name``.
-
-    >>> str_arg("title", 3, allow_none=True)
-    Traceback (most recent call last):
-    layouts.errors.LayoutTypeError: title must be a str or None, got int 3
-    """
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, str):
-        raise LayoutTypeError(f"{name} must be a str{' or None' if allow_none else ''}, got {kind(value)}")
-    return value

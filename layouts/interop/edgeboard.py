@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ._args import int_arg, numeric_array, show_int, threads_arg
+from .._args import int_arg, numeric_array, threads_arg
+from ..errors import number as show_int
 
 #: Paddle-Lite FPGA's ``IMAGE_ALIGNMENT``: elements per aligned row.
 IMAGE_ALIGNMENT = 16

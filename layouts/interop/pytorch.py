@@ -49,7 +49,8 @@ import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
 from ..named.torch_names import read_as_named
-from ._args import kind, str_arg, threads_arg
+from .._args import str_arg, threads_arg
+from ..errors import kind
 
 __all__ = ["FORMATS", "memory_formats", "layout_of_tensor", "to_numpy", "from_numpy",
            "convert_tensor"]

@@ -13,30 +13,13 @@ layouts.errors.LayoutError: out_dims['dim0'] must be a power of two, got 3
 
 from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
+from .._args import is_pow2, log2  # noqa: F401 - the package's modules import both from here
 from ..errors import LayoutError, LayoutTypeError, show, type_name
 
 MAX_BITS = 64   # Triton packs each matrix row and column into one uint64 (getMatrix)
 
 Bases = Tuple[Tuple[str, Tuple[Tuple[int, ...], ...]], ...]
 Dims = Tuple[Tuple[str, int], ...]
-
-
-def log2(size: int) -> int:
-    """The exponent of a power of two.
-
-    >>> log2(8)
-    3
-    """
-    return size.bit_length() - 1
-
-
-def is_pow2(n: Any) -> bool:
-    """Is ``n`` an int (not a bool) and a power of two?
-
-    >>> is_pow2(4), is_pow2(6), is_pow2(True)
-    (True, False, False)
-    """
-    return isinstance(n, int) and not isinstance(n, bool) and n > 0 and n & (n - 1) == 0
 
 
 def check_bits(what: str, bits: int, side: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..cute.int_tuple import is_int
+from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
 from .conflicts import Conflicts, _element_bytes, _positive_int, conflicts, resolve
@@ -147,7 +147,7 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
     if int(np.prod(shape)) > MAX_ELEMENTS:
         raise LayoutError(f"shape {shape} has {int(np.prod(shape))} elements; best_swizzle searches tiles of at most "
                           f"{MAX_ELEMENTS} (256 KiB of 2-byte elements, more than any GPU's shared memory)")
-    if any(s & (s - 1) for s in shape):
+    if not all(is_pow2(s) for s in shape):
         raise LayoutError(f"shape {shape}: best_swizzle searches XOR layouts of the tile's bits, so every mode must be "
                           f"a power of two")
     element_bytes = _element_bytes(element_bytes)

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..cute.int_tuple import is_int
+from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
 from .instructions import MatrixInstruction, VectorInstruction, ldmatrix, threads_per_phase
@@ -188,7 +189,7 @@ def _positive_int(name: str, value: Any, power_of_two: bool = False) -> int:
     if not is_int(value):
         raise LayoutTypeError(f"{name} must be an int, got {type_name(value)}")
     value = int(value)
-    if value < 1 or (power_of_two and value & (value - 1)):
+    if value < 1 or (power_of_two and not is_pow2(value)):
         raise LayoutError(f"{name} must be a {'power of two' if power_of_two else 'positive int'}, got {value}")
     return value
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..errors import LayoutError, LayoutTypeError, int_arg, kind, show, str_arg
+from .._args import int_arg, str_arg
+from ..errors import LayoutError, LayoutTypeError, kind, show
 from ..named.layout import MAX_ELEMENTS, Layout
 
 #: The smallest and largest cell a picture may be drawn with (inches per cell).

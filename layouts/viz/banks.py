@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import LayoutError, int_arg, str_arg
+from .._args import int_arg, str_arg
+from ..errors import LayoutError
 from ._checks import check_axes
 from ._figure import new_figure
 from ._style import CHAR_EM, FIGURE_WIDTH, LABEL_MAX, MIN_FONTSIZE, TEXT_PT, TITLE_PT, text_colors

@@ -22,7 +22,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import LayoutError, LayoutTypeError, int_arg, str_arg, type_name
+from .._args import int_arg, str_arg
+from ..errors import LayoutError, LayoutTypeError, type_name
 from . import limits
 
 __all__ = ["linear_picture", "LinearPicture", "DISTRIBUTED_DIMS", "COLORS", "LABELS",

@@ -11,7 +11,8 @@ import numpy as np
 from ...errors import LayoutError, LayoutTypeError
 from ...named.layout import canonical_order
 from ...named.spec import parse
-from .._args import bool_arg, numeric_array, show_int, str_arg
+from ..._args import bool_arg, numeric_array, str_arg
+from ...errors import number as show_int
 from .proto import BlobProtoData, parse_blobproto
 
 __all__ = ["load_binaryproto", "save_binaryproto"]

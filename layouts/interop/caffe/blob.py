@@ -16,7 +16,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ...errors import LayoutError, LayoutTypeError
-from .._args import bool_arg, dtype_arg, int_arg, number_arg, show_int
+from ..._args import bool_arg, dtype_arg, int_arg, number_arg
+from ...errors import number as show_int
 from .proto import BlobProtoData, parse_blobproto
 from .shape import checked_shape as _checked_shape
 from .shape import shape_string as _shape_string

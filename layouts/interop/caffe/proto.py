@@ -11,7 +11,8 @@ from typing import Optional
 import numpy as np
 
 from ...errors import LayoutError, LayoutTypeError
-from .._args import bool_arg, kind, numeric_array
+from ..._args import bool_arg, numeric_array
+from ...errors import kind
 from .shape import INT_MAX
 from .shape import checked_shape as _checked_shape
 from .shape import shape_string as _shape_string

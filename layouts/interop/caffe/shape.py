@@ -10,7 +10,8 @@ from __future__ import annotations
 
 
 from ...errors import LayoutError, LayoutTypeError
-from .._args import int_arg, kind, show_int
+from ..._args import int_arg
+from ...errors import kind, number as show_int
 
 __all__ = ["MAX_BLOB_AXES", "INT_MAX", "shape_string", "checked_shape"]
 

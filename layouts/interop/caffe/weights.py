@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import LayoutError
-from .._args import numeric_array, str_arg
+from ..._args import numeric_array, str_arg
 from .binaryproto import _is_plain
 
 __all__ = ["convert_weights"]

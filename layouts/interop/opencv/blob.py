@@ -15,7 +15,8 @@ import os
 import numpy as np
 
 from ...errors import LayoutError, LayoutTypeError
-from .._args import bool_arg, int_arg, kind, ndarray_arg, number_arg, str_arg, threads_arg
+from ..._args import bool_arg, int_arg, ndarray_arg, number_arg, str_arg, threads_arg
+from ...errors import kind
 
 __all__ = ["blob_from_images"]
 

@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from ...errors import LayoutError, LayoutTypeError
-from .._args import bool_arg, int_arg, ndarray_arg
+from ..._args import bool_arg, int_arg, ndarray_arg
 from .types import encoding, type_name
 
 __all__ = ["MatLayout"]

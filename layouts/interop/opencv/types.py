@@ -17,7 +17,8 @@ import re
 import numpy as np
 
 from ...errors import LayoutError, LayoutTypeError
-from .._args import dtype_arg, kind, show_int
+from ..._args import dtype_arg
+from ...errors import kind, number as show_int
 
 __all__ = ["TypeEncoding", "CV4", "CV5", "encoding", "make_type", "depth_of", "channels_of", "elem_size",
            "elem_size1", "type_name", "parse_type", "type_from_dtype", "dtype_of", "elem_size_of"]

@@ -12,17 +12,14 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import LayoutError, LayoutTypeError, int_arg, show, type_name
+from ..._args import int_arg, is_pow2
+from ...errors import LayoutError, LayoutTypeError, show, type_name
 from ..algebra import multiply
 from ..layout import LinearLayout
 from ..reshape import transpose_outs
 from ..utils import ensure_layout_not_larger_than, ensure_layout_not_smaller_than
 
 MAX_DIM = 1 << 30       # Triton keeps sizes in int32; a dim of 2**31 overflows its arithmetic
-
-
-def _is_pow2(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
 
 
 def _int(name: str, value: Any) -> int:
@@ -46,7 +43,7 @@ def _pow2_list(name: str, value: Any, rank: Optional[int] = None, pow2: bool = T
     out = []
     for i, v in enumerate(items):
         v = _int(f"{name}[{i}]", v)
-        if pow2 and not _is_pow2(v):
+        if pow2 and not is_pow2(v):
             raise LayoutError(f"{name}[{i}] must be a power of two, got {show(v)}")
         if pow2 and v > MAX_DIM:
             raise LayoutError(f"{name}[{i}] is {show(v)}; at most 2**30 (Triton keeps sizes in int32)")
@@ -74,7 +71,7 @@ def _cga(value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
     for i, basis in enumerate(value):
         b = _pow2_list(f"cga_layout[{i}]", basis, rank, pow2=False)
         for v in b:
-            if v and not (_is_pow2(v) and v <= MAX_DIM):
+            if v and not (is_pow2(v) and v <= MAX_DIM):
                 raise LayoutError(f"cga_layout[{i}] = {list(b)}: each entry must be 0 or a power of two")
         bases.append(b)
     bases = tuple(bases)

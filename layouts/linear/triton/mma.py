@@ -16,7 +16,8 @@ from ...errors import LayoutError
 from ..algebra import multiply
 from ..layout import LinearLayout
 from ..reshape import transpose_outs
-from ._base import (_cga, _encoding, _int, _is_pow2, _pow2_list, combine_cta_cga, dim_names, dot_operand_order,
+from ..._args import is_pow2
+from ._base import (_cga, _encoding, _int, _pow2_list, combine_cta_cga, dim_names, dot_operand_order,
                     identity_nd, matrix_order)
 from .amd import AMDMFMALayout, AMDWMMALayout
 from .distributed import BlockedLayout, DistributedEncoding
@@ -145,7 +146,7 @@ class DotOperandLayout(DistributedEncoding):
         elif isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
             parent._check_dot(op, k_width)
         else:
-            if not (_is_pow2(k_width) and k_width <= MAX_K_WIDTH):
+            if not (is_pow2(k_width) and k_width <= MAX_K_WIDTH):
                 raise LayoutError(f"k_width must be a power of two in 1..{MAX_K_WIDTH} for an MMA parent, "
                                   f"got {k_width}")
             if parent.is_hopper and op != 0:

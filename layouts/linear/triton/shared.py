@@ -17,7 +17,8 @@ from ..algebra import multiply
 from ..layout import LinearLayout
 from ..reshape import reshape_outs, transpose_outs
 from ..utils import ensure_layout_not_smaller_than
-from ._base import Encoding, _cga, _int, _is_pow2, _order, _pow2_list, combine_cta_cga, dim_names, shape_per_cta
+from ..._args import is_pow2
+from ._base import Encoding, _cga, _int, _order, _pow2_list, combine_cta_cga, dim_names, shape_per_cta
 
 TMA_BOX_MAX = 256           # a TMA box has at most 256 elements per dim (getTMABlockShape)
 
@@ -31,7 +32,7 @@ class SharedEncoding(Encoding):
 
 def _pow2_arg(name: str, value: Any) -> int:
     value = _int(name, value)
-    if not (_is_pow2(value) and value <= 1 << 30):
+    if not (is_pow2(value) and value <= 1 << 30):
         raise LayoutError(f"{name} must be a power of two, got {show(value)}")
     return value
 
