@@ -339,7 +339,7 @@ def test_ascii_rows_are_the_physical_order():
 
 
 def test_tour_writes_pngs(tmp_path, monkeypatch):
-    from layouts.viz import tour
+    from layouts.viz import tour_figures as tour
     small = [(name, make) for name, make in tour.tour_figures() if "article" not in name and "edgeboard_figure" not in name]
     monkeypatch.setattr(tour, "tour_figures", lambda: small)
     paths = viz.save_tour_figures(tmp_path / "figs")

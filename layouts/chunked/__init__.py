@@ -12,7 +12,7 @@ numpy; dask, distributed, zarr and tqdm load inside the functions that use them.
 """
 
 from . import dask as _dask_adapter  # noqa: F401 - registers the dask adapter (dask itself loads on use)
-from .memory import parse_memory
+from .budget import parse_memory
 from .npy import convert_file
 from .recover import recover
 

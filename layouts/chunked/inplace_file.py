@@ -69,7 +69,7 @@ from ..inplace.signals import SignalHold
 from . import _boxes
 from .filelock import lock, open_regular, unlock
 from .journal import BACKED, READY, UNJOURNALED, Journal, journal_name
-from .memory import parse_memory
+from .budget import parse_memory
 from .npyformat import INTERRUPTED_MAGIC, check_inplace, header_exact, read_header
 from .progress import reporter
 

@@ -57,7 +57,7 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError
 from ..named.layout import Layout
 from . import _boxes
-from .memory import parse_memory
+from .budget import parse_memory
 from ..inplace.faultpoints import point
 from ..request import reworded
 from ..inplace.signals import SignalHold

@@ -95,7 +95,7 @@ def run(out_dir: str | Path | None = "layouts-tour", figures: bool = True, say: 
     if figures and out_dir is not None:
         _section(say, "6. Pictures")
         from ..viz import save_tour_figures
-        from ..viz.tour import tour_descriptions
+        from ..viz.tour_figures import tour_descriptions
         paths = list(save_tour_figures(Path(out_dir)))
         what = tour_descriptions()
         for p in paths:

@@ -30,7 +30,7 @@ from .cute import draw_cute
 from .cute_svg import cute_svg
 from .explorer import Explorer, ExplorerModel, explore
 from .gallery import write_gallery
-from .tour import save_tour_figures
+from .tour_figures import save_tour_figures
 
 __all__ = [
     "draw_layout", "draw_logical", "compare", "draw_article_figure", "draw_conversion", "ascii",
