@@ -4,24 +4,25 @@
 >>> ly.Layout("NHWC", N=2, C=16, H=5, W=4).offset(n=1, c=1, h=0, w=1)
 337
 
-The core (this package's top level) imports only numpy; the numba kernels, the drawing
-code and the interop modules load when first used.
+The core (this package's top level) imports only numpy; the numba kernels, the drawing code,
+the interop modules and the out-of-core conversions (:func:`convert_file`, :func:`recover`) load
+when first used. docs/architecture.md maps the packages.
 """
 
+from . import hooks as _hooks
+from ._version import __version__
 from .arrays.aligned import aligned_empty
-from .settings import get_threads, set_threads
-from .chunked import convert_file, recover
 from .conversion.front import convert
+from .conversion.loading import load_kernels
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
+from .inplace.front import convert_inplace
 from .named.formulas import offset_chwn, offset_nchw, offset_nhwc
 from .named.index import Index
 from .named.infer import candidate_layouts, layout_of
-from .inplace.front import convert_inplace
-from .conversion.loading import load_kernels
 from .named.layout import Layout, canonical_order
-from .request import Request, resolve
 from .named.spec import parse
-from . import hooks as _hooks
+from .request import Request, resolve
+from .settings import get_threads, set_threads
 
 
 # The core's objects offer these; the layers above provide them (see layouts.hooks).
@@ -50,5 +51,11 @@ __all__ = [
     "layout_of", "candidate_layouts", "convert", "convert_inplace", "convert_file",
     "set_threads", "get_threads", "resolve", "Request", "recover", "aligned_empty", "load_kernels",
 ]
-from ._version import __version__  # noqa: E402
+
+
+def __getattr__(name):          # the out-of-core conversions load with their package, when first asked for
+    if name in ("convert_file", "recover"):
+        from . import chunked
+        return getattr(chunked, name)
+    raise AttributeError(f"module 'layouts' has no attribute {name!r}")
 

@@ -340,7 +340,8 @@ def test_an_unbound_service_names_the_known_ones():
 def test_the_core_reaches_cute_and_viz_only_through_hooks():
     # a fresh interpreter: importing the core, formula() and explain() load neither layer above it
     code = ("import sys, layouts as ly; L = ly.Layout('NCHW16c', N=1, C=20, H=2, W=2); L.formula(); L.explain(); "
-            "print(sorted(m for m in sys.modules if m.startswith(('layouts.viz', 'layouts.cute', 'matplotlib'))))")
+            "print(sorted(m for m in sys.modules if m.startswith(('layouts.viz', 'layouts.cute', 'layouts.chunked', "
+            "'matplotlib', 'numba'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     code = "import layouts as ly; print(ly.Layout('NCHW16c', N=1, C=20, H=2, W=2).to_cute())"
