@@ -10,7 +10,7 @@ when first used. docs/architecture.md maps the packages.
 """
 
 from . import hooks as _hooks
-from ._version import __version__
+from ._version import __version__ as __version__
 from .arrays.aligned import aligned_empty
 from .conversion.front import convert
 from .conversion.loading import load_kernels

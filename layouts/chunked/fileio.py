@@ -80,7 +80,7 @@ def _runs(region: Region, buf: np.ndarray, base: int) -> Iterable:
     item = buf.itemsize
     mv = memoryview(buf.view(np.uint8)).cast("B")
     nbytes = region.run * item
-    start = None
+    start, end, first = None, 0, 0
     for i, off in enumerate(region.offsets.tolist()):
         pos = base + off * item
         if start is not None and pos == end:

@@ -15,7 +15,7 @@ Imported only when an apply is large enough to amortise numba (see :mod:`.apply`
 [[0, 1, 2, 3], [0, 1, 0, 1]]
 """
 
-import numpy as np
+import numpy as np  # noqa: F401 - the examples use np
 from numba import njit
 
 __all__ = ["KERNELS"]

@@ -43,6 +43,11 @@ class LinearLayout:
     """
 
     __slots__ = ("_bases", "_outs", "_surjective", "_packed", "_tables")
+    _bases: Bases
+    _outs: Dims
+    _surjective: Optional[bool]
+    _packed: Optional[List[int]]
+    _tables: dict
 
     def __init__(self, bases: Any = None, out_dims: Any = None, *, require_surjective: bool = True):
         if bases is None and out_dims is None:

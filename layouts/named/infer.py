@@ -18,7 +18,7 @@ import math
 import numbers
 from typing import Any, Iterator
 
-import numpy as np
+import numpy as np  # noqa: F401 - the examples use np
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .layout import Layout

@@ -98,7 +98,8 @@ class FrameworkKind(Kind):
     def strided(self) -> Optional[Strided]:
         if any(self.layout.dims[a] != self.layout.padded_dims[a] for a in self.layout.axes):
             return None          # a block pads its axis: the padding slots are not elements
-        shape, strides = [], []
+        shape: list[int] = []
+        strides: list[int] = []
         for _, sizes, st in axis_modes(self.layout):
             shape += sizes
             strides += st

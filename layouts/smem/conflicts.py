@@ -19,7 +19,7 @@ from ..cute.int_tuple import is_int
 from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
-from .instructions import MatrixInstruction, VectorInstruction, ldmatrix, threads_per_phase
+from .instructions import MatrixInstruction, VectorInstruction, ldmatrix, threads_per_phase  # noqa: F401 - ldmatrix: the examples
 from .memory import SharedMemory, memory_of
 from .model import Counts, check_requests, count, widest
 

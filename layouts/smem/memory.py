@@ -108,7 +108,7 @@ def _coord_text(shape: Tuple[int, ...], index: int) -> str:
 
 
 def _shape_arg(name: str, shape: Any) -> Tuple[int, ...]:
-    
+
     if is_int(shape):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)) or not shape or not all(is_int(s) for s in shape):
