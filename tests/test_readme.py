@@ -86,3 +86,41 @@ def _missing_optional(exc: BaseException) -> str | None:
             return exc.name
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+def test_the_speed_table_is_the_results_files():
+    """The README's speed table is what bench/results/*.json hold: each row's geometric means and
+    count recomputed here from the file of that CPU (a results file added or run again without
+    the README following fails)."""
+    import json
+    import math
+    text = README.read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and " of 84 |" in line]
+    files = sorted(p for p in (ROOT / "bench" / "results").glob("*.json") if p.name != "results.json")
+    assert len(rows) == len(files) and files
+    for row, path in zip(rows, files):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        cases = data["cases"]
+        ratios = [c["ratio"] for c in cases if c.get("ratio")]
+        peers = [c["vs_best_peer"] for c in cases if c.get("vs_best_peer") is not None]
+        geo = [math.exp(sum(math.log(r) for r in v) / len(v)) for v in (ratios, peers)]
+        cpu = f"{data['machine']['cpu_model']} ({data['machine']['llvm_host_cpu']})"
+        want = (f"| {cpu} | {data['when'][:10]} | {geo[0]:.2f} | {geo[1]:.2f} | "
+                f"{sum(1 for v in peers if v >= 1)} of {len(peers)} |")
+        assert row == want, path.name
+
+
+def test_each_picture_is_drawn_by_the_code_above_it(tmp_path):
+    """Each picture of the README is drawn by the last line of the block above it: the picture the
+    block draws has the stored image's size (its content is the gallery's, checked in test_viz)."""
+    import io
+    from PIL import Image
+    from layouts.viz import to_png
+    text = README.read_text(encoding="utf-8")
+    pictures = re.findall(r"```python\n(.*?)```\n\n!\[[^]]*\]\((docs/[^)]+\.png)\)", text, re.S)
+    assert len(pictures) == 3
+    for source, image in pictures:
+        namespace: dict = {}
+        exec(compile(source, "README.md", "exec"), namespace)
+        drawn = Image.open(io.BytesIO(to_png(namespace["fig"], dpi=100))).size
+        assert drawn == Image.open(ROOT / image).size, image

@@ -134,6 +134,8 @@ def _source_buffer(x: np.ndarray, kind: Kind) -> np.ndarray:
     if x.shape != kind.array_shape:
         raise LayoutError(f"x has shape {x.shape}, but src {kind.label} is held in an array of shape "
                           f"{kind.array_shape} (or a 1-D buffer)")
+    if x.flags.c_contiguous and x.size == kind.buffer_size:      # the array is its buffer, row by row
+        return x.reshape(-1)
     buffer = np.zeros(kind.buffer_size, dtype=x.dtype)
     kind.array(buffer)[...] = x
     return buffer
