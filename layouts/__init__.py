@@ -12,6 +12,7 @@ when first used. docs/architecture.md maps the packages.
 from . import hooks as _hooks
 from ._version import __version__ as __version__
 from .arrays.aligned import aligned_empty
+from .arrays.foreign import register_lazy as _register_lazy
 from .conversion.front import convert
 from .conversion.loading import load_kernels
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
@@ -41,9 +42,15 @@ def _to_cute():
     return to_cute
 
 
+def _convert_dask():
+    from .chunked.dask import convert_dask
+    return convert_dask
+
+
 _hooks.provide("mimebundle", _mimebundle)
 _hooks.provide("picture", _picture)
 _hooks.provide("to_cute", _to_cute)
+_register_lazy("dask", _convert_dask)     # ly.convert of a dask array: a lazy result, chunk by chunk
 
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",

@@ -192,3 +192,17 @@ def test_zarr_store_to_zarr_store(tmp_path, dst):
     if dst == "NCHW16c":
         assert b.chunks == (2, 2, 9, 7, 16)                        # C chunks of 24 -> 32: two whole blocks
         np.testing.assert_array_equal(b[:, 2, :, :, 8:], 0)        # C = 40 pads the last block with zeros
+
+
+def test_a_fresh_process_hands_a_dask_array_to_the_lazy_path():
+    """import layouts loads no out-of-core code, yet convert still finds the dask converter (the
+    package face binds it to dask's type by name): a lazy result, not an eager numpy one."""
+    import subprocess
+    import sys
+    code = ("import sys, layouts as ly, dask.array as da\n"
+            "assert 'layouts.chunked' not in sys.modules\n"
+            "y = ly.convert(da.zeros((2, 3, 4, 5), chunks=(1, 3, 4, 5)), 'NCHW', 'NHWC')\n"
+            "print(type(y).__module__.split('.')[0], y.shape)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[0] == "dask"

@@ -67,7 +67,7 @@ def is_torch_tensor(x: Any) -> bool:
 #: the array kinds a conversion takes, in the order they are tried: (kind, how it is found, how it
 #: is read). Eager kinds are read as numpy by :func:`as_numpy` and handed back as their kind;
 #: lazy kinds (a dask array) are converted by the function registered for them
-#: (:func:`register_lazy`: :mod:`layouts.chunked.dask` registers itself).
+#: (:func:`register_lazy`: ``layouts/__init__.py`` binds dask to :mod:`layouts.chunked.dask`).
 ADAPTERS = (
     ("numpy", "isinstance(x, np.ndarray)", "itself"),
     ("torch", "its type's top module is torch (never imported to check)", "Tensor.numpy() / raw bits"),
@@ -80,18 +80,18 @@ ADAPTERS = (
 _LAZY: dict[str, Callable[..., Any]] = {}
 
 
-def register_lazy(module: str, convert: Callable[..., Any]) -> None:
+def register_lazy(module: str, load: Callable[[], Callable[..., Any]]) -> None:
     """Let ``layouts.convert(x, ...)`` hand arrays whose type lives in the top-level ``module``
-    (``"dask"``) to ``convert(x, src, dst, out=, threads=, copy=, **sizes)``."""
-    _LAZY[module] = convert
+    (``"dask"``) to the converter ``load()`` returns, called as ``convert(x, src, dst, out=,
+    threads=, copy=, **sizes)`` (the loader imports it when such an array first comes)."""
+    _LAZY[module] = load
 
 
 def lazy_converter(x: Any) -> Callable[..., Any] | None:
     """The converter registered for ``x``'s kind of lazy array, or None (found by the type's
     module name: nothing is imported to check)."""
-    if not _LAZY:
-        return None
-    return _LAZY.get(type(x).__module__.partition(".")[0])
+    load = _LAZY.get(type(x).__module__.partition(".")[0])
+    return None if load is None else load()
 
 
 def from_capsule(x: Any, what: str = "x") -> Any:

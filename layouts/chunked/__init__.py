@@ -11,7 +11,6 @@ and run the in-memory plans and numba kernels on each. Importing this package im
 numpy; dask, distributed, zarr and tqdm load inside the functions that use them.
 """
 
-from . import dask as _dask_adapter  # noqa: F401 - registers the dask adapter (dask itself loads on use)
 from .budget import parse_memory
 from .npy import convert_file
 from .recover import recover

@@ -33,7 +33,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..arrays.foreign import register_lazy
 from ..errors import LayoutError, LayoutTypeError
 from ..kinds import kind_of
 from ..named.layout import Layout
@@ -64,6 +63,22 @@ def convert_dask(d: Any, src: str | Layout, dst: str | Layout, *, out: Any = Non
         raise LayoutError(_boxes.message(src, dst, "convert", f"dask input shape {getattr(d, 'shape', None)}: {err}")) from None
 
 
+def _check_call(d: Any, out: Any, copy: Any) -> None:
+    """What every dask conversion refuses: another input, an ``out``, ``copy=False``, chunks of
+    unknown size, Python objects."""
+    import dask.array as da
+    if not isinstance(d, da.Array):
+        raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
+    if out is not None:
+        raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
+    if copy not in (True, None):
+        raise LayoutError(f"copy must be True or None, got {copy!r}")
+    if any(math.isnan(c) for cs in d.chunks for c in cs):
+        raise LayoutError("the dask array has unknown chunk sizes (nan); call .compute_chunk_sizes() first")
+    if np.dtype(d.dtype).hasobject:
+        raise LayoutError(f"dtype {d.dtype} holds Python objects; convert moves numeric and bool data only")
+
+
 def _other_kind(layout: Any) -> bool:
     kind = kind_of(layout)
     return kind is not None and kind.name != "framework"
@@ -76,19 +91,10 @@ def _convert_dask_gather(d: Any, src: Any, dst: Any, out: Any, copy: Any, chunks
     import dask.array as da
 
     from ..conversion.generic import gather_table, kinds
-    if not isinstance(d, da.Array):
-        raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
-    if out is not None:
-        raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
-    if copy not in (True, None):
-        raise LayoutError(f"copy must be True or None, got {copy!r}")
+    _check_call(d, out, copy)
     if chunks is not None:
         raise LayoutError("chunks= names axes of framework layouts; a layout of another kind is converted as one "
                           "gather, in the chunks of its source")
-    if any(math.isnan(c) for cs in d.chunks for c in cs):
-        raise LayoutError("the dask array has unknown chunk sizes (nan); call .compute_chunk_sizes() first")
-    if np.dtype(d.dtype).hasobject:
-        raise LayoutError(f"dtype {d.dtype} holds Python objects; convert moves numeric and bool data only")
     s, k = kinds(src, dst, dims, tuple(d.shape) if d.ndim > 1 else None)
     if d.ndim > 1:
         if tuple(d.shape) != s.array_shape or s.buffer_size != d.size:
@@ -113,18 +119,9 @@ def _convert_dask(d: Any, src: Any, dst: Any, out: Any, threads: Any, copy: Any,
 
     from .. import settings
 
-    if not isinstance(d, da.Array):
-        raise LayoutTypeError(f"expected a dask.array.Array, got {type(d).__name__}")
-    if out is not None:
-        raise LayoutError("out= is for numpy arrays; a dask result is lazy: store it with .to_zarr(), .store() or .compute()")
-    if copy not in (True, None):
-        raise LayoutError(f"copy must be True or None, got {copy!r}")
+    _check_call(d, out, copy)
     threads = 1 if threads is None else settings.check_threads(threads)
-    if any(math.isnan(c) for cs in d.chunks for c in cs):
-        raise LayoutError("the dask array has unknown chunk sizes (nan); call .compute_chunk_sizes() first")
     dtype = np.dtype(d.dtype)
-    if dtype.hasobject:
-        raise LayoutError(f"dtype {dtype} holds Python objects; convert moves numeric and bool data only")
     src_L, dst_L = _boxes.resolve(src, dst, tuple(d.shape), dtype.itemsize, dims)
     _boxes.check_unpitched(src_L, "source", "a dask array has no strides to pitch; convert its chunks with numpy")
     _boxes.check_unpitched(dst_L, "destination", "a dask array has no strides to pitch; store an unpitched layout")
@@ -320,6 +317,3 @@ def convert_chunk(blocks: Any, cuts: tuple, src: tuple, dst: tuple, threads: int
                 target.append(slice(start, start + cuts[dim][i].stop - cuts[dim][i].start))
             box[tuple(target)] = np.asarray(piece)[tuple(c[i] for c, i in zip(cuts, idx))]
     return convert(box, src_L, dst_L, threads=threads)
-
-
-register_lazy("dask", convert_dask)  # layouts.convert of a dask array comes here (layouts.arrays.foreign)

@@ -36,7 +36,7 @@ from ..named.torch_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
 from ..kinds import kind_of
 from ..request import Request, first_run, layout_name, resolve, reworded
-from .generic import convert_generic
+from .generic import check_out, convert_generic
 
 
 def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
@@ -363,14 +363,7 @@ def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.n
             return layout.view(flat), layout.view(flat), None
         shaped = _aligned(layout.size, x.dtype, zero=False).reshape(layout.shape)
         return shaped, shaped, None
-    if not isinstance(out, np.ndarray):
-        raise LayoutTypeError(f"out must be a numpy array or a torch tensor, got {type_name(out)}")
-    if out.dtype != x.dtype:
-        raise LayoutError(f"out has dtype {out.dtype}, expected {x.dtype} (convert does not cast)")
-    if not out.flags.writeable:
-        raise LayoutError("out is read-only; pass a writable array")
-    if np.may_share_memory(out, x):
-        raise LayoutError("out overlaps x; convert needs a separate output array")
+    check_out(out, x)
     if out.shape == layout.shape:
         return out, out, None
     if out.ndim == 1:

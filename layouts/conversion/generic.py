@@ -141,8 +141,9 @@ def _source_buffer(x: np.ndarray, kind: Kind) -> np.ndarray:
     return buffer
 
 
-def _checked_out(out: Any, d: Kind, n_out: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(what to return, the flat buffer to write) for a given ``out``."""
+def check_out(out: Any, x: np.ndarray) -> None:
+    """What every conversion asks of an ``out`` (named or not): a writable numpy array of ``x``'s
+    dtype, apart from ``x``."""
     if not isinstance(out, np.ndarray):
         raise LayoutTypeError(f"out must be a numpy array or a torch tensor, got {type_name(out)}")
     if out.dtype != x.dtype:
@@ -151,6 +152,11 @@ def _checked_out(out: Any, d: Kind, n_out: int, x: np.ndarray) -> tuple[np.ndarr
         raise LayoutError("out is read-only; pass a writable array")
     if np.may_share_memory(out, x):
         raise LayoutError("out overlaps x; convert needs a separate output array")
+
+
+def _checked_out(out: Any, d: Kind, n_out: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(what to return, the flat buffer to write) for a given ``out``."""
+    check_out(out, x)
     if out.ndim == 1 and out.size >= n_out and (out.size <= 1 or out.strides[0] == out.itemsize):
         return out, out
     if out.shape == d.array_shape and out.size == n_out and out.flags.c_contiguous:

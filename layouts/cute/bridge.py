@@ -19,32 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import LayoutTypeError, type_name
+from ..named.kind import axis_modes
+from ..named.layout import Layout as NamedLayout
 from .layout import Layout
 
-__all__ = ["to_cute", "axis_modes"]
-
-
-def axis_modes(layout: Any) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
-    """For each logical axis in canonical order: ``(axis, sizes, strides)`` of its physical
-    dims, the fastest-varying digit of the coordinate first (the innermost block, then outer
-    blocks, then the outer dim).
-
-    >>> import layouts as ly
-    >>> axis_modes(ly.Layout("NCHW16c", N=1, C=32, H=2, W=2))
-    [('N', (1,), (128,)), ('C', (16, 2), (1, 64)), ('H', (2,), (32,)), ('W', (2,), (16,))]
-    """
-    from ..named.layout import Layout as NamedLayout, canonical_order
-    if not isinstance(layout, NamedLayout):
-        raise LayoutTypeError(f"to_cute: expected a layouts.Layout, got {type_name(layout)}")
-    dims, sizes, strides = layout.parsed.dims, layout.shape, layout.stride_tuple
-    out = []
-    for axis in canonical_order(layout.axes):
-        # a block later in the spec is a faster digit of the axis's coordinate; the outer dim is the slowest
-        blocks = [k for k, d in enumerate(dims) if d.axis == axis and d.is_block]
-        outer = [k for k, d in enumerate(dims) if d.axis == axis and not d.is_block]
-        order = list(reversed(blocks)) + outer
-        out.append((axis, tuple(sizes[k] for k in order), tuple(strides[k] for k in order)))
-    return out
+__all__ = ["to_cute"]
 
 
 def to_cute(layout: Any) -> Layout:
@@ -60,6 +39,8 @@ def to_cute(layout: Any) -> Layout:
     >>> print(to_cute(ly.Layout("HWC", H=2, W=3, C=3, pitch={"H": 12})))
     (3,2,3):(1,12,3)
     """
+    if not isinstance(layout, NamedLayout):
+        raise LayoutTypeError(f"to_cute: expected a layouts.Layout, got {type_name(layout)}")
     modes = []
     for _, sizes, strides in axis_modes(layout):
         if len(sizes) == 1:

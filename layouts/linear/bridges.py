@@ -115,7 +115,7 @@ def from_layout(layout: Any) -> LinearLayout:
     >>> L(N=1, C=17, H=2, W=3)["offset"] == ly.Layout("NCHW16c", N=2, C=32, H=4, W=8).offset(n=1, c=17, h=2, w=3)
     True
     """
-    from ..cute.bridge import axis_modes
+    from ..named.kind import axis_modes
     from ..named.layout import Layout as NamedLayout
     if not isinstance(layout, NamedLayout):
         raise LayoutTypeError(f"from_layout takes a layouts.Layout, got {type_name(layout)}")

@@ -10,54 +10,20 @@ CuTe form belong to outer layers (:mod:`layouts.viz`, :mod:`layouts.cute`), reac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import LayoutTypeError
 from ..hooks import service
 from .naming import canonical_order, coordinate_names
+from .parts import LayoutParts
 
 __all__ = ["Describe"]
 
 
-class Describe:
+class Describe(LayoutParts):
     """:meth:`formula`, :meth:`explain`, :meth:`to_cute` and Jupyter's display, for Layout."""
 
     __slots__ = ()
-
-    if TYPE_CHECKING:               # what the mixin reads of the Layout it is part of
-        _spec: Any
-        _dims: dict[str, int]
-        _block_sizes: tuple[int, ...]
-        _shape: tuple[int, ...]
-        _strides: tuple[int, ...]
-
-        @property
-        def spec(self) -> str: ...
-        @property
-        def parsed(self) -> Any: ...
-        @property
-        def axes(self) -> tuple[str, ...]: ...
-        @property
-        def dims(self) -> dict[str, int]: ...
-        @property
-        def padded_dims(self) -> dict[str, int]: ...
-        @property
-        def shape(self) -> tuple[int, ...]: ...
-        @property
-        def stride_tuple(self) -> tuple[int, ...]: ...
-        @property
-        def size(self) -> int: ...
-        @property
-        def count(self) -> int: ...
-        @property
-        def dim_names(self) -> tuple[str, ...]: ...
-        @property
-        def strides(self) -> dict[str, int]: ...
-        @property
-        def align(self) -> dict[str, int]: ...
-        @property
-        def pitch(self) -> dict[str, int]: ...
-        def index(self, offset: Any, *, padding: str = "raise") -> Any: ...
 
     def formula(self, numeric: bool = False) -> str:
         """The offset as a formula, as the EdgeBoard article writes it; with ``numeric=True`` the

@@ -9,7 +9,7 @@ Index(n=1, c=1, h=0, w=1)
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -17,49 +17,15 @@ from .._args import MAX_ENUMERATED, integer_array
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .index import Index
 from .naming import canonical_order
+from .parts import LayoutParts
 
 __all__ = ["Inverse"]
 
 
-class Inverse:
+class Inverse(LayoutParts):
     """:meth:`index`, :meth:`dim_indices` and the padding message, for :class:`Layout`."""
 
     __slots__ = ()
-
-    if TYPE_CHECKING:               # what the mixin reads of the Layout it is part of
-        _spec: Any
-        _dims: dict[str, int]
-        _block_sizes: tuple[int, ...]
-        _shape: tuple[int, ...]
-        _strides: tuple[int, ...]
-
-        @property
-        def spec(self) -> str: ...
-        @property
-        def parsed(self) -> Any: ...
-        @property
-        def axes(self) -> tuple[str, ...]: ...
-        @property
-        def dims(self) -> dict[str, int]: ...
-        @property
-        def padded_dims(self) -> dict[str, int]: ...
-        @property
-        def shape(self) -> tuple[int, ...]: ...
-        @property
-        def stride_tuple(self) -> tuple[int, ...]: ...
-        @property
-        def size(self) -> int: ...
-        @property
-        def count(self) -> int: ...
-        @property
-        def dim_names(self) -> tuple[str, ...]: ...
-        @property
-        def strides(self) -> dict[str, int]: ...
-        @property
-        def align(self) -> dict[str, int]: ...
-        @property
-        def pitch(self) -> dict[str, int]: ...
-        def formula(self, numeric: bool = False) -> str: ...
 
     def index(self, offset: Any, *, padding: str = "raise") -> Index:
         """Logical coordinates of the element at ``offset`` (the inverse of :meth:`offset`).
