@@ -175,7 +175,7 @@ def _message(err: BaseException) -> str:
     if isinstance(err, OSError) and err.filename is not None:
         if err.strerror and str(err.filename) in err.strerror:  # a message of ours that names the path already
             return err.strerror
-        return f"cannot write {err.filename}: {err.strerror or err}"
+        return f"cannot access {err.filename}: {err.strerror or err}"
     if isinstance(err, MemoryError):
         return "not enough memory for this layout"
     text = str(err) or type(err).__name__
@@ -185,12 +185,15 @@ def _message(err: BaseException) -> str:
 def _writable_folder(folder: str) -> Path:
     """``folder``, created if missing, checked to be a writable directory before the tour prints."""
     path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
-    if not path.is_dir():
-        raise NotADirectoryError(20, "not a folder", str(path))
-    probe = path / ".layouts-write-test"
-    probe.write_bytes(b"")
-    probe.unlink()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not path.is_dir():
+            raise NotADirectoryError(20, "not a folder", str(path))
+        probe = path / ".layouts-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise LayoutError(f"cannot write {err.filename or path}: {err.strerror or err}") from None
     return path
 
 

@@ -113,6 +113,7 @@ def _kernel_plan(layout, names: Tuple[str, ...]):
         bit += size.bit_length() - 1
     from .. import kernels  # noqa: F401 - the copy engine clears stale cached kernels before any loads
     try:
+        from ..kernels.machine import jit_cache  # noqa: F401 - the engine's check of numba's cache runs first
         from .apply_kernel import KERNELS
     except ImportError:          # numba missing: numpy's path
         return False

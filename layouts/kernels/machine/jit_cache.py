@@ -35,8 +35,9 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import tempfile
 
-__all__ = ["SOURCES", "STAMP", "check", "digest", "cache_dirs"]
+__all__ = ["SOURCES", "STAMP", "check", "digest", "cache_dirs", "ensure_writable"]
 
 #: the package's folders of numba code (relative to the package root) -> its files whose code
 #: is compiled into kernels: the jitted modules, and what they read at compile time (the tile
@@ -99,7 +100,8 @@ def _locations(source_dir: str) -> list[tuple[str, bool]]:
 def check(root: str = _ROOT) -> list[str]:
     """Remove the cached kernels of :data:`SOURCES` that were not compiled from these sources
     (or whose sources are unknown: no digest saved beside them) and save the digest; returns
-    the files removed. A cache that cannot be read or written is left as it is."""
+    the files removed. A cache that cannot be read or written is left as it is; when numba could
+    cache the kernels nowhere, it is given a folder of this process's (:func:`ensure_writable`)."""
     want = digest(root)
     removed = []
     for sub, names in SOURCES.items():
@@ -107,7 +109,38 @@ def check(root: str = _ROOT) -> list[str]:
         modules = {os.path.splitext(name)[0] for name in names}
         for cache, make in _locations(source_dir):
             removed += _clean(cache, modules, want, make)
+    ensure_writable(root)
     return removed
+
+
+def ensure_writable(root: str = _ROOT) -> str | None:
+    """When numba can write a cache for some kernel folder nowhere -- an install owned by another
+    account, a home it cannot write (``HOME=/``: what ``docker run --user`` gives a uid without a
+    passwd entry) -- point numba at a temporary folder of this process's (``NUMBA_CACHE_DIR``),
+    so that the kernels compile there instead of numba refusing to cache ("no locator
+    available"); returns that folder, or None when numba has a place. The kernels then compile
+    once per process: set ``NUMBA_CACHE_DIR`` to a writable folder to keep them."""
+    for sub in SOURCES:
+        if not any(_writable(place) for place, _ in _locations(os.path.join(root, sub))):
+            break
+    else:
+        return None
+    folder = tempfile.mkdtemp(prefix="layouts-numba-")
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    numba = sys.modules.get("numba")
+    if numba is not None:                       # numba read its config already
+        numba.config.CACHE_DIR = folder
+    return folder
+
+
+def _writable(folder: str) -> bool:
+    """Whether a file can be made in ``folder`` (made if missing), as numba checks a cache folder."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
 
 
 def _clean(cache: str, modules: set[str], want: str, make: bool) -> list[str]:

@@ -33,11 +33,12 @@ import json
 import os
 import platform
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ...errors import LayoutError
+from ...errors import LayoutError, LayoutWarning
 from .machines import REFERENCES
 
 __all__ = ["MachineProfile", "detect", "reference", "current", "set_profile", "use_profile", "load", "save",
@@ -427,10 +428,16 @@ def _from_files() -> MachineProfile:
     if env:
         return reference(env) if env in REFERENCES else load(env)
     path = default_path()
-    if path.is_file():
+    try:
+        saved = path.is_file()
+    except OSError as err:  # a home this account cannot read (another user's, HOME=/): no profile
+        warnings.warn(f"the machine profile {path} cannot be read ({err.strerror or err}); this CPU's defaults "
+                      f"are used (LAYOUTS_PROFILE names another file)", LayoutWarning, stacklevel=3)
+        saved = False
+    if saved:
         try:
             return load(path)
-        except LayoutError:  # another machine's (or a broken) file: the defaults, as `explain-copy` says
+        except LayoutError:  # another machine's (or a broken, or unreadable) file: the defaults, as `explain-copy` says
             pass
     return detect()
 
