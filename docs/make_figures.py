@@ -37,26 +37,31 @@ def cute_figure(name: str) -> str:
     return cute_svg(cute.blocked_product(cute.Layout((2, 2), (2, 1)), cute.Layout((2, 3))))
 
 
-#: the linear-layout and shared-memory guides' pictures: file in docs/ -> what it shows (drawn by gpu_figure)
+#: the linear-layout and shared-memory guides' pictures: file in docs/ -> (the page that shows it,
+#: the lines of that page's code that draw it, ending with ``fig = ...``); the tests check that the
+#: page holds these lines and that the stored picture has the size they draw
 GPU_FIGURES = {
-    "linear_mma_accumulator.png": "Triton's MMA v2 accumulator for a 32x32 tile over 2x2 warps, by lane and register",
-    "smem_ldmatrix_banks.png": "an 8x64 half tile read by ldmatrix.x4, unswizzled: 8-way conflicts",
-    "smem_ldmatrix_banks_swizzled.png": "the same tile under Swizzle<3,3,3>: conflict-free",
+    "linear_mma_accumulator.png": ("guide/linear.md", [
+        "acc = tt.to_linear_layout(tt.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8]),",
+        "                          [32, 32])",
+        "fig = viz.draw_linear(acc)"]),
+    "smem_ldmatrix_banks.png": ("guide/smem.md", [
+        "tile = cute.Layout((8, 64), (64, 1))",
+        "fig = viz.draw_banks(tile, smem.ldmatrix(x4=True), element_bytes=2)"]),
+    "smem_ldmatrix_banks_swizzled.png": ("guide/smem.md", [
+        "tile = cute.Layout((8, 64), (64, 1))",
+        "fig = viz.draw_banks(cute.composition(cute.Swizzle(3, 3, 3), tile), smem.ldmatrix(x4=True), element_bytes=2)"]),
 }
 
 
 def gpu_figure(name: str):
-    """The figure of the GPU guides' picture ``name`` (the code the guide pages show)."""
+    """The figure of the GPU guides' picture ``name``, drawn by the lines its page shows."""
     from layouts import cute, smem, viz
     from layouts.linear import triton as tt
 
-    if name == "linear_mma_accumulator.png":
-        mma = tt.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])
-        return viz.draw_linear(tt.to_linear_layout(mma, [32, 32]))
-    tile = cute.Layout((8, 64), (64, 1))
-    if name == "smem_ldmatrix_banks_swizzled.png":
-        tile = cute.composition(cute.Swizzle(3, 3, 3), tile)
-    return viz.draw_banks(tile, smem.ldmatrix(x4=True), element_bytes=2)
+    namespace = {"cute": cute, "smem": smem, "viz": viz, "tt": tt}
+    exec("\n".join(GPU_FIGURES[name][1]), namespace)
+    return namespace["fig"]
 
 
 def _save_png(figure, path: Path) -> None:

@@ -167,3 +167,33 @@ def test_the_cute_guides_pictures_are_what_the_code_draws_now():
     for name in figures.CUTE_FIGURES:
         assert (DOCS / name).read_text(encoding="utf-8") == figures.cute_figure(name), (
             f"docs/{name} is stale: run python docs/make_figures.py")
+
+
+def test_the_gpu_guides_pictures_are_drawn_by_the_code_beside_them():
+    """Each picture of the linear-layout and shared-memory guides is drawn (docs/make_figures.py)
+    by lines that stand, in that order, in one python block of the page that shows it, and the
+    stored picture has the size those lines draw now."""
+    import importlib.util
+    import io
+
+    from PIL import Image
+    from layouts.viz import to_png
+
+    spec = importlib.util.spec_from_file_location("make_figures", DOCS / "make_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    for name, (page, lines) in figures.GPU_FIGURES.items():
+        text = (DOCS / page).read_text(encoding="utf-8")
+        assert f"]({'../' * page.count('/')}{name})" in text, f"{page} does not show {name}"
+        blocks = [b.splitlines() for b in re.findall(r"```python\n(.*?)```", text, re.S)]
+
+        def in_order(block):
+            at = 0
+            for line in lines:
+                if line not in block[at:]:
+                    return False
+                at = block.index(line, at) + 1
+            return True
+        assert any(in_order(b) for b in blocks), f"{page} shows {name} without the code that draws it: {lines}"
+        drawn = Image.open(io.BytesIO(to_png(figures.gpu_figure(name), dpi=100))).size
+        assert drawn == Image.open(DOCS / name).size, f"docs/{name} is stale: run python docs/make_figures.py"
