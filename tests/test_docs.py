@@ -197,3 +197,19 @@ def test_the_gpu_guides_pictures_are_drawn_by_the_code_beside_them():
         assert any(in_order(b) for b in blocks), f"{page} shows {name} without the code that draws it: {lines}"
         drawn = Image.open(io.BytesIO(to_png(figures.gpu_figure(name), dpi=100))).size
         assert drawn == Image.open(DOCS / name).size, f"docs/{name} is stale: run python docs/make_figures.py"
+
+
+def test_the_site_tests_read_a_relative_site_path(monkeypatch, tmp_path):
+    """LAYOUTS_DOCS_HTML=docs/_build/html, as the README builds the site, names a folder the
+    browser can open (an absolute file URI), from the repository root or from another folder."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from test_docs_site import site_dir
+    finally:
+        sys.path.pop(0)
+    monkeypatch.chdir(ROOT)
+    assert site_dir("docs/_build/html") == (ROOT / "docs" / "_build" / "html").resolve()
+    assert site_dir("docs/_build/html").as_uri().startswith("file:///")
+    monkeypatch.chdir(tmp_path)
+    assert site_dir("docs/_build/html") == (ROOT / "docs" / "_build" / "html").resolve()
+    assert site_dir(str(tmp_path)) == tmp_path

@@ -23,6 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SITE = os.environ.get("LAYOUTS_DOCS_HTML")
 
+
+def site_dir(value: str) -> Path:
+    """The built site named by ``LAYOUTS_DOCS_HTML``: an absolute path, or a relative one read from
+    the current folder (or, where it is not there, from the repository root, as the README
+    builds it: ``docs/_build/html``)."""
+    path = Path(value)
+    if path.is_absolute():
+        return path
+    here = Path.cwd() / path
+    return (here if here.exists() else ROOT / path).resolve()
+
+
 pytestmark = pytest.mark.skipif(not SITE, reason="set LAYOUTS_DOCS_HTML to a built site (CI's docs stage does)")
 
 #: an image in a markdown page: ![alt](file) or a {image} / {figure} directive
@@ -76,7 +88,7 @@ def page(tmp_path_factory):
 
 
 def _look(page, rel: str) -> dict:
-    path = Path(SITE) / rel
+    path = site_dir(SITE) / rel
     assert path.is_file(), f"{rel} was not built"
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
