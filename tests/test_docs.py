@@ -213,3 +213,14 @@ def test_the_site_tests_read_a_relative_site_path(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     assert site_dir("docs/_build/html") == (ROOT / "docs" / "_build" / "html").resolve()
     assert site_dir(str(tmp_path)) == tmp_path
+
+
+def test_the_package_speaks_to_its_users_not_to_the_tracker():
+    """No docstring or comment of the package names a tracker issue ('the contract of issue 42'):
+    it says what the contract is."""
+    found = []
+    for path in (ROOT / "layouts").rglob("*.py"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bissues? #?\d+", line, re.I):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

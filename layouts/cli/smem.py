@@ -1,5 +1,5 @@
 """The command line's ``smem`` command: shared-memory bank conflicts from a kernel's parameters
-(:mod:`layouts.smem`, issue 42), without a GPU.
+(:mod:`layouts.smem`), without a GPU.
 
 ``layouts smem --tile 32x32 --dtype float32 --access columns`` builds the tile as a CuTe layout
 (rows of ``--pitch`` elements, optionally under ``--swizzle B,M,S``), the warp's access (a thread

@@ -1,4 +1,4 @@
-"""Shared memory without guesswork: bank conflicts, vector width and the best swizzle (issue 42).
+"""Shared memory without guesswork: bank conflicts, vector width and the best swizzle.
 
 Any layout kind is a shared layout (:func:`memory_of`); an :class:`Access` says which thread
 holds which element and how wide each request is (or :func:`ldmatrix`/:func:`stmatrix` bring

@@ -32,7 +32,10 @@ WARP = 32
 class Access:
     """One warp's access to a shared tile: its thread map and the width of each request.
 
-    Values are read in their order, ``width_bytes`` at a time (the contract of issue 42); Triton's
+    Each thread reads its values in the order the thread map lists them, ``width_bytes`` at a time:
+    every group of ``width_bytes / element_bytes`` values that follow each other in that order is one
+    request, and must lie at consecutive offsets aligned to the width (else a LayoutError names the
+    thread that breaks it); without a width, the widest that every group allows is counted. Triton's
     code generator may instead reorder a thread's registers to vectorise, so a Triton layout read
     here can show conflicts Triton's own count (which reorders) does not.
 

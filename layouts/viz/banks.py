@@ -1,4 +1,4 @@
-"""Pictures of shared-memory bank conflicts (:mod:`layouts.smem`, issue 42): the tile coloured by
+"""Pictures of shared-memory bank conflicts (:mod:`layouts.smem`): the tile coloured by
 bank, one phase of an access outlined thread by thread, its conflicts in red, the words each bank
 serves in that phase as bars, and a key that says in words which threads collide.
 
