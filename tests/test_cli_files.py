@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import signal
 
 import numpy as np
@@ -64,6 +65,21 @@ def test_convert_refuses_a_read_only_destination_unless_told(tmp_path, capsys, x
         ly.convert_file(a, "NCHW", str(b), "NHWC")
     assert _cli(capsys, "convert", a, "NCHW", str(b), "NHWC", "--replace-readonly")[0] == 0
     assert np.array_equal(np.load(b), x.transpose(0, 2, 3, 1))
+    assert stat.S_IMODE(os.stat(b).st_mode) == 0o444            # replaced, and still read-only
+
+
+def test_convert_keeps_the_mode_of_the_file_it_replaces(tmp_path, capsys, x):
+    a, b, c = str(tmp_path / "a.npy"), tmp_path / "b.npy", tmp_path / "c.npy"
+    np.save(b, np.zeros(3))
+    os.chmod(b, 0o600)
+    assert _cli(capsys, "convert", a, "NCHW", str(b), "NHWC")[0] == 0
+    assert stat.S_IMODE(os.stat(b).st_mode) == 0o600
+    umask = os.umask(0o022)
+    try:
+        assert _cli(capsys, "convert", a, "NCHW", str(c), "NHWC")[0] == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(os.stat(c).st_mode) == 0o644                # a new file: 0666 less the umask
 
 
 @pytest.mark.parametrize("code_, word", [(errno.EACCES, "is not writable"), (errno.ENOENT, "takes no new files")])

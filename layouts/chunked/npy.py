@@ -117,7 +117,8 @@ def convert_file(src_path: Any, src: str | Layout, dst_path: Any, dst: str | Lay
     replace_readonly : bool
         A ``dst_path`` that exists without any write permission (mode ``0o444``: marked
         read-only, which ``root`` could still replace) is refused unless this is ``True``; so is
-        converting such a file in place.
+        converting such a file in place. The result keeps an existing destination's permission
+        bits (a read-only file replaced stays read-only); a new file gets ``0o666`` less the umask.
     **dims : int
         Sizes the physical shape cannot tell (``C=20`` for a blocked source, ``C0=``).
 
@@ -171,6 +172,16 @@ def _refuse_readonly(dst_path: str) -> None:
     if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222:
         raise LayoutError(f"dst_path {dst_path!r} is read-only (mode {stat.S_IMODE(st.st_mode):#o}); pass "
                           f"replace_readonly=True to replace it anyway, or make it writable first; nothing was written")
+
+
+def _kept_mode(path: str, default: int) -> int:
+    """The permission bits of the regular file at ``path``, which a replacement keeps (a read-only
+    destination replaced with replace_readonly=True stays read-only); ``default`` for a new file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return default
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else default
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -284,7 +295,7 @@ class _Job:
         self._temporary(folder, name)
         umask = os.umask(0)
         os.umask(umask)
-        os.fchmod(self.tmp_fd, 0o666 & ~umask)
+        os.fchmod(self.tmp_fd, _kept_mode(self.dst_path, 0o666 & ~umask))
         total = len(self.header) + self.nbytes
         try:
             if not PREALLOCATE:

@@ -49,7 +49,7 @@ def add_commands(sub) -> None:
     convert.add_argument("--no-fsync", dest="fsync", action="store_false",
                          help="leave flushing to the OS: faster, but no promise after a power cut")
     convert.add_argument("--replace-readonly", action="store_true",
-                         help="replace a DST_PATH that has no write permission (refused otherwise)")
+                         help="replace a DST_PATH that has no write permission (refused otherwise); the result keeps its mode")
     info = sub.add_parser(
         "info", help="what a .npy file holds: shape, dtype, the layouts it reads as, an interrupted run",
         description="Print a .npy file's shape and dtype, the layouts its shape reads as (which one is likely), and "
