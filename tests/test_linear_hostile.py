@@ -119,7 +119,15 @@ CASES = [
     # ---- inverses
     ("invert a broadcast", lambda: LL.zeros_1d(4, "i", "o").invert(), E, ["invertible"]),
     ("invert not surjective", lambda: NOT_SURJ.invert(), E, ["surjective"]),
-    ("invert not square", lambda: LL.from_bases({"i": [[1], [2], [0]]}, ["o"]).invert(), E, ["3 input bits"]),
+    ("invert not square", lambda: LL.from_bases({"i": [[1], [2], [0]]}, ["o"]).invert(), E,
+     ["3 input bits (in-dims 'i' 3)", "2 output bits (out-dims 'o' 2)"]),
+    ("identity_1d not a power of two", lambda: LL.identity_1d(6, "reg", "out"), E, ["in-dim 'reg'", "power of two"]),
+    ("zeros_1d not a power of two", lambda: LL.zeros_1d(12, "reg", "out"), E, ["in-dim 'reg'", "power of two"]),
+    ("identity_1d size a str", lambda: LL.identity_1d("8", "in", "o"), T, ["in-dim 'in'", "integer"]),
+    ("strided_1d stride not a power of two", lambda: LL.strided_1d(4, 3, "lane", "dim0"), E,
+     ["stride of in-dim 'lane'", "out-dim 'dim0'"]),
+    ("a product past 64 bits", lambda: LL.identity_1d(2**40, "a", "x") * LL.identity_1d(2**40, "b", "x"), E,
+     ["64 input bits", "'a' 40", "'b' 40"]),
     ("pseudoinvert not surjective", lambda: NOT_SURJ.pseudoinvert(), E, ["surjective", "'out'"]),
     # ---- reshaping
     ("reshape_ins wrong total", lambda: MMA.reshape_ins([("a", 4)]), E, ["new_in_dims", "128"]),

@@ -237,8 +237,11 @@ def invert(layout: LinearLayout) -> LinearLayout:
     {'out': ((1,), (3,))}
     """
     if not layout.is_invertible():
-        why = ("it is not surjective" if not layout.is_surjective() else
-               f"it has {layout.total_in_bits} input bits and {layout.total_out_bits} output bits")
+        ins = ", ".join(f"{n!r} {log2(s)}" for n, s in layout.in_dims.items()) or "none"
+        outs = ", ".join(f"{n!r} {log2(s)}" for n, s in layout.out_dims.items()) or "none"
+        why = (f"it is not surjective: {layout._unreached()} is not reached" if not layout.is_surjective() else
+               f"it has {layout.total_in_bits} input bits (in-dims {ins}) and {layout.total_out_bits} output "
+               f"bits (out-dims {outs})")
         raise LayoutError(f"invert needs an invertible layout, and {why}; pseudoinvert gives a right "
                           f"inverse of a surjective layout")
     return pseudoinvert(layout)

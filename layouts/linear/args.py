@@ -42,7 +42,7 @@ def index_arg(what: str, value: Any) -> int:
     4
     """
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise LayoutTypeError(f"{what} must be an integer, got {type_name(value)} {show(value)}")
+        raise LayoutTypeError(f"{what} must be an integer, got {type_name(value)}")
     return int(value.__index__())
 
 

@@ -110,10 +110,12 @@ class LinearLayout:
         return layout
 
     def _check_size(self) -> None:
-        for side, total in (("input", self.total_in_bits), ("output", self.total_out_bits)):
+        for side, total, dims in (("input", self.total_in_bits, self.in_dims),
+                                  ("output", self.total_out_bits, self.out_dims)):
             if total > MAX_BITS:
+                bits = ", ".join(f"{n!r} {log2(s)}" for n, s in dims.items())
                 raise LayoutError(f"a linear layout has at most {MAX_BITS} {side} bits (Triton's matrix "
-                                  f"limit); this one has {total}")
+                                  f"limit); this one has {total} ({side} dims and their bits: {bits})")
 
     def _unreached(self) -> str:
         image = gf2.rref(self._packed_bases())
@@ -145,18 +147,19 @@ class LinearLayout:
         """``x -> stride * x`` for ``x < size`` onto ``out_dim`` of ``stride * size``, or when
         ``broadcast`` (``stride`` unused) ``x -> 0`` onto ``out_size``: strided_1d's and zeros_1d's
         checks, in one order."""
-        size = index_arg("size", size)
-        if not broadcast:
-            stride = index_arg("stride", stride)
         in_dim, out_dim = name_arg("in_dim", in_dim), name_arg("out_dim", out_dim)
+        what = f"size of in-dim {in_dim!r}"
+        size = index_arg(what, size)
+        if not broadcast:
+            stride = index_arg(f"stride of in-dim {in_dim!r}", stride)
         if size == 0:
             return cls.empty()
         if not is_pow2(size):
-            raise LayoutError(f"size must be a power of two (or 0), got {size}")
+            raise LayoutError(f"{what} must be a power of two (or 0), got {size}")
         if not broadcast and not is_pow2(stride):
-            raise LayoutError(f"stride must be a power of two, got {stride} (the out-dim's size is "
-                              f"stride * size; use zeros_1d for a broadcast)")
-        check_bits("size", log2(size), "input")          # before building 2**60 of anything
+            raise LayoutError(f"stride of in-dim {in_dim!r} must be a power of two, got {stride} (the size "
+                              f"of out-dim {out_dim!r} is stride * size; use zeros_1d for a broadcast)")
+        check_bits(what, log2(size), "input")          # before building 2**60 of anything
         if broadcast:
             return cls.from_bases(((in_dim, ((0,),) * log2(size)),), ((out_dim, out_size),),
                                   require_surjective=False)
