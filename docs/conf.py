@@ -48,6 +48,9 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "header_links_before_dropdown": 6,   # the six sections fit one line at 1280 px
+    # no "On this page" column: the guides' code gets its width (a code line of 98 characters
+    # fits a 1280-pixel window, tests/test_docs_site.py); the sections are in the left column
+    "secondary_sidebar_items": [],
 }
 html_static_path = []
 # the single pages have no section to navigate: no empty "Section Navigation" beside them

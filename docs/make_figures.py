@@ -42,15 +42,16 @@ def cute_figure(name: str) -> str:
 #: page holds these lines and that the stored picture has the size they draw
 GPU_FIGURES = {
     "linear_mma_accumulator.png": ("guide/linear.md", [
-        "acc = tt.to_linear_layout(tt.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8]),",
-        "                          [32, 32])",
+        "mma = tt.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])",
+        "acc = tt.to_linear_layout(mma, [32, 32])",
         "fig = viz.draw_linear(acc)"]),
     "smem_ldmatrix_banks.png": ("guide/smem.md", [
         "tile = cute.Layout((8, 64), (64, 1))",
         "fig = viz.draw_banks(tile, smem.ldmatrix(x4=True), element_bytes=2)"]),
     "smem_ldmatrix_banks_swizzled.png": ("guide/smem.md", [
         "tile = cute.Layout((8, 64), (64, 1))",
-        "fig = viz.draw_banks(cute.composition(cute.Swizzle(3, 3, 3), tile), smem.ldmatrix(x4=True), element_bytes=2)"]),
+        "swizzled = cute.composition(cute.Swizzle(3, 3, 3), tile)",
+        "fig = viz.draw_banks(swizzled, smem.ldmatrix(x4=True), element_bytes=2)"]),
 }
 
 

@@ -126,3 +126,20 @@ def test_the_landing_page_a_newcomer_sees(page):
 def test_a_guide_page_lists_the_guide(page):
     seen = _look(page, "guide/cute.html")
     assert seen["sidebar"] >= 8, f"the guide's section navigation lists {seen['sidebar']} pages"
+
+
+def test_every_code_line_fits_the_content_column(page):
+    """A newcomer reads the guides' code at 100% zoom in a 1280-pixel window: no code block of the
+    guide, the install page or the landing page is cut at the column's edge (scrolls sideways)."""
+    pages = ["index.html", "install.html", "architecture.html"] + sorted(
+        f"guide/{p.stem}.html" for p in (DOCS / "guide").glob("*.md") if p.stem != "index")
+    cut = {}
+    for rel in pages:
+        _look(page, rel)
+        wide = page.evaluate("""() => [...(document.querySelector('article') || document.body)
+            .querySelectorAll('div.highlight pre')]
+            .filter(p => p.scrollWidth > p.clientWidth + 1)
+            .map(p => p.innerText.split('\\n').reduce((a, b) => a.length >= b.length ? a : b))""")
+        if wide:
+            cut[rel] = wide
+    assert not cut, cut

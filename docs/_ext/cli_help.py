@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def help_text(words: list[str]) -> str:
     """``python -m layouts WORDS --help`` of the checkout's package, 100 columns wide."""
-    env = dict(os.environ, COLUMNS="100", PYTHONPATH=os.pathsep.join(
+    env = dict(os.environ, COLUMNS="96", PYTHONPATH=os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     run = subprocess.run([sys.executable, "-m", "layouts", *words, "--help"], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=120)

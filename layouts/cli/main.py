@@ -15,6 +15,7 @@ import argparse
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 from ..errors import LayoutError
@@ -33,6 +34,12 @@ _EPILOG_EXPLAIN = """examples:
   {prog} explain NCHW16c N=1 C=20 H=5 W=4
   {prog} explain NHWC N=1 C=3 H=5 W=4 align:H=16 --ascii
   {prog} explain HWC H=4 W=6 C=3 pitch:H=24"""
+
+
+def _wrapped(text: str) -> str:
+    """A description as a paragraph of lines that fit a terminal (the raw formatter, kept for the
+    examples under each command, would print it as one line)."""
+    return textwrap.fill(text, width=90)
 
 
 def _prog() -> str:
@@ -59,8 +66,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     tour.add_argument("--no-figures", action="store_true", help="print only, draw nothing")
     gallery = sub.add_parser(
         "gallery", help="write every kind of figure as PNG and SVG",
-        description="Write the article figure, a blocked layout with padding, pitched rows, a "
-                    "conversion, a comparison and OIHW vs HWIO weights, each as PNG and SVG.",
+        description=_wrapped("Write the article figure, a blocked layout with padding, pitched rows, a "
+                    "conversion, a comparison and OIHW vs HWIO weights, each as PNG and SVG."),
         epilog=f"example:\n  {prog} gallery figures/", formatter_class=argparse.RawDescriptionHelpFormatter)
     gallery.add_argument("dir", metavar="FOLDER", help="folder for the figures (created if needed)")
     explain = sub.add_parser(
@@ -74,9 +81,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     explain.add_argument("--ascii", action="store_true", help="also print the memory order as text")
     copy = sub.add_parser(
         "explain-copy", help=f"which kernel converts: {prog} explain-copy NCHW NHWC N=8 C=64 H=32 W=32",
-        description="Print, for each copy a conversion makes, the strategy the registry chooses on this "
+        description=_wrapped("Print, for each copy a conversion makes, the strategy the registry chooses on this "
                     "machine, its parameters, its threads and why every strategy before it declined. "
-                    "Nothing is allocated at full size, compiled or copied.",
+                    "Nothing is allocated at full size, compiled or copied."),
         epilog=_EPILOG_COPY.format(prog=prog), formatter_class=argparse.RawDescriptionHelpFormatter)
     copy.add_argument("src", help="source layout spec, e.g. NCHW")
     copy.add_argument("dst", help="destination layout spec, e.g. NHWC")
@@ -90,11 +97,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                       help="plan as on a reference machine (epyc-avx512, xeon-avx512, epyc-avx2, epyc-zen5) instead of this one")
     tune = sub.add_parser(
         "tune", help="measure this machine's copy thresholds and costs and save a profile",
-        description="Time the copy strategies against each other at growing sizes and save the thresholds "
+        description=_wrapped("Time the copy strategies against each other at growing sizes and save the thresholds "
                     "where each starts to win (small_bytes, thread_min_bytes, nt_min_bytes, group_min_bytes), "
                     "the in-place planner's costs against np.copyto (inplace_cost_*, inplace_chunk_cost_*, "
                     "inplace_alias_penalty_*) and the OpenCV blob's thread rule (blob_thread_min_bytes, "
-                    "blob_chunk_bytes) as this CPU's profile, which later processes load.",
+                    "blob_chunk_bytes) as this CPU's profile, which later processes load."),
         epilog=_EPILOG_TUNE.format(prog=prog), formatter_class=argparse.RawDescriptionHelpFormatter)
     tune.add_argument("--quick", action="store_true", help="fewer, smaller sizes (seconds; for a check)")
     tune.add_argument("--out", default=None, metavar="FILE",

@@ -52,7 +52,8 @@ def add_command(sub, prog: str) -> None:
     """Add ``smem`` to the command line's subparsers."""
     smem = sub.add_parser(
         "smem", help=f"shared-memory bank conflicts of a tile: {prog} smem --tile 32x32 --dtype float32 --access columns",
-        description=_DESCRIPTION, epilog=_EPILOG.format(prog=prog), formatter_class=argparse.RawDescriptionHelpFormatter)
+        usage="%(prog)s --tile ROWSxCOLS [options]", description=_DESCRIPTION, epilog=_EPILOG.format(prog=prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     smem.error = _one_line_error(f"{prog} smem")
     smem.add_argument("--tile", required=True, metavar="ROWSxCOLS", help="the tile in elements, e.g. 32x32 or 8x64")
     smem.add_argument("--dtype", default="float16", metavar="TYPE",
