@@ -224,3 +224,20 @@ def test_the_package_speaks_to_its_users_not_to_the_tracker():
             if re.search(r"\bissues? #?\d+", line, re.I):
                 found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_the_pictures_guide_shows_the_call_that_draws_each_picture():
+    """Under each gallery picture of the pictures guide, the call that draws it: it draws a
+    picture of the stored one's size now."""
+    import io
+
+    from PIL import Image
+
+    import layouts as ly
+    from layouts import viz
+    text = (DOCS / "guide" / "pictures.md").read_text(encoding="utf-8")
+    shown = re.findall(r"!\[[^]]*\]\(\.\./(gallery_\w+\.png)\)\n\n\*`([^`]+)`\*", text)
+    assert len(shown) == 3
+    for name, call in shown:
+        fig = eval(call, {"ly": ly, "viz": viz})
+        assert Image.open(io.BytesIO(viz.to_png(fig, dpi=100))).size == Image.open(DOCS / name).size, name
