@@ -62,3 +62,27 @@ def test_the_command_line_words_a_failed_access_as_an_access():
     from layouts.cli.main import _message
     err = PermissionError(13, "Permission denied", "/root/.cache/layouts/profile.json")
     assert _message(err) == "cannot access /root/.cache/layouts/profile.json: Permission denied"
+
+
+class _Unwritable(type(profile.default_path())):
+    """A path in a folder this account may not enter: making, asking and removing all raise."""
+
+    def mkdir(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    def write_text(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    def unlink(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied", str(self))
+
+
+def test_wisdom_that_cannot_be_saved_stays_in_the_process(monkeypatch):
+    """The planner's measurements are kept in the process when their file's folder cannot be
+    entered (HOME=/root for another account): saving them raises nothing (it raised the
+    PermissionError of removing a temporary file that was never made)."""
+    from layouts.kernels.machine import wisdom
+    monkeypatch.setattr(wisdom, "path", lambda: _Unwritable("/root/.cache/layouts/wisdom.json"))
+    monkeypatch.setattr(wisdom, "_store", {"a machine": {"a copy": "a choice"}})
+    wisdom._save()
+    assert wisdom._store == {"a machine": {"a copy": "a choice"}}

@@ -387,7 +387,10 @@ def save(profile: MachineProfile, path: str | os.PathLike, measured: dict | None
         tmp.write_text(json.dumps(doc, indent=1))
         tmp.replace(path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:         # a folder this account cannot look into: the error above says why
+            pass
         raise
     return path
 

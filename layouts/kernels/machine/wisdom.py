@@ -120,7 +120,10 @@ def _save() -> None:
         tmp.write_text(text)
         tmp.replace(target)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:             # a folder this account cannot even look into: nothing was made there
+            pass
 
 
 def forget() -> None:
