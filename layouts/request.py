@@ -194,6 +194,23 @@ def reworded(err: LayoutError, entry: str, src: Any, dst: Any, *, shape: Any = N
     return type(err)(f"{where}): {err}")
 
 
+def beyond_specs(src: Any, dst: Any) -> bool:
+    """Whether a conversion between ``src`` and ``dst`` has a layout of a kind other than the
+    framework's on a side (a CuTe, a linear layout...): it then goes through the kinds protocol
+    (:mod:`layouts.kinds`), not the planner of framework layouts, which takes specs and
+    :class:`~layouts.Layout` s.
+
+    >>> from layouts import cute
+    >>> beyond_specs("NCHW", Layout("NHWC", N=1, C=2, H=3, W=4)), beyond_specs("NCHW", cute.Layout(4))
+    (False, True)
+    """
+    for layout in (src, dst):
+        kind = kind_of(layout)
+        if kind is not None and kind.name != "framework":
+            return True
+    return False
+
+
 def layout_name(layout: Any) -> str:
     """A layout as messages name it: a spec (or a framework layout's spec) in single quotes,
     another kind by its label (:mod:`layouts.kinds`).

@@ -34,7 +34,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError
-from ..kinds import kind_of
+from ..request import beyond_specs
 from ..named.layout import Layout
 from . import _boxes
 
@@ -56,7 +56,7 @@ def convert_dask(d: Any, src: str | Layout, dst: str | Layout, *, out: Any = Non
     ((4,), (4, 4), (8,), (3,))
     """
     try:
-        if _other_kind(src) or _other_kind(dst):
+        if beyond_specs(src, dst):
             return _convert_dask_gather(d, src, dst, out, copy, chunks, dims)
         return _convert_dask(d, src, dst, out, threads, copy, chunks, dims)
     except LayoutError as err:
@@ -77,11 +77,6 @@ def _check_call(d: Any, out: Any, copy: Any) -> None:
         raise LayoutError("the dask array has unknown chunk sizes (nan); call .compute_chunk_sizes() first")
     if np.dtype(d.dtype).hasobject:
         raise LayoutError(f"dtype {d.dtype} holds Python objects; convert moves numeric and bool data only")
-
-
-def _other_kind(layout: Any) -> bool:
-    kind = kind_of(layout)
-    return kind is not None and kind.name != "framework"
 
 
 def _convert_dask_gather(d: Any, src: Any, dst: Any, out: Any, copy: Any, chunks: Any, dims: Mapping[str, int]) -> Any:

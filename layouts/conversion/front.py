@@ -34,8 +34,7 @@ from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import MAX_ELEMENTS, Layout
 from ..named.torch_names import read_as_named
 from .plan import CopyStep, padding_views, pitch_gap_views, plan
-from ..kinds import kind_of
-from ..request import Request, first_run, layout_name, resolve, reworded
+from ..request import Request, beyond_specs, first_run, layout_name, resolve, reworded
 from .generic import check_out, convert_generic
 
 
@@ -115,7 +114,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:
         return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)
-    generic = _other_kind(src) or _other_kind(dst)   # a CuTe, linear or other layout: any kind pair
+    generic = beyond_specs(src, dst)   # a CuTe, linear or other layout: any kind pair
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
         # result handed back as that kind below. Another array kind plugs in here.
@@ -150,12 +149,6 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             _remember(x, src, dst, out)
         return out
     return back(result)
-
-
-def _other_kind(layout: Any) -> bool:
-    """Whether ``layout`` is a layout of a kind other than the framework's (:mod:`layouts.kinds`)."""
-    kind = kind_of(layout)
-    return kind is not None and kind.name != "framework"
 
 
 #: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``

@@ -52,8 +52,7 @@ from .methods import scratch_budget
 from .plan import InplacePlan, Pass, fine_dims, plan_passes
 from .run import run_segments, segments
 from ..named.torch_names import in_memory_order, read_as_named
-from ..kinds import kind_of
-from ..request import layout_name, own_sizes, resolve, reworded
+from ..request import beyond_specs, layout_name, own_sizes, resolve, reworded
 from .signals import SignalHold
 from ..named.spec import parse
 
@@ -182,7 +181,7 @@ def convert_inplace(x: np.ndarray, src: str | Layout, dst: str | Layout, *, thre
     layouts.errors.LayoutError: convert_inplace('NCHW' -> 'NCHW16c', x shape (1, 20, 2, 2)): the destination Layout('NCHW16c', N=1, C=20, H=2, W=2) needs 128 elements (C padded to 32), but x's buffer holds 80: it would need 48 more elements; in place, every block must divide its axis (ly.convert pads into a new array)
     """
     try:
-        if _other_kind(src) or _other_kind(dst):
+        if beyond_specs(src, dst):
             return _any_kinds_inplace(x, src, dst, threads, dims)
         if is_torch_tensor(x) or type(x).__name__ == "PyCapsule":
             return _torch_inplace(x, src, dst, threads, dims)
@@ -210,11 +209,6 @@ def _torch_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, 
     result = _convert_inplace(arr, spec, dst, threads, dims)
     bump_version(t)
     return back(result)
-
-
-def _other_kind(layout: Any) -> bool:
-    kind = kind_of(layout)
-    return kind is not None and kind.name != "framework"
 
 
 def _any_kinds_inplace(x: Any, src: Any, dst: Any, threads: Any, dims: Mapping[str, int]) -> Any:
