@@ -814,6 +814,23 @@ def test_issue_examples_by_the_dsl(dsl):
     assert sorted(cute.blocked_product(Layout((2,), (2,)), Layout(4)).offsets().tolist()) == [0, 1, 2, 3, 4, 5, 6, 7]
 
 
+def test_a_layout_is_evaluated_past_its_size_as_the_dsl_does(dsl):
+    """``L(i)`` for an index at or past the size, and a coordinate past its mode's size: the DSL
+    evaluates them (the last mode goes on), and so does ours; the issue's two cases first."""
+    rng = random.Random(60)
+    cases = [(Layout(4, 1), 4), (Layout(4, 1), 6), (Layout(1, 0), 1)]
+    for L in make(120, 61, any_layout):
+        n = cute.size(L)
+        cases += [(L, n), (L, n + rng.randrange(1, 3 * n + 2))]
+        if isinstance(L.shape, tuple):
+            cases.append((L, tuple(rng.randrange(0, 2 * cute.size(m) + 2) for m in L)))
+    answers = dsl([("call", (L, i)) for L, i in cases])
+    for (L, i), want in zip(cases, answers):
+        assert not isinstance(want, DSLRefused), (L, i, want)
+        assert L(i) == want, (L, i, want)
+    assert answers[:3] == [4, 6, 0]
+
+
 def test_skips_with_the_install_command(monkeypatch):
     # without the DSL the reason says how to install it; with LAYOUTS_REQUIRE_ORACLES=1 it fails
     monkeypatch.delenv("LAYOUTS_REQUIRE_ORACLES", raising=False)

@@ -198,10 +198,11 @@ def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
 
     Without a stride the compact column-major stride is used, so the result is the
     colexicographic number of the coordinate. An int coordinate against a tuple mode is split
-    across that mode's sub-modes (the last one is not wrapped, as in CuTe).
+    across that mode's sub-modes (the last one is not wrapped), and a coordinate past its mode's
+    size is evaluated, as in CuTe.
 
-    >>> crd2idx((1, 2), (2, 3)), crd2idx(5, (2, 3), (3, 1))
-    (5, 5)
+    >>> crd2idx((1, 2), (2, 3)), crd2idx(5, (2, 3), (3, 1)), crd2idx(7, (2, 3))
+    (5, 5, 7)
     >>> crd2idx((1, 2, 3), (2, 3))
     Traceback (most recent call last):
     ...
@@ -212,7 +213,7 @@ def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
     if not congruent(shape, stride):
         raise LayoutError(f"crd2idx: shape {shape} and stride {stride} are not congruent")
     crd = as_int_tuple(crd, "coordinate")
-    check_coord(crd, shape, "crd2idx")
+    check_coord(crd, shape, "crd2idx", bounded=False)
     return offset_of(crd, shape, stride)
 
 
@@ -238,11 +239,14 @@ def offset_of(crd: Any, shape: Any, stride: Any) -> int:
     return crd * stride
 
 
-def check_coord(crd: Any, shape: Any, where: str) -> None:
+def check_coord(crd: Any, shape: Any, where: Any, bounded: bool = True) -> None:
     """LayoutError unless ``crd`` is a coordinate of ``shape``: congruent down to some level,
-    with every int inside the size of the mode it indexes.
+    every int ``>= 0`` and, when ``bounded``, inside the size of the mode it indexes (a layout
+    evaluates any coordinate, as CuTe does: ``bounded=False``). ``where`` names the caller in a
+    message (its ``str`` is taken only for one).
 
     >>> check_coord((1, 5), (2, (2, 3)), "here")
+    >>> check_coord((1, 6), (2, (2, 3)), "here", bounded=False)
     >>> check_coord((1, 6), (2, (2, 3)), "here")
     Traceback (most recent call last):
     ...
@@ -256,7 +260,9 @@ def check_coord(crd: Any, shape: Any, where: str) -> None:
                 raise LayoutError(f"{where}: coordinate {_show(crd)} has {len(c)} modes where shape {s} has {len(s)}")
             for x, y in zip(c, s):
                 walk(x, y)
-        elif not 0 <= c < product(s):
+        elif c < 0:
+            raise LayoutError(f"{where}: coordinate {c} is negative; a layout maps the integers >= 0")
+        elif bounded and not c < product(s):
             raise LayoutError(f"{where}: coordinate {c} is out of range for mode {s} of shape {_show(shape)} "
                               f"(expected 0 <= {c} < {product(s)})")
     walk(crd, shape)

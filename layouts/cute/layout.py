@@ -107,16 +107,36 @@ class Layout:
         the shape at any level; several arguments are read as one tuple. A coordinate with ``_``
         gives the sub-layout of those modes instead (CuTe's slice: :mod:`layouts.cute.slicing`).
 
+        A layout is a function on all the non-negative integers, as in CuTe C++: an index past the
+        size, or a coordinate past its mode's size, goes on along the last mode it reaches.
+
         >>> Layout((2, 3), (3, 1))(1, 2), Layout((2, 3), (3, 1))(5)
         (5, 5)
+        >>> Layout(4, 1)(6), Layout((2, 3), (3, 1))(6), Layout(1, 0)(1)
+        (6, 3, 0)
         """
-        if not coords:
+        if len(coords) == 1:
+            crd = coords[0]
+            if type(crd) is int and crd >= 0:      # an index, the common call: the flat modes, once
+                shapes, strides = self._flat or flat_tuples(self)
+                last = len(shapes) - 1
+                total = 0
+                for k in range(last):
+                    n = shapes[k]
+                    if n:
+                        crd, c = divmod(crd, n)
+                        total += c * strides[k]
+                    else:                          # a size-0 mode holds no coordinate but 0
+                        crd = 0
+                return total + crd * strides[last]
+        elif not coords:
             raise LayoutError("Layout(): give a coordinate, an int index or a tuple")
-        crd = coords[0] if len(coords) == 1 else coords
+        else:
+            crd = coords
         if type(crd) is not int and has_underscore(crd):  # L(_, 3): CuTe's slice, the sub-layout of the _ modes
             return slice_(crd, self)
         crd = it.as_int_tuple(crd, "coordinate")
-        it.check_coord(crd, self._shape, f"layout {self}")
+        it.check_coord(crd, self._shape, self, bounded=False)
         return it.offset_of(crd, self._shape, self._stride)
 
     def __layouts_kind__(self) -> Any:
