@@ -9,6 +9,10 @@ figures are medians over the rounds, in one process; each round times fresh layo
 no cache a layout keeps of itself helps. Inputs either library refuses (a
 divisibility condition) are dropped from both before timing, so both time the same work. Ratio =
 pycute's time / ours (> 1: ours is faster).
+
+Two rows time evaluation instead: ``L(i)`` for every ``i`` of one rank-3 layout of 4,096 elements
+(``(16, (16, 16)):(1, (256, 16))``, one object, a Python loop as a user writes it), and all of its
+offsets at once (``L.offsets()`` against pycute's loop, which has no such call).
 """
 
 from __future__ import annotations
@@ -123,7 +127,7 @@ def main() -> None:
     print(f"{args.n} random inputs per function (seeded), medians of {args.rounds} rounds, one process")
     print(f"{'function':<16} {'inputs':>6} {'ours ms':>9} {'pycute ms':>10} {'ratio':>6}")
     names = args.only.split(",") if args.only else list(CASES)
-    for name in names:
+    for name in [n for n in names if n in CASES]:
         make, ours, theirs_name = CASES[name]
         theirs = getattr(pycute, theirs_name)
         rng = random.Random(zlib.crc32(name.encode()))
@@ -147,6 +151,39 @@ def main() -> None:
                 t_ref.append(_time(theirs, refs))
         o, p = statistics.median(t_ours), statistics.median(t_ref)
         print(f"{name:<16} {len(pairs):>6} {o * 1e3:>9.1f} {p * 1e3:>10.1f} {p / o:>6.2f}")
+    if not args.only or "evaluate" in names:
+        _evaluate(pycute, args.rounds)
+
+
+def _evaluate(pycute, rounds: int) -> None:
+    """``L(i)`` over every index of one layout, and all its offsets at once, ours against pycute."""
+    shape, stride = (16, (16, 16)), (1, (256, 16))
+    ours, theirs = cute.Layout(shape, stride), pycute.Layout(shape, stride)
+    n = cute.size(ours)
+    assert [ours(i) for i in range(n)] == [theirs(i) for i in range(n)]
+
+    def loop(L):
+        t = time.perf_counter()
+        for i in range(n):
+            L(i)
+        return time.perf_counter() - t
+
+    def table():
+        t = time.perf_counter()
+        ours.offsets()
+        return time.perf_counter() - t
+    t_ours, t_ref, t_table = [], [], []
+    for r in range(rounds):
+        if r % 2:
+            t_ref.append(loop(theirs))
+            t_ours.append(loop(ours))
+        else:
+            t_ours.append(loop(ours))
+            t_ref.append(loop(theirs))
+        t_table.append(table())
+    o, p, tab = statistics.median(t_ours), statistics.median(t_ref), statistics.median(t_table)
+    print(f"{'L(i), all i':<16} {n:>6} {o * 1e3:>9.2f} {p * 1e3:>10.2f} {p / o:>6.2f}")
+    print(f"{'L.offsets()':<16} {n:>6} {tab * 1e3:>9.3f} {p * 1e3:>10.2f} {p / tab:>6.0f}")
 
 
 if __name__ == "__main__":

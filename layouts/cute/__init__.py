@@ -23,11 +23,13 @@ from .divide_product import (blocked_product, flat_divide, flat_product, logical
                              raked_product, tiled_divide, tiled_product, zipped_divide, zipped_product)
 from .slicing import _, Underscore
 from .explain import explain, formula, print_layout
-from .int_tuple import crd2idx, idx2crd
+from .int_tuple import crd2idx, idx2crd, is_int, is_tuple, product
+from .tuple_algebra import (Integer, crd2crd, elem_scale, inner_product, prefix_product, shape_div, shiftl, shiftr,
+                            signum, tuple_max)
 from .layout import (Layout, coalesce, cosize, depth, filter, flatten, make_layout, rank, size, slice_,
                      slice_and_offset)
 from .makers import make_identity_layout, make_ordered_layout, make_shape, make_stride
-from .swizzle import ComposedLayout, Swizzle
+from .swizzle import ComposedLayout, Swizzle, is_layout
 from . import atoms
 
 __all__ = [
@@ -39,4 +41,7 @@ __all__ = [
     "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
     "_", "Underscore", "slice_", "slice_and_offset",
     "crd2idx", "idx2crd", "formula", "explain", "print_layout", "atoms",
+    # the integer-tuple arithmetic under CuTe's (and pycute's) names
+    "is_int", "is_tuple", "is_layout", "product", "inner_product", "shape_div", "prefix_product", "elem_scale",
+    "crd2crd", "signum", "tuple_max", "shiftl", "shiftr", "Integer",
 ]

@@ -27,7 +27,7 @@ from . import int_tuple as it
 from .layout import INT64, Layout
 from .words import explain_text, formula_text
 
-__all__ = ["Swizzle", "ComposedLayout"]
+__all__ = ["Swizzle", "ComposedLayout", "is_layout"]
 
 
 class Swizzle:
@@ -229,3 +229,12 @@ def _compact(layout: Layout) -> bool:
             return False
         span *= n
     return True
+
+
+def is_layout(x: Any) -> bool:
+    """True for a CuTe layout, plain or swizzled.
+
+    >>> is_layout(Layout(4)), is_layout(ComposedLayout(Swizzle(1, 0, 1), 0, Layout(4))), is_layout((4, 1))
+    (True, True, False)
+    """
+    return isinstance(x, (Layout, ComposedLayout))
