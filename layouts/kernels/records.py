@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import LayoutError
 
-__all__ = ["record", "batch_axes", "BATCH", "ROWS", "TILES", "GROUPED_TILES", "SMALL", "GROUP", "RECTS"]
+__all__ = ["record", "batch_axes", "BATCH", "ROWS", "TILES", "GROUPED_TILES", "SMALL", "PADDED", "GROUP", "RECTS"]
 
 
 def _fields(*names: str) -> np.dtype:
@@ -48,12 +48,15 @@ GROUPED_TILES = _fields(*TILES.names, "PB", "nb")
 #: (de)interleave of C (2..4) units: the long axis has n elements at ``stride`` on the far side,
 #: cut in chunks of ``chunk``; the non-temporal kernels stage ``block`` elements of it at a time
 SMALL = _fields("C", "n", "stride", "chunk")
+#: rows of P units of a padded block <-> C planes: n pixels (cut in chunks of ``chunk``), the
+#: planes sC (source) or dC (destination) apart, the source pixels sJ apart
+PADDED = _fields("C", "P", "n", "sC", "sJ", "dC", "chunk")
 #: word-grouped transposes: stage A zips 4 / itemsize source rows per word row of a chunk of Q columns
 GROUP = _fields("ni", "nj", "dJ", "sI", "Q")
 #: one rectangle of a transpose's edges: i in [i0, i1), j in [j0, j1); ``narrow``: by narrow tiles
 RECTS = _fields("i0", "i1", "j0", "j1", "narrow")
 
-_NAMES = {BATCH: "BATCH", ROWS: "ROWS", TILES: "TILES", GROUPED_TILES: "GROUPED_TILES", SMALL: "SMALL", GROUP: "GROUP", RECTS: "RECTS"}
+_NAMES = {BATCH: "BATCH", ROWS: "ROWS", TILES: "TILES", GROUPED_TILES: "GROUPED_TILES", SMALL: "SMALL", PADDED: "PADDED", GROUP: "GROUP", RECTS: "RECTS"}
 
 
 def record(dtype: np.dtype, **fields: int) -> np.ndarray:

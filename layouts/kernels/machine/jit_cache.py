@@ -44,8 +44,8 @@ __all__ = ["SOURCES", "STAMP", "check", "digest", "cache_dirs", "ensure_writable
 #: shapes of :mod:`.geometry`, the record types of :mod:`.records`)
 SOURCES: dict[str, tuple[str, ...]] = {
     "kernels": ("geometry.py", "records.py"),
-    os.path.join("kernels", "jit"): ("grouped.py", "inplace.py", "lines.py", "rows.py", "simd.py", "small.py",
-                                     "swizzle.py", "transpose.py", "wide.py"),
+    os.path.join("kernels", "jit"): ("grouped.py", "inplace.py", "lines.py", "padded.py", "rows.py", "simd.py",
+                                     "small.py", "swizzle.py", "transpose.py", "wide.py"),
     os.path.join("interop", "opencv"): ("array_reader.py", "blob_kernel.py"),
     "linear": ("apply_kernel.py",),
 }
