@@ -27,7 +27,8 @@ True
 
 from .copy import copied_by_numpy, copy_into, fill_zero, short_rows
 from .explain import explain_copy
+from .padded import copy_padded_into
 from .machine.profile import MachineProfile, current, reference, set_profile, use_profile
 
-__all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "explain_copy", "MachineProfile", "current",
+__all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "copy_padded_into", "explain_copy", "MachineProfile", "current",
            "reference", "set_profile", "use_profile"]
