@@ -553,7 +553,7 @@ def test_explain_copy_command():
     r = _cli("explain-copy", "NHWC", "CHWN", "N=128", "C=64", "H=56", "W=56", "--dtype", "uint8", "--strategies")
     assert r.returncode == 0, r.stderr
     assert "CHOSEN" in r.stdout and "grouped" in r.stdout and "profile:" in r.stdout
-    assert "9. scalar-tiles" in r.stdout
+    assert "10. scalar-tiles" in r.stdout
     r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": "xeon-avx512"})
     assert r.returncode == 0 and "profile: reference:xeon-avx512 | CPU emeraldrapids" in r.stdout, r.stdout + r.stderr
     for bad in (["explain-copy", "NCHW", "NHWC", "N=2", "--dtype", "float99"], ["explain-copy", "NCHW", "NXYZ", "N=2"],

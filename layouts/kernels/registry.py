@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from .strategies import (grouped, memcpy, numpy_copy, rows, scalar_tiles, short_rows, simd_tiles, small_c, staged,
-                         swizzle)
+from .strategies import (grouped, memcpy, numpy_copy, padded_rows, rows, scalar_tiles, short_rows, simd_tiles, small_c,
+                         staged, swizzle)
 from .strategy import Choice, Strategy, Task
 
 __all__ = ["Strategy", "Task", "Choice", "STRATEGIES", "choose"]
 
 
 #: every strategy, in the order they are offered a copy
-STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY, short_rows.STRATEGY,
-                                    staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY,
+STRATEGIES: tuple[Strategy, ...] = (numpy_copy.STRATEGY, memcpy.STRATEGY, rows.STRATEGY, small_c.STRATEGY,
+                                    padded_rows.STRATEGY, short_rows.STRATEGY, staged.STRATEGY, grouped.STRATEGY, simd_tiles.STRATEGY, scalar_tiles.STRATEGY,
                                     swizzle.STRATEGY)
 
 
