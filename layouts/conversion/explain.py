@@ -16,8 +16,9 @@ import numpy as np
 from ..errors import LayoutError, LayoutTypeError
 from ..kernels import current
 from ..kernels.explain import Explanation, explain
+from ..kernels.padded import explain_padded
 from ..request import resolve
-from .plan import CopyStep, plan
+from .plan import CopyStep, PaddedCopyStep, plan
 
 __all__ = ["explain_conversion"]
 
@@ -58,9 +59,12 @@ def explain_conversion(shape: tuple[int, ...], dtype: Any, src: Any, dst: Any, t
                                    "element moved by its offsets (numpy)", {}, [], 1, "numpy", current()))
             continue
         sv, dv = step.views(x, target)
-        if sv.size:
-            out.append(explain(dv, sv, nth, label=f"step {k + 1} of {len(steps)}: region {dict(step.regions)}"
-                               if len(steps) > 1 else "", distinct=True))    # convert's output is separate
+        label = f"step {k + 1} of {len(steps)}: region {dict(step.regions)}" if len(steps) > 1 else ""
+        if isinstance(step, PaddedCopyStep):
+            if dv.size:
+                out.append(explain_padded(dv, sv, nth, label, distinct=True))
+        elif sv.size:
+            out.append(explain(dv, sv, nth, label=label, distinct=True))    # convert's output is separate
     return out
 
 

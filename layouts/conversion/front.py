@@ -194,7 +194,7 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
         return out
     cold = recency.cold(pointers.address(out), out.nbytes, prof)   # before the steps note their writes
     setting = settings.get_threads()
-    calls = pool.recorded(lambda: [step.run(x, out, kernels.copy_into, threads) for step in steps])
+    calls = pool.recorded(lambda: [step.run(x, out, kernels, threads) for step in steps])
     if calls is not None and (threads is not None or settings.get_threads() == setting):   # no set_threads since
         replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
     return out
@@ -224,7 +224,7 @@ def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
         request, steps, pads = _prepare_cached(src, dst, x.shape, x.dtype, ())
     except LayoutError:
         return
-    if pads or out.shape != request.dst.shape or not all(hasattr(s, "views") for s in steps):
+    if pads or out.shape != request.dst.shape or not all(type(s) is CopyStep for s in steps):
         return
     if request.suspects and not x.size:     # nothing to probe (an empty x of this shape stays empty)
         return
@@ -290,9 +290,9 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
     if warning:
         warn(warning)  # before the first write: an error raised by it leaves out untouched
     movers = kernel_loading.movers(x.nbytes)  # numpy's copies until the kernels pay for loading numba
-    copy_into, fill_zero = movers.copy_into, movers.fill_zero
+    fill_zero = movers.fill_zero
     for step in steps:
-        step.run(x, target, copy_into, threads)
+        step.run(x, target, movers, threads)
     for pad in padding_views(dst_layout, target, pads):
         if pad.size:
             fill_zero(pad, threads=threads)

@@ -60,8 +60,16 @@ def fill_zero(dst: np.ndarray, threads: object = None) -> None:
     dst[...] = np.zeros((), dst.dtype)
 
 
+def copy_padded_into(dst: np.ndarray, src: np.ndarray, threads: object = None) -> None:
+    """``dst[..., :C] = src`` and every byte of ``dst[..., C:]`` zero, as
+    :func:`layouts.kernels.copy_padded_into` writes them."""
+    C = src.shape[-1]
+    copy_into(dst[..., :C], src)
+    fill_zero(dst[..., C:])
+
+
 #: numpy's movers, what :func:`movers` returns while the rent lasts
-NUMPY_MOVERS = SimpleNamespace(copy_into=copy_into, fill_zero=fill_zero)
+NUMPY_MOVERS = SimpleNamespace(copy_into=copy_into, fill_zero=fill_zero, copy_padded_into=copy_padded_into)
 
 
 def kernels_loaded() -> bool:
@@ -81,8 +89,8 @@ def loaded():
 
 
 def movers(nbytes: int):
-    """What moves a conversion of ``nbytes``: :mod:`layouts.kernels`, or numpy's two functions
-    of the same names (``copy_into``, ``fill_zero``) while the rent lasts, counting the bytes."""
+    """What moves a conversion of ``nbytes``: :mod:`layouts.kernels`, or numpy's functions
+    of the same names (``copy_into``, ``fill_zero``, ``copy_padded_into``) while the rent lasts, counting the bytes."""
     global _rented, _kernels
     if _kernels is not None:
         return _kernels

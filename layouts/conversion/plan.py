@@ -30,7 +30,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -108,10 +108,29 @@ class CopyStep:
         """The source view alone (dims in destination order)."""
         return x[self._src[0]].reshape(self._src[1]).transpose(self._perm)
 
-    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, threads: Any) -> None:
+    def run(self, x: np.ndarray, target: np.ndarray, movers: Any, threads: Any) -> None:
+        """Copy with ``movers`` (:mod:`layouts.kernels`, or numpy's functions of the same names)."""
         sv, dv = self.views(x, target)
         if sv.size:
-            copy_into(dv, sv, threads=threads)
+            movers.copy_into(dv, sv, threads=threads)
+
+
+class PaddedCopyStep(CopyStep):
+    """The tail of an axis whose block is the destination's last dimension, with that block's
+    padding: the destination view holds whole blocks (``P`` slots, of which the source fills
+    the first ``C``), written in one pass by ``copy_padded_into`` (each row once, data and
+    zeros together, instead of a copy of ``C`` units a row and a zero fill of the rest)."""
+
+    __slots__ = ()
+
+    def __init__(self, src: Layout, dst: Layout, regions: tuple[tuple[str, Any], ...]) -> None:
+        super().__init__(src, dst, regions)
+        self._dst = _side_recipe(dst, _splits(src, dst), dict(regions), whole_blocks=True)
+
+    def run(self, x: np.ndarray, target: np.ndarray, movers: Any, threads: Any) -> None:
+        sv, dv = self.views(x, target)
+        if dv.size:
+            movers.copy_padded_into(dv, sv, threads=threads)
 
 
 @dataclass(frozen=True)
@@ -121,7 +140,7 @@ class GatherStep:
     src: Layout
     dst: Layout
 
-    def run(self, x: np.ndarray, target: np.ndarray, copy_into: Callable, threads: Any) -> None:
+    def run(self, x: np.ndarray, target: np.ndarray, movers: Any, threads: Any) -> None:
         axes = self.src.axes
         grids = np.meshgrid(*[np.arange(self.src.dims[a], dtype=np.int64) for a in axes], indexing="ij", sparse=True)
         coords = {a.lower(): g for a, g in zip(axes, grids)}
@@ -151,10 +170,26 @@ def _plan(src: Layout, dst: Layout) -> tuple[list, list]:
         choices.append([(axis, o) for o in options])
     if math.prod(len(c) for c in choices) > MAX_STEPS:
         return [GatherStep(src, dst)], []
-    steps = [CopyStep(src, dst, combo) for combo in itertools.product(*choices)]
+    pads = _padding(dst)
+    fused = _fused_axis(src, dst, splits, pads)
+    steps = [(PaddedCopyStep if dict(combo).get(fused) == "range" else CopyStep)(src, dst, combo)
+             for combo in itertools.product(*choices)]
     if any(step.ndim > numpy_max_dims() for step in steps):
         return [GatherStep(src, dst)], []
-    return steps, _padding(dst)
+    return steps, [] if fused else pads
+
+
+def _fused_axis(src: Layout, dst: Layout, splits: dict[str, _Split], pads: list) -> str | None:
+    """The padded axis whose padding the copy of its tail writes (:class:`PaddedCopyStep`), or
+    None: the only padded axis, blocked in the destination's last dimension and not in the
+    source (its tail is then one 'range' step per combination of the other axes' regions)."""
+    if len(pads) != 1:
+        return None
+    axis = pads[0][0]
+    last = dst.parsed.dims[-1]
+    if not (last.is_block and last.axis == axis and splits[axis].k == 1):
+        return None
+    return axis
 
 
 def padding_views(dst: Layout, target: np.ndarray, pads: list[tuple[str, int, int]]) -> list[np.ndarray]:
@@ -197,11 +232,13 @@ def pitch_gap_views(layout: Layout, flat: np.ndarray) -> list[np.ndarray]:
     return views
 
 
-def _side_recipe(layout: Layout, splits: dict[str, _Split], regions: dict[str, Any]) -> tuple[tuple, tuple, list]:
+def _side_recipe(layout: Layout, splits: dict[str, _Split], regions: dict[str, Any],
+                 whole_blocks: bool = False) -> tuple[tuple, tuple, list]:
     """How to view an array shaped as ``layout``, restricted to ``regions``, each axis cut into its fine factors.
 
     Returns (index, shape, labels): ``arr[index].reshape(shape)`` is the view, and ``labels``
-    names each of its dims ``(axis, factor)``.
+    names each of its dims ``(axis, factor)``. ``whole_blocks``: a 'range' region covers its
+    whole last block, padding slots included.
     """
     index: list[Any] = []
     shape: list[int] = []
@@ -220,6 +257,7 @@ def _side_recipe(layout: Layout, splits: dict[str, _Split], regions: dict[str, A
         if region == "range":  # the tail [full, size) of an axis blocked on one side only
             r = s.size - s.full
             if d.is_block:
+                r = extent if whole_blocks else r
                 index.append(slice(0, r))
             elif own > 1:
                 index.append(s.full // own)
