@@ -38,6 +38,9 @@ the peers against ``view``, the NT copy against its source); a peer that writes 
 dropped and named.  Then the per-call overhead on a 1x3x4x4 tensor, the first call in a fresh
 process (empty and warm numba cache), and each target of issue 10, met or missed.
 
+The padding cells (blocked layouts whose block does not divide C) are ``bench/padded.py``'s: their
+reference is the padded side's bytes, and their peers pad rather than transpose.
+
 Results: markdown on stdout, ``bench/results/results.json``, ``bench/results/ratios.png``.
 Run under the shared lock: ``flock /tmp/layouts-bench.lock python bench/run.py ...``.
 """
