@@ -5,7 +5,8 @@ split into the finest factors both layouts need (``C`` -> ``C/16, 16`` for ``NCH
 ``NCHW16c``; ``C/16, 2, 8`` for ``NCHW8c`` -> ``NCHW16c``), both physical arrays are viewed
 with those factors as dims (a split is always a view) and permuted into one order. Where a
 block does not divide its axis, the part that fills whole blocks is one copy and the tail a
-few more; the destination's padding slots are listed as views to zero-fill. Layouts outside
+few more; the destination's padding slots are listed as views to zero-fill, except where the
+copy of a tail writes its block's padding with it (:class:`PaddedCopyStep`). Layouts outside
 this scheme (an axis blocked twice, blocks that do not divide each other) take the general
 ``gather`` step, which moves every element by its two offsets.
 
@@ -20,8 +21,10 @@ The plan is pure Python over numpy views; it is cached per pair of layouts.
 >>> steps, pads = plan(Layout("NCHW", N=1, C=20, H=2, W=2), Layout("NCHW16c", N=1, C=20, H=2, W=2))
 >>> [s.regions for s in steps]
 [(('N', 'full'), ('C', 'full'), ('H', 'full'), ('W', 'full')), (('N', 'full'), ('C', 'range'), ('H', 'full'), ('W', 'full'))]
->>> len(pads)
-1
+>>> [type(s).__name__ for s in steps], pads          # the tail's block written with its padding
+(['CopyStep', 'PaddedCopyStep'], [])
+>>> plan(Layout("NCHW", N=1, C=20, H=3, W=2), Layout("NCHW16c4h", N=1, C=20, H=3, W=2))[1]   # two padded axes
+[('C', 4, 16), ('H', 3, 4)]
 """
 
 from __future__ import annotations
