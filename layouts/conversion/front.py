@@ -21,21 +21,21 @@ from __future__ import annotations
 
 import math
 import warnings
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .. import settings
 from . import loading as kernel_loading, replays
-from ..arrays.aligned import aligned_empty
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
-from ..named.layout import MAX_ELEMENTS, Layout
+from ..named.layout import Layout
 from ..named.torch_names import read_as_named
-from .plan import CopyStep, padding_views, pitch_gap_views, plan
-from ..request import Request, beyond_specs, first_run, layout_name, resolve, reworded
-from .generic import check_out, convert_generic
+from .execute import flat_source, prepare, prepare_cached, target, write
+from .plan import CopyStep
+from ..request import beyond_specs, first_run, layout_name, resolve, reworded
+from .generic import convert_generic
 
 
 def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
@@ -221,7 +221,7 @@ def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
     if key in _known:
         return
     try:
-        request, steps, pads = _prepare_cached(src, dst, x.shape, x.dtype, ())
+        request, steps, pads = prepare_cached(src, dst, x.shape, x.dtype, ())
     except LayoutError:
         return
     if pads or out.shape != request.dst.shape or not all(type(s) is CopyStep for s in steps):
@@ -258,16 +258,16 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         raise LayoutTypeError(f"copy must be True, False or None, got {type_name(copy)}")
     copy = None if copy is None else bool(copy)
     if isinstance(src, Layout) and x.ndim == 1 and x.shape != src.shape:
-        x = _flat_source(x, src, copy is False)
+        x = flat_source(x, src, copy is False)
     threads = settings.check_threads(threads) if threads is not None else settings.get_threads()
     try:
         # the type is part of the key: C=True or C=2.0 equal C=1 / C=2 as dict keys, yet must be refused
         key = (src, dst, x.shape, x.dtype, tuple(sorted((k, type(v), v) for k, v in dims.items())))
         hash(key)
     except TypeError:  # an unhashable size: let validation say what is wrong with it
-        request, steps, pads = _prepare(src, dst, x.shape, x.dtype, dims)
+        request, steps, pads = prepare(src, dst, x.shape, x.dtype, dims)
     else:
-        request, steps, pads = _prepare_cached(*key)
+        request, steps, pads = prepare_cached(*key)
     dst_layout = request.dst
     warning = request.padding_warning(x)
     if copy is False:
@@ -286,20 +286,10 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
             if warning:
                 warn(warning)
             return view
-    result, target, flat = _target(out, dst_layout, x)
+    result, shaped, flat = target(out, dst_layout, x)
     if warning:
         warn(warning)  # before the first write: an error raised by it leaves out untouched
-    movers = kernel_loading.movers(x.nbytes)  # numpy's copies until the kernels pay for loading numba
-    fill_zero = movers.fill_zero
-    for step in steps:
-        step.run(x, target, movers, threads)
-    for pad in padding_views(dst_layout, target, pads):
-        if pad.size:
-            fill_zero(pad, threads=threads)
-    if flat is not None:
-        for gap in pitch_gap_views(dst_layout, flat):
-            if gap.size:
-                fill_zero(gap, threads=threads)
+    write(x, shaped, flat, steps, pads, dst_layout, threads)
     return result
 
 
@@ -314,67 +304,6 @@ def _kernels():
         from .. import kernels
         _kernels_module = kernels
     return _kernels_module
-
-
-def _prepare(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: np.dtype,
-             dims: Mapping[str, int]) -> tuple[Request, list, list]:
-    """Both layouts (:func:`layouts.request.resolve`) and the plan between them, for an input of
-    ``shape`` and ``dtype``; every size limit is checked here, before anything is allocated."""
-    request = resolve(src, dst, shape, dtype, **dims)
-    request.check_allocatable(dtype)
-    src_layout, dst_layout = request.src, request.dst
-    steps, pads = plan(src_layout, dst_layout)
-    return request, steps, pads
-
-
-@lru_cache(maxsize=512)
-def _prepare_cached(src: str | Layout, dst: str | Layout, shape: tuple[int, ...], dtype: np.dtype,
-                    typed_dims: tuple) -> tuple[Request, list, list]:
-    """:func:`_prepare`, cached; ``typed_dims`` holds (name, type, value) triples."""
-    return _prepare(src, dst, shape, dtype, {k: v for k, _, v in typed_dims})
-
-
-def _flat_source(x: np.ndarray, src: Layout, no_copy: bool = False) -> np.ndarray:
-    """The flat buffer ``x`` viewed as the physical array of ``src``."""
-    if x.size < src.span:
-        raise LayoutError(f"a flat source buffer for {src!r} needs at least {src.span} elements "
-                          f"(its last element's offset + 1; {src.size} with trailing padding), got {x.size}")
-    if x.size > 1 and x.strides[0] != x.itemsize:
-        if no_copy:
-            raise LayoutError("copy=False, but the flat source buffer is strided and must be copied to be viewed")
-        x = np.ascontiguousarray(x)
-    return src.view(x)
-
-
-def _target(out: np.ndarray | None, layout: Layout, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(what to return, the shaped view to write, the flat buffer when there is one)."""
-    if out is None:
-        if layout.size * x.dtype.itemsize > MAX_ELEMENTS:
-            raise LayoutError(f"the result needs {layout.size * x.dtype.itemsize} bytes, more than numpy can allocate")
-        if layout.pitch or layout.align:
-            flat = _aligned(layout.size, x.dtype, zero=True)
-            return layout.view(flat), layout.view(flat), None
-        shaped = _aligned(layout.size, x.dtype, zero=False).reshape(layout.shape)
-        return shaped, shaped, None
-    check_out(out, x)
-    if out.shape == layout.shape:
-        return out, out, None
-    if out.ndim == 1:
-        if out.size != layout.size:
-            raise LayoutError(f"a flat out for {layout!r} must hold {layout.size} elements, got {out.size}")
-        if out.size > 1 and out.strides[0] != out.itemsize:
-            raise LayoutError("a flat out must be contiguous")
-        return out, layout.view(out), out
-    raise LayoutError(f"out has shape {out.shape}, expected {layout.shape} (or a flat buffer of {layout.size} elements)")
-
-
-def _aligned(count: int, dtype: np.dtype, zero: bool) -> np.ndarray:
-    """A flat array of ``count`` elements whose data starts on a cache-line boundary."""
-    try:
-        return aligned_empty(count, dtype, zero=zero)
-    except LayoutError:
-        raise LayoutError(f"cannot allocate {count * dtype.itemsize} bytes for the result; pass out= "
-                          f"(or convert in parts)") from None
 
 
 def _as_view(x: np.ndarray, steps: list, dst: Layout) -> np.ndarray | None:
