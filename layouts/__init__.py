@@ -13,6 +13,7 @@ from . import hooks as _hooks
 from ._version import __version__ as __version__
 from .arrays.aligned import aligned_empty
 from .arrays.foreign import register_lazy as _register_lazy
+from .conversion.converter import Converter, converter
 from .conversion.front import convert
 from .conversion.loading import load_kernels
 from .errors import LayoutError, LayoutTypeError, LayoutWarning
@@ -55,7 +56,7 @@ _register_lazy("dask", _convert_dask)     # ly.convert of a dask array: a lazy r
 __all__ = [
     "Layout", "LayoutError", "LayoutTypeError", "LayoutWarning", "Index", "parse", "canonical_order",
     "offset_nchw", "offset_nhwc", "offset_chwn",
-    "layout_of", "candidate_layouts", "convert", "convert_inplace", "convert_file",
+    "layout_of", "candidate_layouts", "convert", "converter", "Converter", "convert_inplace", "convert_file",
     "set_threads", "get_threads", "resolve", "Request", "recover", "aligned_empty", "load_kernels",
 ]
 

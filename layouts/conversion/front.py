@@ -106,9 +106,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     if (type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims
             and type(src) is str and type(dst) is str
             and (threads is None or (type(threads) is int and threads >= 1))):    # a valid count: no check left
-        done = replays.replayed(x, src, dst, out, threads)
-        if done is None:
-            done = _known_into(x, src, dst, out, threads)
+        done = repeat_into(x, src, dst, out, threads)
         if done is not None:
             return done
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
@@ -146,14 +144,22 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
             if is_torch_tensor(out):
                 bump_version(out)
         elif type(x) is np.ndarray and type(out) is np.ndarray and copy is True and not dims:
-            _remember(x, src, dst, out)
+            remember(x, src, dst, out)
         return out
     return back(result)
 
 
+def repeat_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int | None) -> np.ndarray | None:
+    """A conversion between two specs into ``out`` that a full call has checked before
+    (:func:`remember`), made again without the front end's per-call work: ``out``, or None when
+    the full path must run. ``threads``: None or a valid count."""
+    done = replays.replayed(x, src, dst, out, threads)
+    return _known_into(x, src, dst, out, threads) if done is None else done
+
+
 #: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``
 #: that one full call has checked: no padding to fill; a padding warning ruled out per call by a
-#: nonzero in the first run of each suspect slot (see :func:`_remember`)
+#: nonzero in the first run of each suspect slot (see :func:`remember`)
 _known: dict = {}
 def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int | None) -> np.ndarray | None:
     """A conversion into ``out`` already checked once, without the front end's per-call work:
@@ -209,7 +215,7 @@ def _refused(x: np.ndarray, out: np.ndarray) -> bool:
     return not out.flags.writeable or np.may_share_memory(out, x)
 
 
-def _remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
+def remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
     """After a full conversion into ``out``: keep its steps for :func:`_known_into` when they are
     plain region copies into ``out``'s own shape with no padding, with the most short rows numpy
     would loop over in one of them (the copy engine's rule, kept per shape: a later ``x`` of other

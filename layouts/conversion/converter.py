@@ -1,0 +1,253 @@
+"""A conversion planned once and run many times: :func:`converter` and :class:`Converter`.
+
+A data loader converts batch after batch of one shape. ``ly.converter(src, dst, shape, dtype)``
+resolves both layouts, plans the copies and loads the kernels once; each call then checks only
+what can differ between calls (the array's kind, shape and dtype, ``out``'s shape, dtype,
+writability and overlap) and makes the copies, as FFTW's plans and oneDNN's reorder primitives do.
+
+>>> import numpy as np, layouts as ly
+>>> to_nhwc = ly.converter("NCHW", "NHWC", (2, 3, 4, 4), "float32", threads=1)
+>>> x = np.arange(96, dtype=np.float32).reshape(2, 3, 4, 4)
+>>> out = np.empty((2, 4, 4, 3), np.float32)
+>>> to_nhwc(x, out=out) is out, np.array_equal(out, x.transpose(0, 2, 3, 1))
+(True, True)
+>>> to_nhwc(x[:, :2])
+Traceback (most recent call last):
+...
+layouts.errors.LayoutError: converter('NCHW' -> 'NHWC', shape (2, 3, 4, 4), float32): x has shape (2, 2, 4, 4), expected (2, 3, 4, 4)
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import settings
+from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
+from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
+from ..named.layout import Layout
+from ..named.torch_names import read_as_named
+from ..request import beyond_specs, layout_name
+from . import front, loading as kernel_loading
+from .execute import flat_source, prepare, target, write
+
+__all__ = ["Converter", "converter"]
+
+
+def converter(src: Any, dst: Any, shape: Any, dtype: Any, *, threads: int | None = None,
+              **dims: int) -> "Converter":
+    """A reusable conversion of arrays of ``shape`` and ``dtype`` from layout ``src`` to ``dst``.
+
+    Parameters
+    ----------
+    src, dst : str or Layout (or a CuTe or linear layout)
+        As for :func:`layouts.convert`.
+    shape : tuple of int
+        The shape of every ``x`` the converter will take: ``src``'s physical shape (``(N, C, H,
+        W)`` for ``"NCHW"``, ``(N, C1, H, W, 16)`` for ``"NCHW16c"``), or a flat buffer's
+        ``(size,)`` when ``src`` is a :class:`Layout`.
+    dtype : numpy dtype, its name, or a torch dtype
+        The element type of every ``x`` (``"float32"`` or ``torch.float32`` for a float32
+        tensor; ``torch.bfloat16`` for a bfloat16 one, whose raw bits move).
+    threads : int, optional
+        As for :func:`layouts.convert`, fixed for every call.
+    **dims : int
+        Sizes the shape cannot tell (``C=3`` for a blocked source), as for :func:`layouts.convert`.
+
+    Returns
+    -------
+    Converter
+        ``c(x)`` returns a new array, ``c(x, out=y)`` writes into ``y`` and returns it; both as
+        ``convert`` would, for numpy arrays, torch tensors and DLPack / array-API arrays. It
+        pickles (a data-loader worker rebuilds it, kernels included), may be called from many
+        threads at once, and says what it does with ``c.explain()``.
+
+    Every layout, the plan and the kernels are settled here (the first converter of a process
+    loads numba, about half a second), so a bad ``src``, ``dst``, ``shape`` or ``dims`` raises
+    now rather than at the first call.
+
+    >>> import numpy as np, layouts as ly
+    >>> c = ly.converter("NCHW", "NCHW16c", (8, 3, 32, 32), np.uint8)
+    >>> c
+    Converter('NCHW' -> 'NCHW16c', shape (8, 3, 32, 32), uint8 -> (8, 1, 32, 32, 16))
+    >>> y = c(np.ones((8, 3, 32, 32), np.uint8))
+    >>> y.shape, int(y[..., :3].min()), int(y[..., 3:].max())
+    ((8, 1, 32, 32, 16), 1, 0)
+    """
+    return Converter(src, dst, shape, dtype, threads=threads, **dims)
+
+
+class Converter:
+    """A conversion decided once (see :func:`converter`); call it with ``x`` and, optionally, ``out``."""
+
+    __slots__ = ("src", "dst", "shape", "dtype", "element", "threads", "dims", "_request", "_steps", "_pads", "_generic",
+                 "_flat_src", "_repeats", "__weakref__")
+    _request: Any       # the checked pair of layouts (None for a layout of another kind)
+    _steps: Any
+    _pads: Any
+
+    def __init__(self, src: Any, dst: Any, shape: Any, dtype: Any, *, threads: int | None = None,
+                 **dims: int) -> None:
+        where = f"converter({layout_name(src)} -> {layout_name(dst)})"
+        try:
+            shape = tuple(operator.index(n) for n in shape)
+        except TypeError:
+            raise LayoutTypeError(f"{where}: shape must be a sequence of ints, got {shape!r:.80}") from None
+        if any(n < 0 for n in shape):
+            raise LayoutError(f"{where}: shape {shape} has a negative size")
+        element = dtype
+        try:
+            dt = np.dtype(dtype)
+        except (TypeError, ValueError, SyntaxError):
+            torch_dtype = _torch_dtype(dtype)
+            if torch_dtype is None:
+                raise LayoutTypeError(f"{where}: dtype {dtype!r:.40} is not a numpy (or torch) dtype; expected e.g. "
+                                      "'float32'") from None
+            dt, element = torch_dtype
+        else:
+            element = dt
+        if dt.hasobject or dt.itemsize == 0 or dt.shape != ():
+            raise LayoutError(f"{where}: dtype {dt} has no fixed-size elements to move (objects, empty or subarray dtype)")
+        if threads is not None:
+            settings.check_threads(threads)
+        self.src, self.dst, self.shape, self.dtype, self.threads, self.dims = src, dst, shape, dt, threads, dict(dims)
+        self.element = element
+        self._generic = beyond_specs(src, dst)
+        self._request = self._steps = self._pads = None
+        self._flat_src = self._repeats = False
+        try:
+            if self._generic:       # a CuTe, linear or other kind: each call goes through convert's protocol path
+                _check_generic(src, dst, shape, dt, dims)
+            else:
+                if not isinstance(src, (str, Layout)) or not isinstance(dst, (str, Layout)):
+                    raise LayoutTypeError(f"src and dst must be layout specs (str) or Layouts, got {type_name(src)} "
+                                          f"and {type_name(dst)}")
+                plan_shape = shape
+                if isinstance(src, Layout) and len(shape) == 1 and shape != src.shape:
+                    if shape[0] < src.span:
+                        raise LayoutError(f"a flat source buffer for {src!r} needs at least {src.span} elements, "
+                                          f"shape {shape} has {shape[0]}")
+                    self._flat_src, plan_shape = True, src.shape
+                self._request, self._steps, self._pads = prepare(src, dst, plan_shape, dt, dims)
+                # two specs and no sizes: a call into an out may repeat convert's checked calls (front.repeat_into)
+                self._repeats = type(src) is str and type(dst) is str and not dims and not self._flat_src
+        except LayoutError as err:
+            raise type(err)(f"{self._where()}: {err}") from None
+        kernel_loading.load_kernels()
+
+    # ------------------------------------------------------------------ calls
+    def __call__(self, x: Any, out: Any = None) -> Any:
+        """``x`` converted: a new array of ``x``'s kind, or ``out`` written and returned."""
+        if type(x) is np.ndarray and (out is None or type(out) is np.ndarray) and not self._generic:
+            return self._run(x, out)
+        return self._foreign(x, out)
+
+    def _run(self, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        if x.shape != self.shape or x.dtype != self.element:
+            raise self._mismatch(x.shape, x.dtype)
+        if out is not None and self._repeats:
+            done = front.repeat_into(x, self.src, self.dst, out, self.threads)
+            if done is not None:
+                return done
+        request = self._request
+        if self._flat_src:
+            x = flat_source(x, request.src)
+        layout = request.dst
+        try:
+            result, shaped, flat = target(out, layout, x)
+        except LayoutError as err:
+            raise type(err)(f"{self._where()}: {err}") from None
+        if request.suspects:
+            warning = request.padding_warning(x)
+            if warning:     # before the first write: an error raised by it leaves out untouched
+                warnings.warn(f"{self._where()}: {warning}", LayoutWarning, stacklevel=3)
+        write(x, shaped, flat, self._steps, self._pads, layout, self.threads)
+        if out is not None and self._repeats:
+            front.remember(x, self.src, self.dst, out)
+        return result
+
+    def _foreign(self, x: Any, out: Any) -> Any:
+        """A torch tensor, a DLPack / array-API array, a dask array (or a layout of another
+        kind): checked against the converter's shape and dtype as ``convert`` reads them (a
+        channels_last tensor as the layout ``src`` names), then converted as ``convert`` does."""
+        from .front import convert
+        x = from_capsule(x, "x")
+        if lazy_converter(x) is not None:       # dask: its shape and dtype, nothing computed
+            shape, dt = tuple(int(n) for n in x.shape), np.dtype(x.dtype)
+        else:
+            try:
+                xa, _, dt = as_numpy(x, "x")
+            except LayoutTypeError as err:
+                raise LayoutTypeError(f"{self._where()}: {err}") from None
+            if is_torch_tensor(x) and not self._generic:
+                xa = read_as_named(xa, self.src, "x")
+            shape = xa.shape
+        if shape != self.shape or dt != self.element:
+            raise self._mismatch(shape, dt)
+        return convert(x, self.src, self.dst, out=out, threads=self.threads, **self.dims)  # type: ignore[arg-type]
+
+    def _mismatch(self, shape: tuple, dtype: Any) -> LayoutError:
+        what = (f"x has shape {shape}, expected {self.shape}" if shape != self.shape
+                else f"x has dtype {dtype}, expected {self.element} (a converter does not cast)")
+        return LayoutError(f"{self._where()}: {what}")
+
+    # ------------------------------------------------------------------ description
+    @property
+    def out_shape(self) -> tuple[int, ...] | None:
+        """The shape of the arrays this converter returns (None for a layout of another kind)."""
+        return None if self._request is None else self._request.dst.shape
+
+    def explain(self, threads: int | None = None) -> list:
+        """The copies each call makes, and why each is done the way it is
+        (:func:`layouts.conversion.explain.explain_conversion`; print each)."""
+        from .explain import explain_conversion
+        return explain_conversion(self.shape, self.dtype, self.src, self.dst,
+                                  threads=self.threads if threads is None else threads, **self.dims)
+
+    def _where(self) -> str:
+        return f"converter({layout_name(self.src)} -> {layout_name(self.dst)}, shape {self.shape}, {self.dtype})"
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v}" for k, v in self.dims.items())
+        if self.threads is not None:
+            extra += f", threads={self.threads}"
+        out = f" -> {self.out_shape}" if self.out_shape is not None else ""
+        return (f"Converter({layout_name(self.src)} -> {layout_name(self.dst)}, shape {self.shape}, "
+                f"{self.dtype}{out}{extra})")
+
+    def __reduce__(self):
+        element = self.dtype.str if self.element is self.dtype else self.element
+        return (_rebuild, (self.src, self.dst, self.shape, element, self.threads, self.dims))
+
+
+def _rebuild(src: Any, dst: Any, shape: tuple, dtype: Any, threads: int | None, dims: dict) -> Converter:
+    """A converter again from what it was made of (unpickling: the plan and kernels are redone)."""
+    return Converter(src, dst, shape, dtype, threads=threads, **dims)
+
+
+def _torch_dtype(dtype: Any) -> tuple[np.dtype, Any] | None:
+    """For a torch dtype, (the numpy dtype that holds it, the element type tensors are checked
+    against): ``torch.float32`` -> (float32, float32); one numpy lacks, ``torch.bfloat16`` ->
+    (int16, torch.bfloat16), its raw bits moving as :func:`layouts.convert` moves them. None
+    for anything else."""
+    if type(dtype).__module__ != "torch":
+        return None
+    import torch
+    from ..arrays.foreign import bits_dtype, numpy_dtype
+    known = numpy_dtype(dtype)
+    if known is not None:
+        return known, known
+    return np.dtype(str(bits_dtype(torch, dtype)).replace("torch.", "")), dtype
+
+
+def _check_generic(src: Any, dst: Any, shape: tuple, dtype: np.dtype, dims: dict) -> None:
+    """A layout of another kind on a side: each is a layout the kinds protocol knows (the
+    conversion itself is checked per call, by :func:`layouts.convert`'s protocol path)."""
+    from ..kinds import kind_of
+    for side, layout in (("src", src), ("dst", dst)):
+        if kind_of(layout) is None and not isinstance(layout, (str, Layout)):
+            raise LayoutTypeError(f"{side} must be a layout (a spec, a Layout, a CuTe or linear layout), got "
+                                  f"{type_name(layout)}")

@@ -1,0 +1,177 @@
+"""``ly.converter``: a conversion planned once, from outside. Each call's result is compared with
+numpy's own transpose (or ``ly.convert``'s result where numpy has no one-line answer), and each
+refusal names what differs."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import layouts as ly
+from layouts import Layout, LayoutError, LayoutTypeError, LayoutWarning
+
+PERM = {("NCHW", "NHWC"): (0, 2, 3, 1), ("NHWC", "NCHW"): (0, 3, 1, 2), ("NCHW", "CHWN"): (1, 2, 3, 0)}
+
+
+@pytest.mark.parametrize("pair", sorted(PERM))
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
+def test_calls_equal_numpy_with_and_without_out(pair, dtype):
+    rng = np.random.default_rng(0)
+    shape = (4, 3, 10, 12) if pair[0] == "NCHW" else (4, 10, 12, 3)
+    c = ly.converter(*pair, shape, dtype)
+    for _ in range(3):
+        x = rng.integers(0, 100, shape).astype(dtype)
+        want = x.transpose(PERM[pair])
+        y = c(x)
+        assert y.dtype == x.dtype and np.array_equal(y, want)
+        out = np.empty(want.shape, dtype)
+        assert c(x, out=out) is out and np.array_equal(out, want)
+        strided = np.ascontiguousarray(np.broadcast_to(x[..., None], x.shape + (2,)))[..., 0]   # other strides
+        assert np.array_equal(c(strided), want)
+
+
+def test_a_large_conversion_runs_on_the_kernels_and_threads():
+    x = np.random.default_rng(1).integers(0, 255, (16, 3, 224, 224)).astype(np.uint8)
+    c = ly.converter("NCHW", "NHWC", x.shape, x.dtype, threads=2)
+    assert np.array_equal(c(x), x.transpose(0, 2, 3, 1))
+    assert [e.strategy for e in c.explain()] == [e.strategy for e in ly.conversion.explain.explain_conversion(
+        x.shape, x.dtype, "NCHW", "NHWC", threads=2)]
+
+
+def test_padding_blocked_layouts_and_dims():
+    x = np.arange(2 * 3 * 5 * 7, dtype=np.float32).reshape(2, 3, 5, 7)
+    into = ly.converter("NCHW", "NCHW16c", x.shape, x.dtype)
+    y = into(x)
+    assert y.shape == into.out_shape == (2, 1, 5, 7, 16)
+    assert np.array_equal(y[..., :3], x.transpose(0, 2, 3, 1)[:, None]) and not y[..., 3:].any()
+    out = np.full(y.shape, 7, np.float32)
+    into(x, out=out)
+    assert not out[..., 3:].any()                                  # padding written as zeros
+    back = ly.converter("NCHW16c", "NCHW", y.shape, y.dtype, C=3)
+    assert np.array_equal(back(y), x)
+
+
+def test_pitched_and_flat_layouts():
+    src = Layout("NHWC", N=1, C=3, H=4, W=5, pitch={"H": 64})          # rows of 64 elements
+    flat = np.arange(src.size, dtype=np.uint8)
+    c = ly.converter(src, "NCHW", (src.size,), np.uint8)
+    assert np.array_equal(c(flat), ly.convert(flat, src, "NCHW"))
+    dst = Layout("NHWC", N=1, C=3, H=4, W=5, pitch={"H": 64})
+    x = np.arange(60, dtype=np.uint8).reshape(1, 3, 4, 5)
+    to_pitched = ly.converter("NCHW", dst, x.shape, x.dtype)
+    buf = np.full(dst.size, 9, np.uint8)
+    to_pitched(x, out=buf)
+    assert np.array_equal(buf, ly.convert(x, "NCHW", dst, out=np.empty(dst.size, np.uint8)))
+
+
+def test_mismatches_are_refused_by_name_and_leave_out_untouched():
+    c = ly.converter("NCHW", "NHWC", (2, 3, 4, 5), "float32")
+    out = np.full((2, 4, 5, 3), 7, np.float32)
+    with pytest.raises(LayoutError, match=r"x has shape \(2, 3, 4, 6\), expected \(2, 3, 4, 5\)"):
+        c(np.zeros((2, 3, 4, 6), np.float32), out=out)
+    with pytest.raises(LayoutError, match="x has dtype float64, expected float32"):
+        c(np.zeros((2, 3, 4, 5)), out=out)
+    x = np.zeros((2, 3, 4, 5), np.float32)
+    with pytest.raises(LayoutError, match=r"out has shape \(2, 3, 4, 5\), expected \(2, 4, 5, 3\)"):
+        c(x, out=np.empty((2, 3, 4, 5), np.float32))
+    with pytest.raises(LayoutError, match="out has dtype float64"):
+        c(x, out=np.empty((2, 4, 5, 3)))
+    ro = np.empty((2, 4, 5, 3), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(LayoutError, match="read-only"):
+        c(x, out=ro)
+    with pytest.raises(LayoutError, match="overlaps x"):
+        c(x, out=x.reshape(2, 4, 5, 3))
+    with pytest.raises(LayoutTypeError, match="out must be a numpy array"):
+        c(x, out=[1, 2])
+    assert (out == 7).all()
+
+
+def test_bad_construction_raises_at_once():
+    with pytest.raises(LayoutError, match="converter"):
+        ly.converter("NCHW", "NHWQ", (1, 2, 3, 4), "float32")
+    with pytest.raises(LayoutError, match="converter"):
+        ly.converter("NCHW", "NHWC", (1, 2, 3), "float32")
+    with pytest.raises(LayoutTypeError, match="shape must be a sequence of ints"):
+        ly.converter("NCHW", "NHWC", 5, "float32")
+    with pytest.raises(LayoutTypeError, match="not a numpy"):
+        ly.converter("NCHW", "NHWC", (1, 2, 3, 4), "floaty")
+    with pytest.raises(LayoutError, match="threads"):
+        ly.converter("NCHW", "NHWC", (1, 2, 3, 4), "float32", threads=0)
+    with pytest.raises(LayoutError, match="objects"):
+        ly.converter("NCHW", "NHWC", (1, 2, 3, 4), object)
+
+
+def test_the_padding_warning_comes_per_call_from_the_data():
+    c = ly.converter("NCHW16c", "NCHW", (1, 1, 2, 2, 16), "float32")   # C not given: read as 16
+    data = np.ones((1, 1, 2, 2, 16), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c(data)                                                    # last channel nonzero: no warning
+    data[..., 15] = 0
+    with pytest.warns(LayoutWarning, match="padding"):
+        c(data)
+
+
+def test_pickles_and_reprs():
+    c = ly.converter("NCHW", "NCHW8c", (2, 3, 4, 4), "uint8", threads=1)
+    c2 = pickle.loads(pickle.dumps(c))
+    x = np.arange(96, dtype=np.uint8).reshape(2, 3, 4, 4)
+    assert np.array_equal(c2(x), c(x))
+    assert repr(c2) == repr(c) == "Converter('NCHW' -> 'NCHW8c', shape (2, 3, 4, 4), uint8 -> (2, 1, 4, 4, 8), threads=1)"
+    lay = ly.converter(Layout("NHWC", N=1, C=3, H=4, W=5, pitch={"H": 64}), "NCHW", (1, 4, 5, 3), "uint8")
+    assert np.array_equal(pickle.loads(pickle.dumps(lay))(np.ones((1, 4, 5, 3), np.uint8)), np.ones((1, 3, 4, 5)))
+
+
+def test_many_threads_at_once():
+    c = ly.converter("NCHW", "NHWC", (8, 3, 64, 64), "float32", threads=1)
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal((8, 3, 64, 64)).astype(np.float32) for _ in range(8)]
+    bad = []
+
+    def work(x):
+        for _ in range(20):
+            if not np.array_equal(c(x), x.transpose(0, 2, 3, 1)):
+                bad.append(1)
+    ts = [threading.Thread(target=work, args=(x,)) for x in xs]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad
+
+
+def test_torch_tensors_come_back_as_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).reshape(2, 3, 4, 5)
+    c = ly.converter("NCHW", "NHWC", (2, 3, 4, 5), torch.float32)
+    y = c(x)
+    assert isinstance(y, torch.Tensor) and torch.equal(y, x.permute(0, 2, 3, 1))
+    out = torch.empty(2, 4, 5, 3)
+    assert c(x, out=out) is out and torch.equal(out, x.permute(0, 2, 3, 1))
+    with pytest.raises(LayoutError, match="x has dtype"):
+        c(x.double())
+    bf = ly.converter("NCHW", "NHWC", (2, 3, 4, 5), torch.bfloat16)
+    xb = x.to(torch.bfloat16)
+    assert torch.equal(bf(xb), xb.permute(0, 2, 3, 1))
+    with pytest.raises(LayoutError, match="x has dtype"):
+        bf(x.to(torch.float16))
+    # a channels_last tensor named by its memory order, as convert reads it
+    cl = x.contiguous(memory_format=torch.channels_last)
+    mem = ly.converter("NHWC", "NCHW", (2, 4, 5, 3), "float32")
+    assert torch.equal(mem(cl), x)
+
+
+def test_layouts_of_other_kinds_go_through_convert():
+    from layouts import cute
+    src = cute.Layout((4, 6), (6, 1))
+    dst = cute.Layout((4, 6), (1, 4))
+    c = ly.converter(src, dst, (24,), "int32")
+    x = np.arange(24, dtype=np.int32)
+    assert np.array_equal(c(x), ly.convert(x, src, dst))
+    with pytest.raises(LayoutError, match="expected"):
+        c(np.arange(25, dtype=np.int32))
