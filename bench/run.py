@@ -15,6 +15,8 @@ follows a short sleep (``--gap``) so that the previous method's worker threads s
 - ``ours<k>``  ``layouts.convert(x, src, dst, out=out, threads=k)`` for each k of ``--threads``
   (the direct ``layouts.kernels.copy_into(out, view)`` when convert is missing or differs; the
   "path" column says which)
+- ``converter`` ``c(src, out=out)`` for ``c = layouts.converter(src, dst, shape, dtype, threads=k)``
+  made once per case, k the first thread count (unless ``--no-converter``)
 - ``copyto``   ``np.copyto`` of the same bytes, contiguous to contiguous
 - ``nt``       the same bytes copied with vector loads and non-temporal stores into a 64-byte
   aligned buffer (``bench/_limits.py``): the copy limit of one core out of cache
@@ -160,6 +162,23 @@ def ours_fn(a, s, d, k, use_convert):
     return (lambda: copy_into(out, view, threads=k)), "copy_into"
 
 
+def converter_fn(a, out, s, d, k):
+    """A call of ``layouts.converter`` made once for this case (None, with a note, where the
+    library has no converters or it gives other bytes)."""
+    import layouts
+    if not hasattr(layouts, "converter"):
+        return None
+    src, view = a["src"], a["view"]
+    target = out.reshape(a["out_conv"].shape)
+    c = layouts.converter(s, d, src.shape, src.dtype, threads=k)
+    _poison(out)
+    c(src, out=target)
+    if not np.array_equal(out, view):
+        print(f"  note: converter {s}->{d} gave other bytes; not timed", file=sys.stderr)
+        return None
+    return lambda: c(src, out=target)
+
+
 def _aligned_like(a: np.ndarray) -> np.ndarray:
     buf = np.empty(a.nbytes + 64, np.uint8)
     start = (-buf.ctypes.data) % 64
@@ -183,6 +202,11 @@ def bench_case(shape, dtype, direction, o):
         first[f"ours{k}"] = time.perf_counter() - t0      # includes any compile and the check
         methods[f"ours{k}"] = (nothing, f)
     path = "/".join(dict.fromkeys(paths.values()))
+    if o.use_converter:
+        conv_out = _aligned_like(a["out"])
+        conv_run = converter_fn(a, conv_out, s, d, o.main_threads)
+        if conv_run is not None:
+            methods["converter"] = (nothing, conv_run)
     used = _threads_used(a, o.threads)
     cdst = np.empty_like(src)
     np.copyto(cdst, src)
@@ -245,6 +269,9 @@ def bench_case(shape, dtype, direction, o):
                t_ours=t, t_copyto=med["copyto"], t_nt=med["nt"], gbps=2 * src.nbytes / t / 1e9,
                ratio=med["copyto"] / t, ratio_nt=med["nt"] / t, nt_over_copyto=med["copyto"] / med["nt"],
                peer_errors=peer_errors, loadavg_1min=_load(), threads_used=used)
+    if "converter" in med:
+        res["t_converter"] = med["converter"]
+        res["ratio_converter"] = med["copyto"] / med["converter"]
     for k in o.threads:
         if k != o.main_threads:
             res[f"ratio_{k}T"] = med["copyto"] / med[f"ours{k}"]
@@ -257,6 +284,8 @@ def bench_case(shape, dtype, direction, o):
     if peers:
         best = min(peers, key=peers.get)
         res["best_peer"], res["vs_best_peer"] = best, peers[best] / t
+        if "converter" in med:
+            res["converter_vs_best_peer"] = peers[best] / med["converter"]
     else:
         res["best_peer"], res["vs_best_peer"] = None, None
     return res
@@ -282,17 +311,31 @@ def _load():
 
 # ------------------------------------------------------------------ per-call overhead
 
+#: the converter's own cost (issue 56): a converter on 1x3x8x8 float32 against np.copyto of its bytes
+CONVERTER_8 = "1x3x8x8: converter c(x, out=out)"
+COPYTO_8 = "1x3x8x8: np.copyto of the same bytes, contiguous"
+
+
 def overhead(calls=2000, samples=9):
-    """Median microseconds per call on a 1x3x4x4 float32 tensor, NCHW->NHWC, out= preallocated."""
+    """Median microseconds per call on a 1x3x4x4 float32 tensor, NCHW->NHWC, out= preallocated
+    (and a converter's on 1x3x8x8 against ``np.copyto`` of those bytes)."""
     import layouts
     x = np.random.default_rng(0).integers(0, 255, (1, 3, 4, 4)).astype(np.float32)
     out = np.empty((1, 4, 4, 3), np.float32)
+    x8 = np.random.default_rng(1).integers(0, 255, (1, 3, 8, 8)).astype(np.float32)
+    out8, same8 = np.empty((1, 8, 8, 3), np.float32), np.empty((1, 3, 8, 8), np.float32)
     fns = {
         "convert(x, 'NCHW', 'NHWC', out=out)": lambda: layouts.convert(x, "NCHW", "NHWC", out=out),
         "convert(..., out=out, threads=1)": lambda: layouts.convert(x, "NCHW", "NHWC", out=out, threads=1),
         "convert(x, 'NCHW', 'NHWC') (allocates)": lambda: layouts.convert(x, "NCHW", "NHWC"),
         "np.copyto(out, x.transpose(0, 2, 3, 1))": lambda: np.copyto(out, x.transpose(0, 2, 3, 1)),
     }
+    if hasattr(layouts, "converter"):
+        c4 = layouts.converter("NCHW", "NHWC", x.shape, x.dtype)
+        c8 = layouts.converter("NCHW", "NHWC", x8.shape, x8.dtype)
+        fns["converter c(x, out=out)"] = lambda: c4(x, out=out)
+        fns[CONVERTER_8] = lambda: c8(x8, out=out8)
+        fns[COPYTO_8] = lambda: np.copyto(same8, x8)
     for f in fns.values():
         f()
     assert np.array_equal(layouts.convert(x, "NCHW", "NHWC", out=out), x.transpose(0, 2, 3, 1))
@@ -424,6 +467,13 @@ def targets(rows, ovh, cold, o):
     k = "convert(x, 'NCHW', 'NHWC', out=out)"
     add("per-call overhead, 1x3x4x4 float32 NCHW->NHWC out=, <= 10 us", ovh[k]["median_us"] if ovh else None,
         None, lambda v: v <= 10)
+    more = (ovh[CONVERTER_8]["median_us"] - ovh[COPYTO_8]["median_us"]) if ovh and CONVERTER_8 in ovh else None
+    add("a converter's own cost, 1x3x8x8 float32 in a hot loop: <= 2 us more than np.copyto of its bytes",
+        more, None, lambda v: v <= 2)
+    conv = [r for r in rows if tuple(r["shape"]) == (256, 3, 32, 32) and r.get("converter_vs_best_peer")]
+    v, c = _worst(conv, "converter_vs_best_peer")
+    add(f"256x3x32x32 through a converter: >= 1x the fastest peer in every cell (worst of {len(conv)})", v, c,
+        lambda v: v >= 1.0)
     for key, ref in COLD_REF_S.items():
         vals = [(c[key] / 1e3, dt) for dt, c in (cold or {}).items() if c.get(key) is not None]
         v, c = max(vals) if vals else (None, None)
@@ -444,7 +494,8 @@ def table_header(o):
         if k != o.main_threads:
             extra += [f"{k}T/copyto", f"{k}T/{o.main_threads}T"]
     cols = (["shape", "dtype", "direction", "path", f"ours {o.main_threads}T ms", "GB/s", "/copyto", "/NT",
-             "NT/copyto"] + extra + list(o.peers) + ["best peer", "ours/best"])
+             "NT/copyto"] + extra + list(o.peers) + ["best peer", "ours/best"]
+            + (["converter/copyto", "converter/best"] if o.use_converter else []))
     return "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
 
 
@@ -458,6 +509,8 @@ def table_row(r, o):
             cells += [fmt(r[f"ratio_{k}T"]), fmt(r[f"speedup_{k}T"]) + ("*" if one else "")]
     cells += [fmt(r["r_" + p]) for p in o.peers]
     cells += [r["best_peer"] or "-", fmt(r["vs_best_peer"])]
+    if o.use_converter:
+        cells += [fmt(r.get("ratio_converter")), fmt(r.get("converter_vs_best_peer"))]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -480,6 +533,7 @@ def parse(argv):
                          "method (torch's OpenMP, numba's) stop spinning on the 2 cores (default 0.001)")
     ap.add_argument("--nt-width", type=int, default=64, choices=_limits.WIDTHS, help="bytes per NT store")
     ap.add_argument("--no-convert", action="store_true", help="time layouts.kernels.copy_into directly")
+    ap.add_argument("--no-converter", action="store_true", help="leave out the converter column")
     ap.add_argument("--no-cold", action="store_true", help="skip the fresh-process first-call measurement")
     ap.add_argument("--no-overhead", action="store_true", help="skip the per-call overhead table")
     a = ap.parse_args(argv)
@@ -495,6 +549,7 @@ def parse(argv):
     except ValueError as e:
         ap.error(str(e))
     a.use_convert = not a.no_convert
+    a.use_converter = not a.no_converter
     a.full_matrix = not (a.quick or a.all_shapes or a.only or a.dtypes or a.dirs)   # before the defaults fill in
     if a.only:
         a.shapes = [sh for sh in SHAPES + EXTRA_SHAPES + QUICK_SHAPES if a.only in label(sh)]
@@ -569,7 +624,7 @@ def main(argv=None):
     os.makedirs(RESULTS, exist_ok=True)
     settings = dict(threads=o.threads, main_threads=o.main_threads, repeats=o.repeats, budget_s=o.budget,
                     gap_s=o.gap,
-                    peers=o.peers, nt_width=o.nt_width, use_convert=o.use_convert)
+                    peers=o.peers, nt_width=o.nt_width, use_convert=o.use_convert, use_converter=o.use_converter)
     doc = dict(machine=info, settings=settings, cases=rows, overhead=ovh, cold=cold, targets=tg,
                argv=sys.argv[1:] if argv is None else list(argv),
                when=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)))

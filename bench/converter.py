@@ -1,0 +1,215 @@
+"""A data loader's loop: other work, then one batch converted into the same ``out``.
+
+    python bench/converter.py                    # the 18 cells of 256x3x32x32 (~1 min)
+    python bench/converter.py --pieces           # + convert with each repeat-call piece turned off
+    python bench/converter.py --hot              # no other work between calls (a hot loop)
+
+Each round does, for every method in a shuffled order, "other work" (``np.copyto`` of 64 MiB,
+what a loader's decoding does to the caches between batches; untimed) and then one timed call.
+Figures are medians over the rounds; ratios are ``t(fastest peer) / t(method)``, higher is better.
+
+Methods: ``convert`` (``ly.convert(x, src, dst, out=out, threads=1)``), ``converter``
+(``c(x, out=out)``, ``c = ly.converter(src, dst, shape, dtype, threads=1)``) and the peers
+``np.copyto`` of the strided view, ``cv2.transposeND`` and torch's ``copy_`` (1 thread), where
+installed. With ``--pieces``, ``convert`` again with the implicit repeat-call machinery turned
+off piece by piece (in the bench process only, by replacing module attributes before the call):
+``-replays`` (:mod:`layouts.conversion.replays` and the known-conversion path), ``-repeats`` (+
+the copy engine's own kept kernel calls), ``-entry`` (+ calls through numba's dispatcher instead of
+the compiled entry point), ``-recency`` (+ every output judged recently written: plain stores).
+"""
+
+import argparse
+import gc
+import os
+import random
+import sys
+import time
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
+
+import _machine                  # noqa: E402
+
+os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")
+
+PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
+DIRS = ["NCHW-NHWC", "NHWC-NCHW", "NCHW-CHWN", "CHWN-NCHW", "NHWC-CHWN", "CHWN-NHWC"]
+DTYPES = ["float32", "float16", "uint8"]
+PEERS = ("numpy", "cv2nd", "torch1")
+
+
+def _aligned(shape, dtype):
+    import layouts as ly
+    return ly.aligned_empty(shape, dtype)
+
+
+class _Forgetful(dict):
+    """A dict that keeps nothing: the copy engine's kept kernel calls, turned off."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+class _Pieces:
+    """The repeat-call pieces, turned off by replacing module attributes (restored by ``on``)."""
+
+    def __init__(self):
+        from layouts.conversion import front, replays
+        from layouts.kernels import copy
+        from layouts.kernels.runtime import pool, recency
+        self.saved = [(replays, "replayed"), (front, "_known_into"), (copy, "_repeats"), (pool, "_compiled"),
+                      (recency, "cold")]
+        self.orig = {(m, a): getattr(m, a) for m, a in self.saved}
+        self.off = {
+            (replays, "replayed"): lambda *a: None,
+            (front, "_known_into"): lambda *a: None,
+            (copy, "_repeats"): _Forgetful(),          # the engine keeps no kernel calls (recency still applies)
+            (pool, "_compiled"): lambda fn, args: fn,
+            (recency, "cold"): lambda *a: False,
+        }
+
+    def set(self, level):
+        """Turn off the first ``level`` groups: replays (2 attributes), repeats, entry, recency."""
+        cut = {0: 0, 1: 2, 2: 3, 3: 4, 4: 5}[level]
+        for k, key in enumerate(self.saved):
+            setattr(key[0], key[1], self.off[key] if k < cut else self.orig[key])
+
+
+def methods_for(shape, dtype, direction, pieces):
+    import layouts as ly
+    s, d = direction.split("-")
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 255, size=shape, dtype=np.uint8).astype(dtype)
+    src = np.ascontiguousarray(x.transpose(PERM[s]))
+    inv = np.argsort(PERM[s])
+    perm = tuple(int(inv[p]) for p in PERM[d])
+    view = src.transpose(perm)
+    out_shape = view.shape
+    m = {}
+
+    def own():
+        return _aligned(out_shape, dtype)
+    o = own()
+    m["convert"] = (lambda: pieces and pieces.set(0), lambda o=o: ly.convert(src, s, d, out=o, threads=1), o)
+    o = own()
+    c = ly.converter(s, d, src.shape, src.dtype, threads=1)
+    m["converter"] = (lambda: pieces and pieces.set(0), lambda o=o: c(src, out=o), o)
+    if pieces:
+        for level, name in ((1, "-replays"), (2, "-repeats"), (3, "-entry"), (4, "-recency")):
+            o = own()
+            m["convert" + name] = ((lambda level=level: pieces.set(level)),
+                                   (lambda o=o: ly.convert(src, s, d, out=o, threads=1)), o)
+    o = own()
+    m["numpy"] = (lambda: None, lambda o=o: np.copyto(o, view), o)
+    try:
+        import cv2
+        cv2.setNumThreads(1)
+        o = own()
+        m["cv2nd"] = (lambda: None, lambda o=o: cv2.transposeND(src, list(perm), o), o)
+    except (ImportError, AttributeError):
+        pass
+    try:
+        import torch
+        o = own()
+        tv, to = torch.from_numpy(view), torch.from_numpy(o)
+        m["torch1"] = (lambda: torch.set_num_threads(1), lambda: to.copy_(tv), o)
+    except ImportError:
+        pass
+    for name, (prep, run, o) in list(m.items()):
+        prep()
+        o.view(np.uint8).fill(0xA5)
+        try:
+            run()
+            ok = np.array_equal(o, view)
+        except Exception:        # noqa: BLE001 - a peer that cannot do this case is dropped
+            ok = False
+        if not ok:
+            print(f"  note: {name} dropped for {direction} {dtype}", file=sys.stderr)
+            del m[name]
+    if pieces:
+        pieces.set(0)
+    return {k: (v[0], v[1]) for k, v in m.items()}
+
+
+def bench(shape, dtype, direction, rounds, hot, pieces):
+    methods = methods_for(shape, dtype, direction, pieces)
+    big = np.ones(64 << 20, np.uint8)
+    big2 = np.empty_like(big)
+    times = {k: [] for k in methods}
+    order = list(methods)
+    shuffle = random.Random(zlib.crc32(f"{dtype} {direction}".encode())).shuffle
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            shuffle(order)
+            for k in order:
+                prep, run = methods[k]
+                prep()
+                if not hot:
+                    np.copyto(big2, big)
+                t0 = time.perf_counter()
+                run()
+                times[k].append(time.perf_counter() - t0)
+    finally:
+        gc.enable()
+        if pieces:
+            pieces.set(0)
+    return {k: float(np.median(v)) for k, v in times.items()}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=25)
+    ap.add_argument("--hot", action="store_true", help="no other work between calls")
+    ap.add_argument("--pieces", action="store_true", help="also convert with each repeat-call piece turned off")
+    ap.add_argument("--dtypes", default=",".join(DTYPES))
+    ap.add_argument("--dirs", default=",".join(DIRS))
+    a = ap.parse_args(argv)
+    shape = (256, 3, 32, 32)
+    info = _machine.machine_info()
+    pieces = _Pieces() if a.pieces else None
+    print(f"CPU: {info['cpu_model']} ({info.get('llvm_host_cpu', '?')}), {info['cores']} cores; {a.rounds} rounds, "
+          f"{'hot loop' if a.hot else 'after 64 MiB of other work'}; us per call, and t(fastest peer) / t(method)\n")
+    rows, header = [], None
+    for dt in a.dtypes.split(","):
+        for dr in a.dirs.split(","):
+            med = bench(shape, dt, dr, a.rounds, a.hot, pieces)
+            peers = {k: v for k, v in med.items() if k in PEERS}
+            best = min(peers, key=peers.get) if peers else None
+            ours = [k for k in med if k not in PEERS]
+            if header is None:
+                header = ours
+                print("| cell | best peer us | " + " | ".join(f"{k} us | {k}/best" for k in ours) + " |")
+                print("|---" * (2 + 2 * len(ours)) + "|")
+            cells = []
+            for k in header:
+                v = med.get(k)
+                r = (peers[best] / v) if (v and best) else None
+                cells.append(f"{v * 1e6:.1f} | {r:.2f}" if v else "- | -")
+            bp = f"{best} {peers[best] * 1e6:.1f}" if best else "-"
+            print(f"| {dt} {dr.replace('-', '->')} | {bp} | " + " | ".join(cells) + " |", flush=True)
+            rows.append((med, best and peers[best]))
+    if rows and header:
+        print()
+        for k in header:
+            rs = [b / m[k] for m, b in rows if b and m.get(k)]
+            if rs:
+                g = float(np.exp(np.mean(np.log(rs))))
+                print(f"{k}: geometric mean over the fastest peer {g:.2f}, worst {min(rs):.2f}, "
+                      f"cells at 1x or more {sum(r >= 1 for r in rs)} of {len(rs)}")
+        if "convert" in header:
+            for k in header:
+                if k != "convert":
+                    rs = [m["convert"] / m[k] for m, _ in rows if m.get(k)]
+                    print(f"t(convert) / t({k}): geometric mean {float(np.exp(np.mean(np.log(rs)))):.2f}, "
+                          f"range {min(rs):.2f}-{max(rs):.2f}")
+
+
+if __name__ == "__main__":
+    main()
