@@ -11,11 +11,14 @@ Figures are medians over the rounds; ratios are ``t(fastest peer) / t(method)``,
 Methods: ``convert`` (``ly.convert(x, src, dst, out=out, threads=1)``), ``converter``
 (``c(x, out=out)``, ``c = ly.converter(src, dst, shape, dtype, threads=1)``) and the peers
 ``np.copyto`` of the strided view, ``cv2.transposeND`` and torch's ``copy_`` (1 thread), where
-installed. With ``--pieces``, ``convert`` again with the implicit repeat-call machinery turned
-off piece by piece (in the bench process only, by replacing module attributes before the call):
-``-replays`` (:mod:`layouts.conversion.replays` and the known-conversion path), ``-repeats`` (+
-the copy engine's own kept kernel calls), ``-entry`` (+ calls through numba's dispatcher instead of
-the compiled entry point), ``-recency`` (+ every output judged recently written: plain stores).
+installed. With ``--pieces``, ``convert`` again with pieces of the implicit repeat-call machinery
+turned off (in the bench process only, by replacing module attributes before the call; see
+:class:`_Pieces`): ``-replays`` (:mod:`layouts.conversion.replays` and the known-conversion
+path), ``-replays-repeats`` (and the copy engine's own kept kernel calls), ``-...-recency`` (and
+non-temporal stores into outputs not written lately), and alone ``-struct`` (replays found by
+the two addresses, not by the array objects and numpy's struct), ``-address`` (addresses read by
+``ndarray.ctypes.data``), ``-entry`` (kept calls through
+numba's dispatcher, not the compiled entry point) and ``-recency``.
 """
 
 import argparse
@@ -41,6 +44,9 @@ PERM = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1), "CHWN": (1, 2, 3, 0)}
 DIRS = ["NCHW-NHWC", "NHWC-NCHW", "NCHW-CHWN", "CHWN-NCHW", "NHWC-CHWN", "CHWN-NHWC"]
 DTYPES = ["float32", "float16", "uint8"]
 PEERS = ("numpy", "cv2nd", "torch1")
+#: the pieces turned off in each ``--pieces`` variant of convert
+VARIANTS = (("replays",), ("replays", "repeats"), ("replays", "repeats", "recency"), ("struct",), ("entry",),
+            ("address",), ("struct", "entry", "address"), ("recency",))
 
 
 def _aligned(shape, dtype):
@@ -48,36 +54,62 @@ def _aligned(shape, dtype):
     return ly.aligned_empty(shape, dtype)
 
 
+def _public_address(a):
+    """An array's first byte through numpy's public ``ctypes.data``."""
+    return a.ctypes.data
+
+
 class _Forgetful(dict):
-    """A dict that keeps nothing: the copy engine's kept kernel calls, turned off."""
+    """A dict that keeps nothing (the replays' lookup by array object, turned off)."""
 
     def __setitem__(self, key, value):
         pass
 
 
 class _Pieces:
-    """The repeat-call pieces, turned off by replacing module attributes (restored by ``on``)."""
+    """The repeat-call pieces, each turned off by replacing module attributes (``set`` restores
+    the others): ``replays`` (convert's replays and known conversions), ``struct`` (the replays'
+    lookup by array object through numpy's struct: by the two addresses instead), ``address``
+    (every address read through ``ndarray.ctypes.data``, not numpy's struct), ``repeats`` (the copy
+    engine's kept kernel calls; its stores still chosen by recency), ``entry`` (numba's compiled
+    entry point in kept calls: the dispatcher instead), ``recency`` (a profile whose
+    ``cold_nt_min_bytes`` is ``nt_min_bytes``: below that no output is judged cold, so plain
+    stores; set with ``set_profile``, so kept calls stay valid for each method's own ``out``)."""
 
     def __init__(self):
         from layouts.conversion import front, replays
         from layouts.kernels import copy
-        from layouts.kernels.runtime import pool, recency
-        self.saved = [(replays, "replayed"), (front, "_known_into"), (copy, "_repeats"), (pool, "_compiled"),
-                      (recency, "cold")]
-        self.orig = {(m, a): getattr(m, a) for m, a in self.saved}
-        self.off = {
-            (replays, "replayed"): lambda *a: None,
-            (front, "_known_into"): lambda *a: None,
-            (copy, "_repeats"): _Forgetful(),          # the engine keeps no kernel calls (recency still applies)
-            (pool, "_compiled"): lambda fn, args: fn,
-            (recency, "cold"): lambda *a: False,
-        }
+        from layouts.kernels.machine import profile
+        from layouts.kernels.runtime import pointers, pool, recency
 
-    def set(self, level):
-        """Turn off the first ``level`` groups: replays (2 attributes), repeats, entry, recency."""
-        cut = {0: 0, 1: 2, 2: 3, 3: 4, 4: 5}[level]
-        for k, key in enumerate(self.saved):
-            setattr(key[0], key[1], self.off[key] if k < cut else self.orig[key])
+        def copy_views(dst, src, nth, stream=False, prof=None, remember=False):
+            addrs = pointers.address(dst), pointers.address(src)
+            prof = prof or profile.current()
+            if remember:
+                stream = recency.cold(addrs[0], dst.nbytes, prof) or stream
+            copy._plan_and_run(dst, src, nth, stream, prof, addrs, None)
+            if remember:
+                recency.wrote(addrs[0])
+        self.pieces = {"replays": [(replays, "replayed", lambda *a: None), (front, "_known_into", lambda *a: None)],
+                       "repeats": [(copy, "_copy_views", copy_views)],
+                       "struct": [(replays, "_by_object", _Forgetful())],
+                       "entry": [(pool, "_compiled", lambda fn, args: fn)],
+                       "address": [(pointers, "address", _public_address), (copy, "address", _public_address)]}
+        self.replays = replays
+        self.orig = {(m, a): getattr(m, a) for group in self.pieces.values() for m, a, _ in group}
+        self.profile = profile
+        self.base = profile.current()
+        self.no_recency = self.base.replace(cold_nt_min_bytes=self.base.nt_min_bytes)
+
+    def set(self, off=()):
+        for name, group in self.pieces.items():
+            for m, a, replacement in group:
+                setattr(m, a, replacement if name in off else self.orig[(m, a)])
+        self.profile.set_profile(self.no_recency if "recency" in off else self.base)
+        engine = self.replays._engine     # the replays bind the address function when they first keep calls
+        if engine is not None:
+            self.replays._engine = (_public_address if "address" in off else self.orig[(self.pieces["address"][0][0],
+                                                                                        "address")],) + engine[1:]
 
 
 def methods_for(shape, dtype, direction, pieces):
@@ -95,15 +127,15 @@ def methods_for(shape, dtype, direction, pieces):
     def own():
         return _aligned(out_shape, dtype)
     o = own()
-    m["convert"] = (lambda: pieces and pieces.set(0), lambda o=o: ly.convert(src, s, d, out=o, threads=1), o)
+    m["convert"] = (lambda: pieces and pieces.set(), lambda o=o: ly.convert(src, s, d, out=o, threads=1), o)
     o = own()
     c = ly.converter(s, d, src.shape, src.dtype, threads=1)
-    m["converter"] = (lambda: pieces and pieces.set(0), lambda o=o: c(src, out=o), o)
+    m["converter"] = (lambda: pieces and pieces.set(), lambda o=o: c(src, out=o), o)
     if pieces:
-        for level, name in ((1, "-replays"), (2, "-repeats"), (3, "-entry"), (4, "-recency")):
+        for off in VARIANTS:
             o = own()
-            m["convert" + name] = ((lambda level=level: pieces.set(level)),
-                                   (lambda o=o: ly.convert(src, s, d, out=o, threads=1)), o)
+            m["convert-" + "-".join(off)] = ((lambda off=off: pieces.set(off)),
+                                             (lambda o=o: ly.convert(src, s, d, out=o, threads=1)), o)
     o = own()
     m["numpy"] = (lambda: None, lambda o=o: np.copyto(o, view), o)
     try:
@@ -132,7 +164,7 @@ def methods_for(shape, dtype, direction, pieces):
             print(f"  note: {name} dropped for {direction} {dtype}", file=sys.stderr)
             del m[name]
     if pieces:
-        pieces.set(0)
+        pieces.set()
     return {k: (v[0], v[1]) for k, v in m.items()}
 
 
@@ -159,7 +191,7 @@ def bench(shape, dtype, direction, rounds, hot, pieces):
     finally:
         gc.enable()
         if pieces:
-            pieces.set(0)
+            pieces.set()
     return {k: float(np.median(v)) for k, v in times.items()}
 
 
