@@ -175,3 +175,15 @@ def test_layouts_of_other_kinds_go_through_convert():
     assert np.array_equal(c(x), ly.convert(x, src, dst))
     with pytest.raises(LayoutError, match="expected"):
         c(np.arange(25, dtype=np.int32))
+    with pytest.raises(LayoutTypeError, match="explain covers conversions between specs and Layouts"):
+        c.explain()
+
+
+def test_dask_arrays_stay_lazy():
+    da = pytest.importorskip("dask.array")
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    c = ly.converter("NCHW", "NHWC", x.shape, x.dtype)
+    y = c(da.from_array(x, chunks=(1, 3, 4, 5)))
+    assert isinstance(y, da.Array) and np.array_equal(y.compute(), x.transpose(0, 2, 3, 1))
+    with pytest.raises(LayoutError, match="x has shape"):
+        c(da.from_array(x[:1], chunks=(1, 3, 4, 5)))

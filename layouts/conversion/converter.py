@@ -202,7 +202,11 @@ class Converter:
 
     def explain(self, threads: int | None = None) -> list:
         """The copies each call makes, and why each is done the way it is
-        (:func:`layouts.conversion.explain.explain_conversion`; print each)."""
+        (:func:`layouts.conversion.explain.explain_conversion`; print each). For specs and
+        :class:`Layout` s; a layout of another kind is refused with a LayoutTypeError."""
+        if self._generic:
+            raise LayoutTypeError(f"{self._where()}: explain covers conversions between specs and Layouts; one with a "
+                                  "layout of another kind goes through the kinds protocol (layouts.kinds)")
         from .explain import explain_conversion
         return explain_conversion(self.shape, self.dtype, self.src, self.dst,
                                   threads=self.threads if threads is None else threads, **self.dims)
