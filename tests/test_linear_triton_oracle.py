@@ -390,12 +390,59 @@ def _ours(d):
     return getattr(tt, d["cls"])(**args)
 
 
+#: one case through the wheel, saying where it stopped: exit 0 accepted; 3 with a JSON verdict
+#: for a Python exception (the stage, and whether the raising frame is the wheel's own code);
+#: killed by a signal where the wheel's C++ aborts
+_REFUSAL_WORKER = _WORKER.split("out = []")[0] + r"""
+import traceback
+case = json.load(sys.stdin)
+stage = "build"
+try:
+    enc = build(case["enc"])
+    stage = "convert"
+    b.to_linear_layout(enc._to_ir(b), case["shape"])
+except Exception as e:
+    where = traceback.extract_tb(e.__traceback__)[-1].filename
+    sys.stdout.write(json.dumps({"stage": stage, "type": type(e).__name__, "message": str(e)[:300],
+                                 "wheel_frame": os.path.dirname(ttgl.__file__).split("experimental")[0] in where}))
+    sys.stdout.flush()
+    os._exit(3)
+os._exit(0)
+"""
+
+
+def _wheel_refuses(cls, args, shape):
+    """(refused, why): the wheel's verdict on one encoding, told apart from a failure of the child
+    itself -- a Gluon class built with arguments it does not take, a missing module -- which
+    would otherwise read as a refusal."""
+    payload = json.dumps({"enc": {"cls": cls, "args": args}, "shape": shape})
+    run = subprocess.run([sys.executable, "-c", _REFUSAL_WORKER], input=payload, capture_output=True, text=True,
+                         timeout=120)
+    if run.returncode == 0:
+        return False, "accepted"
+    if run.returncode < 0:
+        return True, f"the wheel's C++ aborted (signal {-run.returncode})"
+    if run.returncode != 3:
+        return False, f"the child failed before the case ran (exit {run.returncode}): {run.stderr[-500:]}"
+    v = json.loads(run.stdout)
+    if v["stage"] == "convert" or v["wheel_frame"]:
+        return True, f"{v['type']} from the wheel at {v['stage']}: {v['message']}"
+    return False, f"the child's own {v['type']} at {v['stage']}, not the wheel's: {v['message']}"
+
+
 @pytest.mark.parametrize("cls,args,shape", _REFUSED, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(_REFUSED)])
 def test_encodings_we_refuse_the_wheel_refuses_too(cls, args, shape):
     """Our LayoutError where the wheel aborts or raises: no valid Triton layout is refused."""
     with pytest.raises(LayoutError):
         tt.to_linear_layout(_ours({"cls": cls, "args": args}), shape)
-    payload = json.dumps([{"enc": {"cls": cls, "args": args}, "shape": shape}])
-    run = subprocess.run([sys.executable, "-c", _WORKER], input=payload, capture_output=True, text=True,
-                         timeout=120)
-    assert run.returncode != 0, f"the wheel accepted it: {run.stdout[:300]}"
+    refused, why = _wheel_refuses(cls, args, shape)
+    assert refused, why
+
+
+def test_a_child_that_fails_is_not_read_as_the_wheel_refusing():
+    """The judge of the test above: a valid encoding is accepted, and a Gluon class given an
+    argument it does not take (the child's mistake) is not counted as the wheel's refusal."""
+    blocked = {"size_per_thread": [1, 1], "threads_per_warp": [8, 4], "warps_per_cta": [4, 1], "order": [1, 0]}
+    assert _wheel_refuses("BlockedLayout", blocked, [32, 32]) == (False, "accepted")
+    refused, why = _wheel_refuses("BlockedLayout", dict(blocked, no_such_argument=1), [32, 32])
+    assert not refused and "not the wheel's" in why, why
