@@ -56,6 +56,17 @@ def main() -> int:
         if out.returncode != 0:
             print(out.stderr[-3000:], file=sys.stderr)
             return 1
+    # a folder this user cannot write (tests/test_hostile_cli.py checks it too, but skips as root,
+    # which CI runs as): a clear refusal, exit 2, no traceback
+    ro = os.path.join(work, "read-only")
+    os.mkdir(ro, 0o500)
+    out = subprocess.run([sys.executable, "-m", "layouts", "tour", "--out", os.path.join(ro, "figs")],
+                         capture_output=True, text=True, timeout=900)
+    print(f"python -m layouts tour --out <read-only>/figs: exit {out.returncode}; {out.stderr.strip()[:100]}")
+    if out.returncode != 2 or not out.stderr.startswith("python -m layouts: error: cannot write ") \
+            or "Traceback" in out.stderr:
+        print(out.stderr[-3000:], file=sys.stderr)
+        return 1
     return 0
 
 
