@@ -283,7 +283,7 @@ def test_inputs_are_not_changed():
 
 
 # ---------------------------------------------------------------- Triton's encodings
-tt = pytest.importorskip("layouts.linear.triton", reason="Triton encodings need layouts.linear.triton (issue 41)")
+from layouts.linear import triton as tt  # noqa: E402 - the package's own module: never skipped
 
 # Triton's own choice of SwizzledSharedLayout for an MMA v2 dot operand (f16, k_width 2, order [1, 0]):
 # unittest/Dialect/TritonGPU/SwizzleTest.cpp, (shape, operand, (vec, per_phase, max_phase))
