@@ -3,10 +3,14 @@ implementations: pycute (CUTLASS's wheel) and tensor-layouts, over random hierar
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 import numpy as np
 import pytest
 
 from oracle import PYCUTE_MISSING
+from oracle_procs import require_oracle
 
 from layouts import LayoutError, LayoutTypeError
 from layouts import cute
@@ -84,7 +88,9 @@ def ext(layout, i):
 # ----------------------------------------------------------------------------- oracles
 @pytest.fixture(scope="module")
 def pycute():
-    return pytest.importorskip("pycute", reason=PYCUTE_MISSING)
+    """pycute: skipped without it, failed without it in CI's oracle stage (LAYOUTS_REQUIRE_ORACLES=1)."""
+    require_oracle(importlib.util.find_spec("pycute") is not None, PYCUTE_MISSING)
+    return importlib.import_module("pycute")
 
 
 @pytest.fixture(scope="module")
