@@ -24,14 +24,12 @@ import numpy as np
 from ..arrays.raw_bytes import whole_elements
 from ..errors import LayoutError, LayoutTypeError
 from .machine import profile as _profile
-from .plan import coalesce
+from .plan import _UNITS, coalesce
 from .records import PADDED, batch_axes, record
 from .runtime.pointers import address, flat_view
 from .runtime.pool import run_items, thread_count
 
 __all__ = ["copy_padded_into", "explain_padded", "padded_geometry"]
-
-_UNITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
 #: pixels a work item moves (a multiple of every line's row count, so a tile never straddles one)
 CHUNK = 1 << 14
