@@ -120,7 +120,7 @@ class Converter:
         self._flat_src = self._repeats = False
         try:
             if self._generic:       # a CuTe, linear or other kind: each call goes through convert's protocol path
-                _check_generic(src, dst, shape, dt, dims)
+                _check_generic(src, dst)
             else:
                 if not isinstance(src, (str, Layout)) or not isinstance(dst, (str, Layout)):
                     raise LayoutTypeError(f"src and dst must be layout specs (str) or Layouts, got {type_name(src)} "
@@ -136,7 +136,8 @@ class Converter:
                 self._repeats = type(src) is str and type(dst) is str and not dims and not self._flat_src
         except LayoutError as err:
             raise type(err)(f"{self._where()}: {err}") from None
-        kernel_loading.load_kernels()
+        if kernel_loading.loaded() is None:       # the first converter of a process loads them
+            kernel_loading.load_kernels()
 
     # ------------------------------------------------------------------ calls
     def __call__(self, x: Any, out: Any = None) -> Any:
@@ -247,7 +248,7 @@ def _torch_dtype(dtype: Any) -> tuple[np.dtype, Any] | None:
     return np.dtype(str(bits_dtype(torch, dtype)).replace("torch.", "")), dtype
 
 
-def _check_generic(src: Any, dst: Any, shape: tuple, dtype: np.dtype, dims: dict) -> None:
+def _check_generic(src: Any, dst: Any) -> None:
     """A layout of another kind on a side: each is a layout the kinds protocol knows (the
     conversion itself is checked per call, by :func:`layouts.convert`'s protocol path)."""
     from ..kinds import kind_of
