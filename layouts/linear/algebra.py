@@ -1,8 +1,17 @@
 """The algebra of linear layouts: product, composition, inverses, division, quotient.
 
-Triton's definitions (``lib/Tools/LinearLayout.cpp``, 3.9.0): ``A * B`` is the direct sum with
-``A`` on the low bits of every shared dim; ``A.invert_and_compose(B)`` is the smallest ``C`` with
-``A(x) == B(C(x))``; ``divide_left(A, B)`` is the ``C`` with ``A == B * C``, if there is one.
+A linear layout is a matrix over GF(2) from its input bits (in-dims concatenated, minor first) to
+its output bits (out-dims concatenated, minor first); column ``i`` is the image of input bit ``i``
+(the Linear Layouts paper, arXiv 2505.23819). Every operation here is that matrix's linear
+algebra, done with :mod:`layouts.linear.gf2`:
+
+- ``A * B`` is the direct sum, ``A`` on the low bits of every shared in- and out-dim;
+- ``compose`` is the matrix product, ``invert_and_compose`` the minimal solution of a linear
+  system, ``pseudoinvert`` a right inverse, ``free_variable_masks`` the free columns;
+- ``divide_left(A, B)`` is the ``C`` with ``A == B * C``, if there is one.
+
+Where Triton 3.9.0's wheel (the oracle of ``tests/test_linear_oracle.py``) fixes a choice the
+definition leaves open, the docstring says so.
 
 >>> from layouts.linear import LinearLayout, divide_left
 >>> A = LinearLayout.identity_1d(4, "in", "out") * LinearLayout.identity_1d(8, "in", "out2")
@@ -11,21 +20,41 @@ Triton's definitions (``lib/Tools/LinearLayout.cpp``, 3.9.0): ``A * B`` is the d
 ({'in': ((0, 1), (0, 2), (0, 4))}, {'out': 1, 'out2': 8})
 """
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from ..errors import LayoutError
 from . import gf2
 from .args import log2, names_arg
 from .layout import LinearLayout
-from .reshape import _layout, reshape_ins, reshape_outs, sublayout, transpose_ins, transpose_outs
+from .reshape import _layout, sublayout
+
+Rows = Tuple[Tuple[int, ...], ...]
+
+
+# ----------------------------------------------------------------- dim lists
+def _next_dim(x: List[str], y: List[str], at_x: Dict[str, int], at_y: Dict[str, int]) -> str:
+    """The head of ``x`` or ``y`` that the other list reaches first (a dim it lacks: at once),
+    ``x``'s on a tie; popped from its list."""
+    if not y:
+        return x.pop(0)
+    if not x:
+        return y.pop(0)
+    reach_x = at_y.get(x[0], -1)
+    reach_y = at_x.get(y[0], -1)
+    return x.pop(0) if reach_x <= reach_y else y.pop(0)
 
 
 def supremum(x: Sequence[str], y: Sequence[str]) -> List[str]:
-    """The dims of ``x`` and ``y`` merged as Triton 3.9.0's ``supremum`` merges them: the shortest
-    list holding both as subsequences, ``x``'s dims first where both orders allow. Where the two
-    orders conflict no such list exists; Triton's comment calls that an error, but its loop (and
-    the wheel's ``*``) goes on, placing each shared dim where it first meets it, so ``x``'s order
-    wins. We do the same: ``L * M`` on out-dims ordered differently is what the wheel gives.
+    """The shortest list holding both ``x`` and ``y`` as subsequences, ``x``'s dims first where
+    both orders allow: each step emits the head of ``x`` or ``y`` (dims already emitted skipped)
+    that the other list reaches first, a dim it lacks counting as reached at once, ``x`` on a tie.
+
+    Where the two orders conflict no such list exists. Triton 3.9.0's wheel still multiplies
+    such layouts, and the dim order of its ``*`` is this rule's (checked against the wheel in
+    ``tests/test_linear_oracle.py``): of two different shared heads, the one the other list has at
+    the smaller index goes first.
 
     >>> supremum(["a", "b"], ["b", "c"])
     ['a', 'b', 'c']
@@ -33,42 +62,38 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> List[str]:
     ['register', 'lane', 'warp']
     >>> supremum(["x", "y"], ["y", "x"])
     ['x', 'y']
+    >>> supremum(["a", "b"], ["b", "z", "a"])
+    ['b', 'z', 'a']
     """
     x, y = list(names_arg("x", x)), list(names_arg("y", y))
-    pos_x = {d: i for i, d in enumerate(x)}
-    pos_y = {d: i for i, d in enumerate(y)}
-    never = len(x) + len(y) + 1
-    result: List[str] = []
-    placed = set()
-    i = j = 0
-    while i < len(x) or j < len(y):
-        while i < len(x) and x[i] in placed:
-            i += 1
-        while j < len(y) and y[j] in placed:
-            j += 1
-        if i >= len(x) and j >= len(y):
-            break
-        if i < len(x) and j < len(y) and x[i] == y[j]:
-            pick, i, j = x[i], i + 1, j + 1
-        else:
-            # a shared dim waits until the other list reaches it; the nearer one goes first
-            cand_x = pos_y[x[i]] if i < len(x) and x[i] in pos_y and pos_y[x[i]] >= j else never
-            cand_y = pos_x[y[j]] if j < len(y) and y[j] in pos_x and pos_x[y[j]] >= i else never
-            if i < len(x) and cand_x == never:
-                pick, i = x[i], i + 1
-            elif j < len(y) and cand_y == never:
-                pick, j = y[j], j + 1
-            elif cand_x <= cand_y:
-                pick, i = x[i], i + 1
-            else:
-                pick, j = y[j], j + 1
-        result.append(pick)
-        placed.add(pick)
-    return result
+    at_x = {d: i for i, d in enumerate(x)}
+    at_y = {d: i for i, d in enumerate(y)}
+    merged: List[str] = []
+    while True:
+        while x and x[0] in merged:
+            x.pop(0)
+        while y and y[0] in merged:
+            y.pop(0)
+        if not x and not y:
+            return merged
+        merged.append(_next_dim(x, y, at_x, at_y))
+
+
+# ----------------------------------------------------------------- product and composition
+def _placed_rows(layout: LinearLayout, out_names: Sequence[str], shifts: Dict[str, int]) -> Dict[str, Rows]:
+    """``layout``'s bases over ``out_names``, each value shifted up by its out-dim's
+    ``shifts`` (0 for the inner factor), 0 on out-dims ``layout`` lacks."""
+    own = {n: k for k, n in enumerate(layout.out_dim_names)}
+    rows = {}
+    for name, bases in layout._bases:
+        rows[name] = tuple(tuple(b[own[o]] << shifts[o] if o in own else 0 for o in out_names) for b in bases)
+    return rows
 
 
 def multiply(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
-    """``inner * outer``: ``inner`` on the low bits of each shared in- and out-dim.
+    """``inner * outer``, the direct sum: an input of the product is an ``inner`` input on the low
+    bits of each in-dim and an ``outer`` input on the high bits; its output is ``inner``'s on the low
+    bits of each out-dim XOR ``outer``'s moved above them (dim lists merged by :func:`supremum`).
 
     >>> a = LinearLayout.identity_1d(4, "in", "out1")
     >>> (a * LinearLayout.identity_1d(8, "in", "out2")).bases["in"]
@@ -77,24 +102,14 @@ def multiply(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
     outer = _layout("the right operand of *", outer)
     in_names = supremum(inner.in_dim_names, outer.in_dim_names)
     out_names = supremum(inner.out_dim_names, outer.out_dim_names)
-    i_in, o_in = inner.in_dims, outer.in_dims
-    i_out, o_out = inner.out_dims, outer.out_dims
-    i_idx = {n: k for k, n in enumerate(inner.out_dim_names)}
-    o_idx = {n: k for k, n in enumerate(outer.out_dim_names)}
-    shift = {n: log2(i_out.get(n, 1)) for n in out_names}
-    bases = []
-    for name in in_names:
-        rows = []
-        for layout, idx, shifted in ((inner, i_idx, False), (outer, o_idx, True)):
-            if name not in (i_in if layout is inner else o_in):
-                continue
-            for b in layout._in_rows(name):
-                rows.append(tuple((b[idx[n]] << (shift[n] if shifted else 0)) if n in idx else 0
-                                  for n in out_names))
-        bases.append((name, tuple(rows)))
-    outs = tuple((n, i_out.get(n, 1) * o_out.get(n, 1)) for n in out_names)
+    low, high = inner.out_dims, outer.out_dims
+    low_rows = _placed_rows(inner, out_names, {o: 0 for o in out_names})
+    high_rows = _placed_rows(outer, out_names, {o: log2(low.get(o, 1)) for o in out_names})
+    bases = tuple((d, low_rows.get(d, ()) + high_rows.get(d, ())) for d in in_names)
+    outs = tuple((o, low.get(o, 1) * high.get(o, 1)) for o in out_names)
+    # block diagonal: surjective when both blocks are
     surjective = True if inner.is_surjective() and outer.is_surjective() else None
-    result = LinearLayout._trusted(tuple(bases), outs, surjective)
+    result = LinearLayout._trusted(bases, outs, surjective)
     result._check_size()
     return result
 
@@ -104,8 +119,16 @@ def _dims_equal(what: str, a: Sequence[str], b: Sequence[str]) -> None:
         raise LayoutError(f"{what}: the dims must match, ignoring order; got {list(a)} and {list(b)}")
 
 
+def _columns_by_in_dim(layout: LinearLayout) -> Dict[str, List[int]]:
+    """``layout``'s matrix columns (packed bases) grouped by in-dim."""
+    packed = iter(layout._packed_bases())
+    return {name: [next(packed) for _ in rows] for name, rows in layout._bases}
+
+
 def compose(inner: LinearLayout, outer: Any) -> LinearLayout:
-    """``outer(inner(x))``: ``inner``'s out-dims are ``outer``'s in-dims, no larger.
+    """``outer(inner(x))``, the matrix product: each basis of ``inner`` (a point of ``outer``'s
+    inputs) is sent to the XOR of ``outer``'s columns for its set bits. ``inner``'s out-dims are
+    ``outer``'s in-dims (any order), none larger.
 
     >>> a = LinearLayout.from_bases({"in": [[1], [2]]}, ["mid"])
     >>> compose(a, LinearLayout.from_bases({"mid": [[2], [1]]}, ["out"])).bases
@@ -118,60 +141,71 @@ def compose(inner: LinearLayout, outer: Any) -> LinearLayout:
         if size > sizes[name]:
             raise LayoutError(f"compose: out-dim {name!r} of the inner layout has size {size}, larger than "
                               f"the outer layout's in-dim {name!r} ({sizes[name]})")
-    names = inner.out_dim_names
-    bases = tuple((n, tuple(tuple(outer.apply(dict(zip(names, b))).values()) for b in rows))
-                  for n, rows in inner._bases)
+    columns = _columns_by_in_dim(outer)
+    mids = inner.out_dim_names
+
+    def image(point: Tuple[int, ...]) -> Tuple[int, ...]:
+        packed = 0
+        for mid, value in zip(mids, point):
+            for bit, column in enumerate(columns[mid]):
+                if value >> bit & 1:
+                    packed ^= column
+        return outer._unpack(packed)
+
+    bases = tuple((n, tuple(image(b) for b in rows)) for n, rows in inner._bases)
+    # a surjection onto all of outer's inputs, then a surjection: surjective
     surjective = True if (inner.is_surjective() and outer.is_surjective()
                           and all(size == sizes[n] for n, size in inner._outs)) else None
     return LinearLayout._trusted(bases, outer._outs, surjective)
 
 
-def _aligned_columns(layout: LinearLayout, rows_of: Dict[str, int], order: Sequence[str]) -> List[int]:
-    """``layout``'s packed bases with each out-dim's bits placed at ``rows_of[dim]`` (out-dims in
-    ``order``), so two layouts over the same out-dims share one row numbering."""
-    index = {n: k for k, n in enumerate(layout.out_dim_names)}
-    cols = []
-    for _, rows in layout._bases:
-        for b in rows:
-            cols.append(sum(b[index[n]] << rows_of[n] for n in order))
-    return cols
+# ----------------------------------------------------------------- solving outer(C(x)) == layout(x)
+def _broadcast_in_dims(layout: LinearLayout, outer: LinearLayout) -> List[str]:
+    """The in-dims both layouts have with the same number of bases, all zero in both."""
+    mine = dict(layout._bases)
+    return [d for d, rows in outer._bases
+            if d in mine and len(mine[d]) == len(rows) and not any(map(any, rows + mine[d]))]
 
 
-def _lstsq(A: LinearLayout, B: LinearLayout) -> LinearLayout:
-    """The minimal ``X`` with ``A(X(x)) == B(x)`` over the same out-dims (``A``'s image covering
-    ``B``'s): rref of ``[A | B]``, ``X``'s row for each pivot column of ``A`` read off, 0 elsewhere."""
-    order = A.out_dim_names
-    rows_of, r = {}, 0
-    for n in order:
-        rows_of[n] = r
-        r += log2(A.out_dim_size(n))
-    num_rows = r
-    a_cols = _aligned_columns(A, rows_of, order)
-    b_cols = _aligned_columns(B, rows_of, order)
-    na = len(a_cols)
-    matrix = gf2.columns_to_rows(a_cols + b_cols, num_rows)
-    reduced = gf2.rref(matrix)
-    x_rows = [0] * na                                 # X as rows: one per input bit of A
-    for row in reduced:
-        pivot = (row & -row).bit_length() - 1
-        if pivot >= na:
-            raise LayoutError("invert_and_compose: the layout reaches values the outer layout never "
-                              "does, so no C with self(x) == outer(C(x)) exists")
-        x_rows[pivot] = row >> na
-    cols = []
-    for c in range(len(b_cols)):                      # X's column for each input bit of B
-        cols.append(sum(((x_rows[r] >> c) & 1) << r for r in range(na)))
-    flat_in = ((B.in_dim_names[0] if B.in_dim_names else "in"),)
-    flat_out = ((A.in_dim_names[0] if A.in_dim_names else "out"), A.total_in_size)
-    flat = LinearLayout._trusted(((flat_in[0], tuple((c,) for c in cols)),), (flat_out,))
-    return reshape_outs(reshape_ins(flat, list(B.in_dims.items())), list(A.in_dims.items()))
+def _packed_over(layout: LinearLayout, reference: LinearLayout) -> Dict[str, List[int]]:
+    """``layout``'s bases packed with ``reference``'s output-bit numbering (same out-dim names)."""
+    shift, start = {}, 0
+    for name, size in reference._outs:
+        shift[name] = start
+        start += log2(size)
+    names = layout.out_dim_names
+    return {d: [sum(v << shift[n] for n, v in zip(names, b)) for b in rows] for d, rows in layout._bases}
+
+
+def _unreachable() -> LayoutError:
+    return LayoutError("invert_and_compose: the layout reaches values the outer layout never does, so "
+                       "no C with self(x) == outer(C(x)) exists")
+
+
+def _check_invert_and_compose(layout: LinearLayout, outer: LinearLayout) -> None:
+    _dims_equal("invert_and_compose", layout.out_dim_names, outer.out_dim_names)
+    for name, size in layout._outs:
+        if outer.out_dim_size(name) < size:
+            raise LayoutError(f"invert_and_compose: out-dim {name!r} has size {size} here but only "
+                              f"{outer.out_dim_size(name)} in the outer layout")
+    if not outer.is_surjective():
+        raise LayoutError("invert_and_compose: the outer layout must be surjective (every value reached), "
+                          "or some values would have no preimage")
 
 
 def invert_and_compose(layout: LinearLayout, outer: Any) -> LinearLayout:
-    """The smallest ``C`` with ``layout(x) == outer(C(x))`` (Triton's invertAndCompose).
+    """The ``C`` with ``outer(C(x)) == layout(x)`` that uses only ``outer``'s pivot columns.
+
+    As matrices, ``outer @ C == layout``: each column of ``C`` solves ``outer @ c == column of
+    layout``, and of its solutions the one with every free variable 0 (only the columns of
+    ``outer`` independent of those before it are used): the "smallest preimage" of the Linear
+    Layouts paper (arXiv 2505.23819) when ``outer`` is not injective. C's in-dims are ``layout``'s,
+    its out-dims ``outer``'s in-dims.
 
     ``outer`` must be surjective and have every out-dim of ``layout``, each at least as large.
-    An in-dim along which both layouts broadcast (all bases zero) maps to itself.
+    An in-dim both layouts have, with as many bases, all zero in both (a broadcast in both), maps
+    to itself by the identity instead of to 0, as Triton 3.9.0's wheel gives (checked against the
+    wheel in ``tests/test_linear_oracle.py``).
 
     >>> regs = LinearLayout.from_bases({"register": [[1], [2]]}, ["dim0"])
     >>> smem = LinearLayout.from_bases({"offset": [[2], [1]]}, ["dim0"])
@@ -179,38 +213,32 @@ def invert_and_compose(layout: LinearLayout, outer: Any) -> LinearLayout:
     {'register': ((2,), (1,))}
     """
     outer = _layout("outer", outer)
-    out_names = layout.out_dim_names
-    _dims_equal("invert_and_compose", out_names, outer.out_dim_names)
-    A = transpose_outs(outer, out_names)
-    for name, size in layout._outs:
-        if A.out_dim_size(name) < size:
-            raise LayoutError(f"invert_and_compose: out-dim {name!r} has size {size} here but only "
-                              f"{A.out_dim_size(name)} in the outer layout")
-    if not A.is_surjective():
-        raise LayoutError("invert_and_compose: the outer layout must be surjective (every value reached), "
-                          "or some values would have no preimage")
-    B = LinearLayout._trusted(layout._bases, A._outs)     # the same bits, over the outer's sizes
-    # Triton 3.9.0 maps a shared in-dim to itself only when both layouts broadcast along it
-    # (all its bases zero, as many in each); any other in-dim goes through the least-squares solve.
-    identity = [d for d in A.in_dim_names
-                if B.has_in_dim(d) and sublayout(A, [d], out_names) == sublayout(B, [d], out_names)
-                and A.sublayout_is_zero([d], out_names)]
-    a_rest = [d for d in A.in_dim_names if d not in identity]
-    b_rest = [d for d in B.in_dim_names if d not in identity]
-    if not a_rest and not b_rest:
-        result = LinearLayout.empty()
-    elif not a_rest:
-        if any(any(b) for d in b_rest for b in B._in_rows(d)):
-            raise LayoutError("invert_and_compose: the layout reaches values the outer layout never does")
-        result = LinearLayout._trusted(tuple((d, tuple(() for _ in B._in_rows(d))) for d in b_rest), ())
-    else:
-        result = _lstsq(sublayout(A, a_rest, out_names), sublayout(B, b_rest, out_names))
-    for d in identity:
-        result = multiply(result, LinearLayout.identity_1d(A.in_dim_size(d), d, d))
-    return transpose_outs(transpose_ins(result, B.in_dim_names), A.in_dim_names)
+    _check_invert_and_compose(layout, outer)
+    identity = set(_broadcast_in_dims(layout, outer))
+    unknowns = [(d, cols) for d, cols in _columns_by_in_dim(outer).items() if d not in identity]
+    system = gf2.eliminate(c for _, cols in unknowns for c in cols)
+    targets = _packed_over(layout, outer)
+
+    def solution(column: int) -> Tuple[int, ...]:
+        mask = system.solve(column)
+        if mask is None:
+            raise _unreachable()
+        values = {}
+        for d, cols in unknowns:                      # the mask's bits, in-dim by in-dim of outer
+            values[d] = mask & ((1 << len(cols)) - 1)
+            mask >>= len(cols)
+        return tuple(values.get(d, 0) for d in outer.in_dim_names)
+
+    def identity_basis(d: str, i: int) -> Tuple[int, ...]:
+        return tuple(1 << i if e == d else 0 for e in outer.in_dim_names)
+
+    bases = tuple((d, tuple(identity_basis(d, i) for i in range(len(cols))) if d in identity
+                   else tuple(solution(c) for c in cols)) for d, cols in targets.items())
+    return LinearLayout._trusted(bases, tuple(outer.in_dims.items()))
 
 
 def _identity_over_outs(layout: LinearLayout) -> LinearLayout:
+    """The identity on ``layout``'s out-dims (each in-dim named as its out-dim)."""
     identity = LinearLayout.empty()
     for name, size in layout._outs:
         identity = multiply(identity, LinearLayout.identity_1d(size, name, name))
@@ -218,7 +246,9 @@ def _identity_over_outs(layout: LinearLayout) -> LinearLayout:
 
 
 def pseudoinvert(layout: LinearLayout) -> LinearLayout:
-    """A right inverse of a surjective layout: its out-dims become the in-dims.
+    """A right inverse ``R`` of a surjective layout, ``layout(R(y)) == y``: the minimal solution of
+    ``layout @ R == identity`` (:func:`invert_and_compose` of the identity on the out-dims). Its
+    in-dims are ``layout``'s out-dims.
 
     >>> L = LinearLayout.from_bases({"in": [[1], [1], [2]]}, ["out"])
     >>> L.pseudoinvert().bases
@@ -231,7 +261,8 @@ def pseudoinvert(layout: LinearLayout) -> LinearLayout:
 
 
 def invert(layout: LinearLayout) -> LinearLayout:
-    """The inverse of an invertible layout (surjective, as many input bits as output bits).
+    """The inverse of an invertible layout (surjective, as many input bits as output bits): its
+    one right inverse.
 
     >>> LinearLayout.from_bases({"in": [[1], [3]]}, ["out"]).invert().bases
     {'out': ((1,), (3,))}
@@ -248,75 +279,94 @@ def invert(layout: LinearLayout) -> LinearLayout:
 
 
 def free_variable_masks(layout: LinearLayout) -> Dict[str, int]:
-    """Per in-dim, the input bits that are not pivots of the matrix's row echelon form.
+    """Per in-dim, the input bits whose column is in the span of the columns before it (the free
+    columns of the matrix): the bits that can change without changing the output, given the others.
 
     >>> free_variable_masks(LinearLayout.from_bases({"a": [[1], [1]], "b": [[0]]}, ["x"]))
     {'a': 2, 'b': 1}
     """
-    rows = gf2.columns_to_rows(layout._packed_bases(), layout.total_out_bits)
-    basic = set(gf2.pivot_columns(rows))
-    masks, c = {}, 0
-    for name, rows_ in layout._bases:
-        mask = 0
-        for i in range(len(rows_)):
-            if c not in basic:
-                mask |= 1 << i
-            c += 1
-        masks[name] = mask
+    free = set(gf2.eliminate(layout._packed_bases()).dependent)
+    masks, first = {}, 0
+    for name, rows in layout._bases:
+        masks[name] = sum(1 << i for i in range(len(rows)) if first + i in free)
+        first += len(rows)
     return masks
 
 
+# ----------------------------------------------------------------- vector width
+# Triton's API reports the count as an int32: an undisturbed run stops at its largest power of two.
+_INT32_POWER_BITS = int(np.iinfo(np.int32).max).bit_length()
+
+
+def _identity_run(rows: Rows) -> int:
+    """How many leading bases send bit ``i`` to ``2**i`` of the first out-dim and nowhere else."""
+    run = 0
+    for basis in rows:
+        if basis[0] != 1 << run or any(basis[1:]):
+            break
+        run += 1
+    return run
+
+
 def num_consecutive_in_out(layout: LinearLayout) -> int:
-    """How many consecutive values of the first in-dim land on consecutive values of the first out-dim.
+    """The largest power of two ``n`` such that values ``0..n-1`` of the first in-dim (every other
+    input 0) land on ``0..n-1`` of the first out-dim (every other output 0), and no other input
+    bit touches the low ``log2(n)`` bits of the first out-dim: a vector width. 1 for a layout with
+    no in- or no out-dims. When no other bit touches the first out-dim at all, the count stops at
+    ``2**31``, as Triton's int32 count does (only a layout wider than Triton's reaches it).
 
     >>> num_consecutive_in_out(LinearLayout.identity_1d(8, "register", "dim0"))
     8
+    >>> num_consecutive_in_out(LinearLayout.from_bases({"register": [[1], [2], [8]], "lane": [[4]]}, ["dim0"]))
+    4
     """
     if not layout._bases or not layout._outs:
         return 1
     first, rows = layout._bases[0]
-    consec = 0
-    while consec < len(rows) and rows[consec][0] == 1 << consec and not any(rows[consec][1:]):
-        consec += 1
-    other = 0
-    for name, rows_ in layout._bases:
-        for i, b in enumerate(rows_):
-            if name != first or i >= consec:
-                other |= b[0]
-    trailing = (other & -other).bit_length() - 1 if other else 31
-    return 1 << min(consec, trailing)
+    run = _identity_run(rows)
+    others = [b[0] for name, bases in layout._bases for i, b in enumerate(bases) if name != first or i >= run]
+    touched = [gf2.lowest_bit(v) for v in others if v]
+    return 1 << min(run, min(touched, default=_INT32_POWER_BITS))
 
 
-def _square_is_identity(layout: LinearLayout, dims: Sequence[str]) -> bool:
-    if not dims:
-        return True
-    if any(layout.in_dim_size(d) != layout.out_dim_size(d) for d in dims):
-        return False
-    square = sublayout(layout, dims, dims)
-    flat = square.flatten_outs()._packed_bases()
-    return all(b == 1 << i for i, b in enumerate(flat))
+# ----------------------------------------------------------------- quotient
+def _bit_positions(layout: LinearLayout, dims: Sequence[str]) -> List[int]:
+    """The output-bit positions of ``dims``' out-dims, in the layout's out-dim order."""
+    positions: List[int] = []
+    start = 0
+    for name, size in layout._outs:
+        if name in dims:
+            positions.extend(range(start, start + log2(size)))
+        start += log2(size)
+    return positions
 
 
 def is_trivial_over(layout: LinearLayout, dims: Any) -> bool:
-    """Is ``layout`` the identity on ``dims`` (each an in- and an out-dim), mixing them with no other dim?
+    """Is ``layout == L' x I`` with ``I`` the identity on ``dims``? Each of ``dims`` is an in- and
+    an out-dim of one size; the ``k``-th input bit of ``dims`` (in-dims in the layout's order) goes to
+    exactly the ``k``-th output bit of ``dims`` (out-dims in the layout's order), and no other
+    input bit reaches an output bit of ``dims``.
 
     >>> L = LinearLayout.identity_1d(4, "in", "out") * LinearLayout.identity_1d(2, "b", "b")
     >>> is_trivial_over(L, ["b"]), is_trivial_over(L, ["in"])
     (True, False)
     """
     dims = names_arg("dims", dims)
-    ins, outs = layout.in_dim_names, layout.out_dim_names
-    if any(d not in ins or d not in outs for d in dims):
+    if any(not layout.has_in_dim(d) or not layout.has_out_dim(d) for d in dims):
         return False
-    rest_in = [d for d in ins if d not in dims]
-    rest_out = [d for d in outs if d not in dims]
-    return (_square_is_identity(layout, [d for d in ins if d in dims])
-            and layout.sublayout_is_zero(rest_in, list(dims))
-            and layout.sublayout_is_zero(list(dims), rest_out))
+    if any(layout.in_dim_size(d) != layout.out_dim_size(d) for d in dims):
+        return False
+    targets = _bit_positions(layout, dims)
+    dims_mask = sum(1 << p for p in targets)
+    columns = _columns_by_in_dim(layout)
+    on_dims = [c for d, cols in columns.items() if d in dims for c in cols]
+    elsewhere = [c for d, cols in columns.items() if d not in dims for c in cols]
+    return on_dims == [1 << p for p in targets] and not any(c & dims_mask for c in elsewhere)
 
 
 def quotient(layout: LinearLayout, dims: Any) -> Optional[LinearLayout]:
-    """The layout on the remaining dims if it is trivial over ``dims``, else ``None``.
+    """``L'`` when ``layout == L' x I`` with ``I`` the identity on ``dims`` (:func:`is_trivial_over`):
+    the layout on the remaining dims; else ``None``.
 
     >>> L = LinearLayout.identity_1d(4, "in", "out") * LinearLayout.identity_1d(2, "b", "b")
     >>> quotient(L, ["b"]).in_dims
@@ -329,74 +379,42 @@ def quotient(layout: LinearLayout, dims: Any) -> Optional[LinearLayout]:
                      [d for d in layout.out_dim_names if d not in dims])
 
 
-def _divide_parts(A: LinearLayout, B: LinearLayout):
-    """C's out sizes (A's over B's) and each in-dim's bit counts, or None when B does not fit in A."""
-    if any(not A.has_in_dim(d) for d in B.in_dim_names) or any(not A.has_out_dim(d) for d in B.out_dim_names):
-        return None
-    b_out = B.out_dims
-    c_out = {}
-    for name, size in A._outs:
-        if size % b_out.get(name, 1):
-            return None
-        c_out[name] = size // b_out.get(name, 1)
-    b_in = {n: len(rows) for n, rows in B._bases}
-    for name, rows in A._bases:
-        if len(rows) < b_in.get(name, 0):
-            return None
-    return c_out, b_in
+# ----------------------------------------------------------------- division
+def _factor_fits(A: LinearLayout, B: LinearLayout) -> bool:
+    """Can ``B`` be a factor of ``A``: its dims among ``A``'s, none larger?"""
+    a_bits = {n: len(rows) for n, rows in A._bases}
+    a_outs = A.out_dims
+    return (all(len(rows) <= a_bits.get(n, -1) for n, rows in B._bases)
+            and all(size <= a_outs.get(n, 0) for n, size in B._outs))
 
 
-def _left_quotient_rows(A: LinearLayout, B: LinearLayout, name: str, rows, b_bits: int,
-                        c_out: Dict[str, int]) -> Optional[tuple]:
-    """C's rows of in-dim ``name`` for ``A == B * C``: A's first ``b_bits`` rows are B's, the rest
-    are C's scaled by B's out sizes; None when they are not."""
-    b_out = B.out_dims
-    for i in range(b_bits):
-        want = tuple(B.basis(name, i, o) if o in b_out else 0 for o in A.out_dim_names)
-        if rows[i] != want:
-            return None
-    crows = []
-    for b in rows[b_bits:]:
-        if any(v % b_out.get(o, 1) for v, o in zip(b, A.out_dim_names)):
-            return None
-        crows.append(tuple(v // b_out.get(o, 1) for v, o in zip(b, A.out_dim_names)))
-    return tuple(crows)
-
-
-def _right_quotient_rows(A: LinearLayout, B: LinearLayout, name: str, rows, b_bits: int,
-                         c_out: Dict[str, int]) -> Optional[tuple]:
-    """C's rows of in-dim ``name`` for ``A == C * B``: A's last ``b_bits`` rows are B's scaled by
-    C's out sizes, the rest are C's and fit in C's out dims; None when they are not."""
-    b_out = B.out_dims
-    keep = len(rows) - b_bits
-    for j, b in enumerate(rows[keep:]):
-        for v, o in zip(b, A.out_dim_names):
-            if o in b_out:
-                if v % c_out[o] or v // c_out[o] != B.basis(name, j, o):
-                    return None
-    crows = tuple(tuple(v for v in b) for b in rows[:keep])
-    for b in crows:
-        if any(v >= c_out[o] for v, o in zip(b, A.out_dim_names)):
-            return None
-    return crows
+def _quotient_outs(A: LinearLayout, B: LinearLayout) -> Tuple[Tuple[str, int], ...]:
+    """The out-dims of ``C`` in ``A == B * C`` or ``C * B``: ``A``'s, each over ``B``'s size."""
+    b_outs = B.out_dims
+    return tuple((n, size // b_outs.get(n, 1)) for n, size in A._outs)
 
 
 def _divide(A: Any, B: Any, c_on_left: bool) -> Optional[LinearLayout]:
-    """divide_left's and divide_right's shared steps: C's dims, C's rows in-dim by in-dim, and a
-    check that the product really gives A back."""
+    """The ``C`` with ``A``'s dims and ``A == C * B`` (``c_on_left``) or ``A == B * C``, or None.
+
+    In a product each shared in-dim's bases are the left factor's then the right factor's, and the
+    right factor's values sit above the left factor's out sizes. So ``C``'s bases are read off
+    ``A``: the first ones (``C`` on the left, each fitting ``C``'s out sizes) or the last ones
+    shifted down (``C`` on the right); the product then says whether it is ``A``."""
     A, B = _layout("A", A), _layout("B", B)
-    parts = _divide_parts(A, B)
-    if parts is None:
+    if not _factor_fits(A, B):
         return None
-    c_out, b_in = parts
-    quotient_rows = _right_quotient_rows if c_on_left else _left_quotient_rows
-    bases = []
-    for name, rows in A._bases:
-        crows = quotient_rows(A, B, name, rows, b_in.get(name, 0), c_out)
-        if crows is None:
+    outs = _quotient_outs(A, B)
+    b_bits = {n: len(rows) for n, rows in B._bases}
+    if c_on_left:
+        bases = tuple((n, rows[:len(rows) - b_bits.get(n, 0)]) for n, rows in A._bases)
+        if any(v >= size for _, rows in bases for b in rows for v, (_, size) in zip(b, outs)):
             return None
-        bases.append((name, crows))
-    C = LinearLayout._trusted(tuple(bases), tuple(c_out.items()))
+    else:
+        shifts = [log2(B.out_dims.get(n, 1)) for n, _ in A._outs]
+        bases = tuple((n, tuple(tuple(v >> s for v, s in zip(b, shifts)) for b in rows[b_bits.get(n, 0):]))
+                      for n, rows in A._bases)
+    C = LinearLayout._trusted(bases, outs)
     try:
         return C if (multiply(C, B) if c_on_left else multiply(B, C)) == A else None
     except LayoutError:
