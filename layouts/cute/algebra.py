@@ -1,4 +1,9 @@
-"""Composition, complement and the inverses of CuTe layouts (``cute/layout.hpp``), static integers.
+"""Composition, complement and the inverses of CuTe layouts, with static (Python int) sizes.
+
+A layout is a function from an index to an offset; each operation here is derived from its
+definition as a function (CUTLASS's CuTe documentation, ``media/docs/cpp/cute/02_layout_algebra.md``,
+and the CuTe whitepaper, arXiv 2603.02298). pycute, the CuTe DSL and recorded CuTe C++ output
+judge the results in the tests.
 
 >>> from layouts.cute import Layout
 >>> print(composition(Layout((6, 2), (8, 2)), Layout((4, 3), (3, 1))))
@@ -16,14 +21,15 @@ from typing import Any
 from ..errors import LayoutError, LayoutTypeError, type_name
 from . import int_tuple as it
 from .flat import bw_lists, flat_tuples
-from .layout import Layout, _as_layout, _bw_coalesce, _coalesced_modes, _flat_modes, _from_lists, coalesce, make_layout
+from .layout import Layout, _as_layout, _coalesced_modes, _flat_modes, _from_lists, coalesce, make_layout
 from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["composition", "complement", "right_inverse", "left_inverse"]
 
 
 def composition(a: Any, b: Any) -> Any:
-    """``A o B``: the layout ``i -> A(B(i))`` with ``B``'s shape (CuTe's ``composition``).
+    """``A o B``: the layout ``i -> A(B(i))`` with ``B``'s shape (CuTe's ``composition``; its
+    definition and divisibility conditions: ``02_layout_algebra.md``, "Composition").
 
     Parameters
     ----------
@@ -74,96 +80,140 @@ def composition(a: Any, b: Any) -> Any:
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    """``A o B`` for two layouts, on the flat modes of ``coalesce_x(A)`` (CuTe's composition_impl)."""
+    """``A o B`` for two layouts: each integer mode of ``B`` placed on the flat modes of
+    ``coalesce(A)`` by :func:`_compose_mode`; ``B``'s nesting kept."""
     shapes, strides = flat_tuples(a)
-    n = len(shapes) - 1
-    ls, ld = bw_lists(shapes, strides, 2 if shapes[n] == 1 else shapes[n], strides[n], n)  # coalesce_x(A)
-    reach: dict[int, int] = {}
-    rshape, rstride = b._shape, b._stride
-    if type(rshape) is int:
-        shape, stride = _compose(ls, ld, rshape, rstride, (a, b), reach)
-    else:
-        shape, stride = _compose(ls, ld, rshape, rstride, (a, b), reach)
-        for p, top in reach.items():
-            # right-distributivity (A o (B0, B1) = (A o B0, A o B1)) holds only while the modes of B
-            # add up without a carry in any mode of A but the last
-            if top >= ls[p]:
-                raise LayoutError(f"composition of {a} with {b}: the modes of B together reach {top} in mode "
-                                  f"{ls[p]}:{ld[p]} of coalesce(A), so they carry into the next "
-                                  "mode and A o B is not a layout")
+    last = len(shapes) - 1
+    # A extends past its size along its last mode, so that mode's stride counts even when its
+    # size is 1: given any size but 1, coalescing keeps it (its size is never read)
+    a_sizes, a_strides = bw_lists(shapes, strides, shapes[last] if shapes[last] != 1 else 2, strides[last], last)
+    spans: dict[int, int] = {}
+    shape, stride = _compose_modes(a_sizes, a_strides, b._shape, b._stride, (a, b), spans)
+    for p, top in spans.items():
+        # A o (B0, B1) = (A o B0, A o B1) only while the modes of B together stay inside each
+        # mode of A but the last: past it the index carries into the next mode
+        if top >= a_sizes[p]:
+            raise LayoutError(f"composition of {a} with {b}: the modes of B together reach {top} in mode "
+                              f"{a_sizes[p]}:{a_strides[p]} of coalesce(A), so they carry into the next "
+                              "mode and A o B is not a layout")
     result = object.__new__(Layout)
     result._shape, result._stride, result._flat = shape, stride, None
     return result
 
 
-def _compose(ls: list, ld: list, rshape: Any, rstride: Any, names: tuple, reach: dict) -> tuple:
-    """(shape, stride) of ``A o (rshape:rstride)``, ``A`` given by the flat modes ``ls:ld`` of
-    ``coalesce_x(A)``; ``reach`` collects how far B's modes go into each mode of A."""
-    if type(rshape) is tuple:  # right-distributive over the modes of B
-        parts = [_compose(ls, ld, s, d, names, reach) for s, d in zip(rshape, rstride)]
+def _compose_modes(a_sizes: list, a_strides: list, b_shape: Any, b_stride: Any, names: tuple, spans: dict) -> tuple:
+    """(shape, stride) of ``A o (b_shape:b_stride)``, mode by mode of ``B`` (composition is
+    right-distributive over the modes of ``B``), ``A`` given by its coalesced flat modes."""
+    if type(b_shape) is tuple:
+        parts = [_compose_modes(a_sizes, a_strides, s, d, names, spans) for s, d in zip(b_shape, b_stride)]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-    if rstride == 0:
-        return rshape, 0
-    if len(ls) == 1:
-        return rshape, rstride * ld[0]
-    fail = _failure(names)
-    if rstride < 0:
-        if rshape != 1:
-            raise fail("a negative stride in B needs a layout A of one mode (after coalesce)")
-        rstride = -rstride
-    if 0 in ls[:-1]:
-        # C++'s composition_impl divides B's stride by every mode of coalesce(A) but the last (a
-        # static_assert for static shapes, a division by zero for dynamic ones): no result defined
-        raise fail(f"a has a size-0 mode before the last mode of coalesce(a) = ({','.join(map(str, ls))}):"
-                   f"({','.join(map(str, ld))}), and C++ divides B's stride {rstride} by it: no result is defined")
-    shapes, strides = [], []
-    rest_shape, rest_stride = rshape, rstride
-    for p in range(len(ls) - 1):
-        curr_shape, curr_stride = ls[p], ld[p]
-        step = rest_stride
-        # CuTe's weak condition lets rest_stride < curr_shape through unconditionally; that is
-        # exact only when the rest of B stays inside this mode, so that is what is asked here.
-        if not (step % curr_shape == 0 or curr_shape % step == 0 or (rest_shape - 1) * step < curr_shape):
-            raise fail(f"stride divisibility condition fails: stride {step} does not divide mode size "
-                       f"{curr_shape} (nor the reverse) and {rest_shape} elements do not fit in it")
-        next_shape = -(-curr_shape // step)
-        next_stride = -(-step // curr_shape)
-        if next_shape != 1 and rest_shape != 1:
-            new_shape = next_shape if next_shape < rest_shape else rest_shape
-            if new_shape == 0:  # C++ computes rest_shape % 0 here: it defines no result either
-                raise fail(f"b has a size-0 mode ({rshape}:{rstride}) reaching mode {curr_shape}:{curr_stride} of "
-                           f"coalesce(a), and C++ splits it into runs of 0 elements: no result is defined")
-            if rest_shape % new_shape:
-                raise fail(f"shape divisibility condition fails: {rest_shape} elements do not split "
-                           f"into whole runs of {new_shape}")
-            shapes.append(new_shape)
-            strides.append(rest_stride * curr_stride)
-            reach[p] = reach.get(p, 0) + (new_shape - 1) * step
-            rest_shape //= new_shape
-            if rest_shape == 1:  # B is used up: the modes left change nothing the result keeps
-                break
-        rest_stride = next_stride
-    if not shapes:
-        return rest_shape, rest_stride * ld[-1]
-    if rest_shape == 1:
-        if len(shapes) == 1:
-            return shapes[0], strides[0]
-        return tuple(shapes), tuple(strides)
-    shapes.append(rest_shape)
-    strides.append(rest_stride * ld[-1])
-    return tuple(shapes), tuple(strides)
+    return _compose_mode(a_sizes, a_strides, b_shape, b_stride, names, spans)
 
 
-def _failure(names: tuple):
-    def fail(what: str) -> LayoutError:
-        return LayoutError(f"composition of {names[0]} with {names[1]}: {what}")
-    return fail
+def _compose_mode(a_sizes: list, a_strides: list, size: int, stride: int, names: tuple, spans: dict) -> tuple:
+    """(shape, stride) of ``A o (size:stride)``: the layout ``i -> A(stride * i)``, ``i < size``.
+
+    CuTe's layout algebra documentation (``02_layout_algebra.md``, "Composition") and the
+    whitepaper (arXiv 2603.02298) build it on the flat modes of ``coalesce(A)``, read as a mixed
+    radix of A's index. The indices ``0, stride, 2*stride, ...`` are placed by
+
+    * *shape division* by the stride: a leading mode whose size divides the stride only ever
+      sees digit 0 (each step moves past it whole), so it is skipped and the step, counted in
+      units of the next mode, shrinks by its size;
+    * then the first mode the step lands inside takes ``ceil(m / step)`` digit values spaced
+      ``step`` apart, each later mode its ``m`` values at unit spacing, and *shape modulo*
+      ``size`` takes as many as ``size`` needs from these, in order;
+    * what is left runs on along A's last mode, which extends past its size.
+
+    The divisibility conditions make the result a layout: each skipped or entered mode and the
+    step divide one another (or all of ``size`` fits inside the entered mode), and each take
+    divides what is left of ``size``. ``spans`` gathers, per mode of A, how far B reaches in it.
+    """
+    if stride == 0:
+        return size, 0
+    if len(a_sizes) == 1:  # A is i -> i * d: no mode to carry into
+        return size, stride * a_strides[0]
+    if stride < 0:
+        if size != 1:
+            raise _refusal(names, "a negative stride in B needs a layout A of one mode (after coalesce)")
+        stride = -stride
+    inner = len(a_sizes) - 1
+    if 0 in a_sizes[:inner]:
+        sizes_text, strides_text = ",".join(map(str, a_sizes)), ",".join(map(str, a_strides))
+        raise _refusal(names, f"a has a size-0 mode before the last mode of coalesce(a) = "
+                              f"({sizes_text}):({strides_text}), and shape division of B's stride {stride} "
+                              "by a size 0 is undefined: no result is defined")
+    entered, step = _divide_shape(a_sizes, stride, size, names)
+    if entered == inner:  # the step passed every mode but the last
+        return size, step * a_strides[inner]
+    if size == 0:
+        raise _refusal(names, f"b has a size-0 mode ({size}:{stride}) reaching mode {a_sizes[entered]}:"
+                              f"{a_strides[entered]} of coalesce(a), and its elements cannot be split into "
+                              "runs of 0: no result is defined")
+    return _take_shape(a_sizes, a_strides, entered, step, size, names, spans)
+
+
+def _divide_shape(a_sizes: list, step: int, size: int, names: tuple) -> tuple[int, int]:
+    """The first mode of A (but the last) that the index step lands inside, and the step in
+    units of that mode, after checking that each mode before it divides the step (it need not
+    when B has at most one element to place: the step is then rounded up)."""
+    inner = len(a_sizes) - 1
+    p = 0
+    while p < inner and step >= a_sizes[p]:
+        if step % a_sizes[p] and size > 1:
+            raise _refusal(names, _stride_condition(step, a_sizes[p], size))
+        step = -(-step // a_sizes[p])
+        p += 1
+    if p < inner and a_sizes[p] % step and (size - 1) * step >= a_sizes[p]:
+        raise _refusal(names, _stride_condition(step, a_sizes[p], size))
+    return p, step
+
+
+def _take_shape(a_sizes: list, a_strides: list, entered: int, step: int, size: int, names: tuple,
+                spans: dict) -> tuple:
+    """Shape modulo: ``size`` (>= 1) elements taken in order from the digits B reaches (the
+    entered mode's ``ceil(m / step)`` values spaced ``step``, then each later mode's values at
+    unit spacing), each take a divisor of what is left, the rest on A's last mode."""
+    taken_sizes, taken_strides = [], []
+    left = size
+    values, spacing = -(-a_sizes[entered] // step), step
+    for p in range(entered, len(a_sizes) - 1):
+        if left == 1:
+            break
+        if p != entered:
+            values, spacing = a_sizes[p], 1
+        take = values if values < left else left
+        if left % take:
+            raise _refusal(names, f"shape divisibility condition fails: {left} elements do not split "
+                                  f"into whole runs of {take}")
+        taken_sizes.append(take)
+        taken_strides.append(spacing * a_strides[p])
+        spans[p] = spans.get(p, 0) + (take - 1) * spacing
+        left //= take
+    if not taken_sizes:
+        return left, a_strides[-1]
+    if left != 1:
+        taken_sizes.append(left)
+        taken_strides.append(a_strides[-1])
+    if len(taken_sizes) == 1:
+        return taken_sizes[0], taken_strides[0]
+    return tuple(taken_sizes), tuple(taken_strides)
+
+
+def _stride_condition(step: int, mode_size: int, size: int) -> str:
+    return (f"stride divisibility condition fails: stride {step} does not divide mode size "
+            f"{mode_size} (nor the reverse) and {size} elements do not fit in it")
+
+
+def _refusal(names: tuple, what: str) -> LayoutError:
+    return LayoutError(f"composition of {names[0]} with {names[1]}: {what}")
 
 
 def complement(layout: Any, cotarget: Any = None) -> Layout:
-    """The layout of the offsets ``layout`` skips, up to ``cotarget`` (CuTe's ``complement``):
-    ordered, disjoint from ``layout``'s image except at 0, and ``make_layout(A, complement(A, M))``
-    covers ``[0, M)`` when the strides divide.
+    """The layout of the offsets ``layout`` skips, up to ``cotarget`` (CuTe's ``complement``,
+    ``02_layout_algebra.md``, "Complement"): ordered (its strides increase), disjoint from
+    ``layout``'s image except at 0, and ``make_layout(A, complement(A, M))`` covers ``[0, M)``
+    when the strides divide. The rest past ``layout``'s image is one mode, as CuTe returns it.
 
     Parameters
     ----------
@@ -190,80 +240,79 @@ def complement(layout: Any, cotarget: Any = None) -> Layout:
         layout = Layout(int(layout))
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"complement: layout must be a layouts.cute.Layout, got {type_name(layout)}")
-    shapes, strides = _flat_modes(layout)
-    kept = [(n, d) for n, d in zip(shapes, strides) if n != 1 and d != 0]  # filter: what reaches offsets
-    shapes, strides = ([n for n, _ in kept], [d for _, d in kept]) if kept else ([1], [0])
-    if any(d < 0 for d in strides):
-        raise LayoutError(f"complement of {layout}: negative strides have no complement")
-    if 0 in shapes:  # as _complement_flat: C++ would divide the cotarget by a 0 reach
-        raise LayoutError(f"complement of {layout}: a mode of size 0 has no offsets to complement")
-    if cotarget is None:
-        cotarget = sum((s - 1) * d for s, d in zip(shapes, strides)) + 1
-    else:
+    gaps = _complement_gaps(layout)  # the layout's own refusals before the cotarget's
+    if cotarget is not None:
         if isinstance(cotarget, Layout):
             cotarget = cotarget.shape
         cotarget = it.as_int_tuple(cotarget, "complement: cotarget", minimum=0)
-    if strides == [0]:  # filter left 1:0
-        return coalesce(Layout(it.product(cotarget)))
-    modes = sorted(zip(strides, range(len(shapes)), shapes))  # stable: equal strides keep their order
-    result_shape, result_stride = [], [1]
-    for d, _, s in modes:
-        new_shape = d // result_stride[-1]
-        if new_shape == 0:
-            raise LayoutError(f"complement of {layout}: the layout is not injective (its modes overlap)")
-        result_shape.append(new_shape)
-        result_stride.append(d * s)
-    last = result_stride[-1]
-    rest = it.ceil_div(cotarget, last)
-    rest = it.product(rest)  # CuTe coalesces the static rest shape to one mode
-    result_shape.append(rest)
-    if rest == 1:
-        result_stride[-1] = 0
-    return _bw_coalesce(result_shape[:-1], result_stride[:-1], result_shape[-1], result_stride[-1])
+        if it.is_tuple(cotarget):
+            # the rest is one mode of size prod(ceil_div(cotarget, covered)): a size-0 leaf makes
+            # it 0 wherever it sits, so the flat leaves give the same product as the nesting
+            cotarget = tuple(it.flatten(cotarget))
+    return _complement_from_gaps(gaps, cotarget)
 
 
 def _complement_flat(layout: Layout, cotarget: Any) -> Layout:
     """``complement`` of a layout up to a cotarget that is None (the default), an int >= 0 or a
-    flat tuple of them (a shape, divided mode by mode as CuTe's ``ceil_div``), in one pass over
-    the layout's flat modes sorted by stride."""
+    flat tuple of them."""
+    return _complement_from_gaps(_complement_gaps(layout), cotarget)
+
+
+def _complement_gaps(layout: Layout) -> tuple[list, list, int, int]:
+    """The gaps of ``layout``'s image below its end, in offset order: the modes that reach
+    offsets (size != 1, stride != 0) sorted by stride tile ``[0, covered)`` in runs, and before
+    a mode of stride ``d`` the complement repeats the covered block ``d // covered`` times at
+    stride ``covered``. Returns the gap sizes, their strides, the covered extent and the
+    default cotarget ``1 + sum((s - 1) * d)``."""
     shapes, strides = flat_tuples(layout)
-    result_shape, result_stride, current, reach = [], [], 1, 1
+    gap_sizes, gap_strides, covered, end = [], [], 1, 1
     for d, n in sorted(zip(strides, shapes)):  # equal strides overlap: refused whatever their order
-        if n == 1 or d == 0:  # filter: only these modes reach offsets
+        if n == 1 or d == 0:
             continue
         if d < 0:  # (sorted first)
             raise LayoutError(f"complement of {layout}: negative strides have no complement")
         if n == 0:
             raise LayoutError(f"complement of {layout}: a mode of size 0 has no offsets to complement")
-        new_shape = d // current
-        if new_shape == 0:
+        repeats = d // covered
+        if repeats == 0:
             raise LayoutError(f"complement of {layout}: the layout is not injective (its modes overlap)")
-        if new_shape != 1:  # a size-1 gap: coalesce would drop it
-            result_shape.append(new_shape)
-            result_stride.append(current)
-        reach += (n - 1) * d
-        current = d * n
-    # the rest up to the cotarget, one mode (CuTe coalesces the static rest shape)
-    if type(cotarget) is tuple:  # a shape: ceil_div by mode, the divisor consumed left to right
-        rest, divisor = 1, current
+        if repeats != 1:  # no gap: nothing to add
+            gap_sizes.append(repeats)
+            gap_strides.append(covered)
+        end += (n - 1) * d
+        covered = d * n
+    return gap_sizes, gap_strides, covered, end
+
+
+def _complement_from_gaps(gaps: tuple, cotarget: Any) -> Layout:
+    """The complement: its gaps, then the covered block repeated up to the cotarget (an int, a
+    flat shape divided leaf by leaf by ceiling division, or None for the layout's own end), as
+    one mode, coalesced."""
+    sizes, strides, covered, end = gaps
+    sizes, strides = list(sizes), list(strides)
+    if type(cotarget) is tuple:
+        rest, divisor = 1, covered
         for e in cotarget:
             rest *= -(-e // divisor)
             if e:
                 divisor = -(-divisor // e)
     else:
-        rest = -(-(reach if cotarget is None else cotarget) // current)
+        rest = -(-(end if cotarget is None else cotarget) // covered)
     if rest != 1:
-        result_shape.append(rest)
-        result_stride.append(current)
-    k = len(result_shape) - 1
-    if k <= 0:
-        return Layout._raw(1, 0) if k < 0 else Layout._raw(result_shape[0], result_stride[0])
-    return _from_lists(*bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
+        sizes.append(rest)
+        strides.append(covered)
+    if not sizes:  # the layout covers the cotarget: nothing to add
+        return _from_lists([1], [0])
+    last = len(sizes) - 1
+    return _from_lists(*bw_lists(sizes, strides, sizes[last], strides[last], last))
 
 
 def right_inverse(layout: Any) -> Layout:
     """A layout ``R`` with ``layout(R(i)) == i`` for every ``i < size(R)``, as large as the
-    contiguous offsets from 0 allow (CuTe's ``right_inverse``).
+    contiguous offsets from 0 allow: the inverse function on the longest run ``0, 1, ...`` of the
+    image (CuTe's ``right_inverse``; the layout inverses of the CuTe whitepaper, arXiv 2603.02298).
+    It follows the modes of ``coalesce(layout)`` from the one of stride 1, each next one the mode
+    whose stride is the extent covered so far, and sends each back to its index stride.
 
     Examples
     --------
@@ -283,42 +332,45 @@ def right_inverse(layout: Any) -> Layout:
         raise LayoutError("right_inverse of a swizzled layout is not a plain layout; invert its inner layout")
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"right_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
-    shapes, strides = _coalesced_modes(layout)
-    n = len(shapes)
-    if n == 1:  # one mode s:d: itself when d is 1, else nothing past index 0
-        return Layout._raw(shapes[0], 1) if strides[0] == 1 and shapes[0] != 1 else Layout._raw(1, 0)
-    preprod, p = [], 1
-    for s in shapes:
-        preprod.append(p)
-        p *= s
-    # the chain of modes from stride 1, each next one's stride the span of those before: the
-    # modes of a coalesced layout have size 0 or >= 2, so the span grows (or ends at 0) and each
-    # stride is met once
-    first = {}
-    for i in range(n - 1, -1, -1):
-        first[strides[i]] = i  # equal strides: the first mode, as a stable sort would take
-    result_shape, result_stride, curr = [], [], 1
-    i = first.get(1)
+    sizes, strides = _coalesced_modes(layout)
+    if len(sizes) == 1:  # one mode s:d: itself when d is 1, else nothing past index 0
+        return Layout._raw(sizes[0], 1) if strides[0] == 1 and sizes[0] != 1 else Layout._raw(1, 0)
+    index_strides = _column_major_strides(sizes)
+    # the modes of a coalesced layout have size 0 or >= 2, so the covered extent grows (or ends
+    # at 0) and each stride is met at most once along the chain
+    mode_of_stride = {}
+    for i in range(len(sizes) - 1, -1, -1):
+        mode_of_stride[strides[i]] = i  # equal strides: the first mode, as a stable sort would take
+    chain_sizes, chain_strides, covered = [], [], 1
+    i = mode_of_stride.get(1)
     while i is not None:
-        result_shape.append(shapes[i])
-        result_stride.append(preprod[i])
-        curr *= shapes[i]
-        i = first.get(curr) if curr else None  # after a mode of size 0 nothing is contiguous
-    if not result_shape:
+        chain_sizes.append(sizes[i])
+        chain_strides.append(index_strides[i])
+        covered *= sizes[i]
+        i = mode_of_stride.get(covered) if covered else None  # past a size-0 mode nothing is contiguous
+    if not chain_sizes:
         return Layout._raw(1, 0)
-    k = len(result_shape) - 1
-    return _from_lists(*bw_lists(result_shape, result_stride, result_shape[k], result_stride[k], k))
+    last = len(chain_sizes) - 1
+    return _from_lists(*bw_lists(chain_sizes, chain_strides, chain_sizes[last], chain_strides[last], last))
 
 
 def left_inverse(layout: Any) -> Layout:
     """A layout ``R`` with ``R(layout(i)) == i`` for every ``i`` when ``layout`` is injective
-    (in general ``layout(R(layout(i))) == layout(i)``): CuTe's ``left_inverse``.
+    (in general ``layout(R(layout(i))) == layout(i)``): the inverse function on the image, as a
+    layout (CuTe's ``left_inverse``; the layout inverses of the CuTe whitepaper, arXiv
+    2603.02298).
+
+    With the modes of ``coalesce(layout)`` sorted by stride, ``d_0 <= d_1 <= ...``, an offset in
+    the image reads as mixed-radix digits ``(d_0, d_1/d_0, ..., d_k/d_(k-1), size of the last)``:
+    the lowest digit is 0 on the image, and digit ``j + 1`` is the coordinate of the ``j``-th
+    mode, which ``R`` sends back to its index stride (the column-major prefix product of the
+    sizes in the layout's own order). Stride-0 modes reach no offset and get no digit.
 
     Raises
     ------
     LayoutError
-        When a stride does not divide by the span of the modes below it (CuTe's left-inverse
-        divisibility condition).
+        When a stride is not a multiple of the next smaller one (the radix would not be whole:
+        the left-inverse divisibility condition), or a stride is negative.
 
     Examples
     --------
@@ -340,62 +392,75 @@ def left_inverse(layout: Any) -> Layout:
         raise LayoutError("left_inverse of a swizzled layout is not a plain layout; invert its inner layout")
     if not isinstance(layout, Layout):
         raise LayoutTypeError(f"left_inverse: expected a layouts.cute.Layout, got {type_name(layout)}")
-    shapes, strides = flat_tuples(coalesce(layout))
+    sizes, strides = flat_tuples(coalesce(layout))
     if any(d < 0 for d in strides):
         raise LayoutError(f"left_inverse of {layout}: negative strides are not supported")
-    preprod = [1]
-    for s in shapes:
-        preprod.append(preprod[-1] * s)
-    order = sorted(range(len(strides)), key=lambda i: strides[i])
-    result_shape, result_stride, span = [], [0], 1
-    for i in order:
-        d = strides[i]
-        if d == 0:
-            continue
-        if d % span:
-            raise LayoutError(f"left_inverse of {layout}: stride {d} is not a multiple of {span}, the span "
-                              "of the modes with smaller strides (left inverse divisibility condition)")
-        result_shape.append(d // span)
-        result_stride.append(preprod[i])
-        span *= d // span
-    moving = [i for i in order if strides[i] != 0]
+    index_strides = _column_major_strides(sizes)
+    # (stride, index stride, size) of each mode that moves, by stride (ties: in mode order)
+    moving = sorted(((d, index_strides[i], sizes[i]) for i, d in enumerate(strides) if d != 0),
+                    key=lambda mode: mode[0])
     if not moving:  # every offset is 0: the codomain, and so the inverse's domain, is one element
         return Layout._raw(1, 0)
-    result_shape.append(shapes[moving[-1]])
-    return coalesce(Layout._raw(tuple(result_shape), tuple(result_stride)))
+    radices = []
+    below = 1
+    for d, _, _ in moving:
+        if d % below:
+            raise LayoutError(f"left_inverse of {layout}: stride {d} is not a multiple of {below}, the span "
+                              "of the modes with smaller strides (left inverse divisibility condition)")
+        radices.append(d // below)
+        below = d
+    radices.append(moving[-1][2])
+    digit_strides = [0] + [index_stride for _, index_stride, _ in moving]
+    return coalesce(Layout._raw(tuple(radices), tuple(digit_strides)))
+
+
+def _column_major_strides(sizes: tuple) -> list:
+    """The index stride of each flat mode: the product of the sizes before it."""
+    strides, product = [], 1
+    for size in sizes:
+        strides.append(product)
+        product *= size
+    return strides
 
 
 def max_common_layout(a: Any, b: Any) -> Layout:
-    """The largest layout ``R`` of indices that ``a`` and ``b`` both map contiguously to the same
-    offsets: ``a(R(i)) == b(R(i))`` and both step by 1 from ``R(0)`` (CuTe's
-    ``max_common_layout``: ``composition(right_inverse(b), mode 0 of coalesce(a o right_inverse(b)))``
-    when that mode has stride 1, else ``1:0``). The vector width two layouts share.
+    """The largest layout ``R`` of indices that ``a`` and ``b`` both send to the offsets
+    ``0, 1, ..., size(R) - 1`` in order: ``a(R(j)) == b(R(j)) == j`` (CuTe's
+    ``max_common_layout``). ``R`` walks ``b``'s right inverse (the indices ``b`` sends to
+    ``0, 1, ...``) for as long as ``a`` sends them to the same offsets: that is the first mode of
+    ``coalesce(a o right_inverse(b))`` when its stride is 1, and ``1:0`` otherwise. The vector
+    width two layouts share.
 
     >>> from layouts.cute import Layout
     >>> print(max_common_layout(Layout((4, 8), (1, 4)), Layout((4, 8), (1, 8))))
     4:1
     """
     a, b = _as_layout(a, "max_common_layout: a"), _as_layout(b, "max_common_layout: b")
-    inv_b = right_inverse(b)
-    common = coalesce(composition(a, inv_b))
-    first = common[0]
-    if it.is_int(first.shape) and first.stride == 1:
-        return composition(inv_b, first)
-    return Layout._raw(1, 0)
+    walk, length = _common_run(a, b)
+    return Layout._raw(1, 0) if length is None else composition(walk, Layout._raw(length, 1))
 
 
 def max_common_vector(a: Any, b: Any) -> int:
-    """How many consecutive elements ``a`` and ``b`` both store contiguously at the same offsets:
-    the size of :func:`max_common_layout` (CuTe's ``max_common_vector``).
+    """How many consecutive offsets ``0, 1, ...`` ``a`` and ``b`` both reach from the same
+    indices: the size of :func:`max_common_layout` (CuTe's ``max_common_vector``), 1 when
+    they share none but offset 0.
 
     >>> from layouts.cute import Layout
     >>> max_common_vector(Layout((4, 8), (1, 4)), Layout((4, 8), (1, 8))), max_common_vector(Layout(8), Layout(8, 2))
     (4, 1)
     """
     a, b = _as_layout(a, "max_common_vector: a"), _as_layout(b, "max_common_vector: b")
-    common = coalesce(composition(a, right_inverse(b)))
-    first = common[0]
-    return int(first.shape) if it.is_int(first.shape) and first.stride == 1 else 1
+    length = _common_run(a, b)[1]
+    return 1 if length is None else int(length)
+
+
+def _common_run(a: Layout, b: Layout) -> tuple[Layout, Any]:
+    """``b``'s right inverse, and how many of its first indices ``a`` sends to the offsets
+    ``0, 1, ...`` (``a o right_inverse(b)`` is the identity there), or None when the first run
+    of ``a o right_inverse(b)`` does not step by 1."""
+    walk = right_inverse(b)
+    sizes, strides = flat_tuples(coalesce(composition(a, walk)))
+    return walk, (sizes[0] if strides[0] == 1 else None)
 
 
 def nullspace(layout: Any) -> Layout:

@@ -1,4 +1,5 @@
-"""Tiling with CuTe's divides and products (``cute/layout.hpp``).
+"""Tiling with CuTe's divides and products, each defined from composition and complement
+(CuTe's documentation, ``02_layout_algebra.md``, "Division (Tiling)" and "Product (Tiling)").
 
 A tiler is a Layout, an int ``n`` (the layout ``n:1``), ``None`` (CuTe's ``_``: leave the mode
 alone) or a tuple of tilers applied mode by mode. ``logical_divide(A, B)`` splits ``A`` into (tile, rest);
@@ -35,7 +36,8 @@ def _check_layout(x: Any, where: str) -> Layout:
 
 
 def _by_mode(op, a: Layout, tiler: tuple, where: str) -> Layout:
-    """Apply ``op`` to the modes the tuple tiler names and keep the others (CuTe's transform_layout)."""
+    """Apply ``op`` to the modes the tuple tiler names and keep the others (a tuple tiler acts
+    mode by mode)."""
     if len(tiler) > len(a):
         raise LayoutError(f"{where}: tiler has {len(tiler)} modes, more than layout {a} ({len(a)})")
     modes = [op(a[i], t) for i, t in enumerate(tiler)]
@@ -79,21 +81,48 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     return composition(a, make_layout(b, complement(b, coalesce(a).shape)))
 
 
-def _zip2_by(t: Any, guide: Any, where: str, tiler: Any) -> tuple:
-    """CuTe's ``zip2_by``: gather the (tile, rest) pairs that the guide's leaves select into
-    ((tiles...), (rests..., untouched modes...)). A ``None`` leaf left its mode alone, and C++
-    takes that mode as the pair itself: it must have exactly two sub-modes, else C++ does not
-    compile (the CuTe DSL refuses) and neither do we."""
+def _tiles_and_rests(t: Any, guide: Any, where: str, tiler: Any) -> tuple:
+    """The shape (or stride) ``t`` of a divided or multiplied layout regrouped by the tiler's
+    profile ``guide``: ``((tile of each tiled mode...), (rest of each tiled mode..., modes past
+    the tiler...))``, nested as the tiler nests (the zipped divide and product of CuTe's
+    documentation, ``02_layout_algebra.md``, "Division (Tiling)" and "Product (Tiling)").
+
+    Every mode a leaf of the guide names must be a (tile, rest) pair. A mode that a ``None``
+    leaf left alone is taken as that pair itself, so it needs exactly two sub-modes: that is
+    what the CuTe DSL computes, and it refuses other modes (pycute pairs such a mode with a
+    ``1:0`` tile instead); we refuse them with a LayoutError.
+    """
+    _check_pairs(t, guide, where, tiler)
+    return _tile_part(t, guide), _rest_part(t, guide)
+
+
+def _check_pairs(t: Any, guide: Any, where: str, tiler: Any) -> None:
+    """Refuse ``t`` unless it has a mode for each branch of the guide and a pair at each leaf."""
+    if not it.is_tuple(guide):
+        if not it.is_tuple(t) or len(t) != 2:
+            raise LayoutError(f"{where}: tiler {_show(tiler)} leaves a mode of shape {t} alone with None "
+                              f"(CuTe's _), and zipping takes such a mode as its (tile, rest) pair, so it needs "
+                              f"exactly 2 sub-modes; tile that mode with a layout or an int, or leave it out "
+                              f"of the tiler")
+        return
+    if not it.is_tuple(t) or len(t) < len(guide):
+        raise LayoutError(f"{where}: the tiler {_show(tiler)} does not match the modes of the result {t}")
+    for mode, branch in zip(t, guide):
+        _check_pairs(mode, branch, where, tiler)
+
+
+def _tile_part(t: Any, guide: Any) -> Any:
+    """The first element of each pair the guide reaches, nested as the guide."""
     if it.is_tuple(guide):
-        if not it.is_tuple(t) or len(t) < len(guide):
-            raise LayoutError(f"{where}: the tiler {_show(tiler)} does not match the modes of the result {t}")
-        split = [_zip2_by(t[i], g, where, tiler) for i, g in enumerate(guide)]
-        return (tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):]))
-    if not it.is_tuple(t) or len(t) != 2:
-        raise LayoutError(f"{where}: tiler {_show(tiler)} leaves a mode of shape {t} alone with None (CuTe's _), "
-                          f"and zipping takes such a mode as its (tile, rest) pair, so it needs exactly 2 sub-modes "
-                          f"(C++'s zip2_by); tile that mode with a layout or an int, or leave it out of the tiler")
-    return t
+        return tuple(_tile_part(mode, branch) for mode, branch in zip(t, guide))
+    return t[0]
+
+
+def _rest_part(t: Any, guide: Any) -> Any:
+    """The second element of each pair the guide reaches, then the modes the guide does not reach."""
+    if it.is_tuple(guide):
+        return tuple(_rest_part(mode, branch) for mode, branch in zip(t, guide)) + tuple(t[len(guide):])
+    return t[1]
 
 
 def _show(tiler: Any) -> str:
@@ -103,9 +132,11 @@ def _show(tiler: Any) -> str:
 
 
 def _unzip(result: Layout, tiler: Any, where: str) -> Layout:
-    """CuTe's ``tile_unzip``: the divided or multiplied layout regrouped by the tiler's profile."""
+    """The divided or multiplied layout regrouped by the tiler's profile (its shape and its
+    congruent stride alike): see :func:`_tiles_and_rests`."""
     guide = _guide(tiler)
-    return Layout._raw(_zip2_by(result.shape, guide, where, tiler), _zip2_by(result.stride, guide, where, tiler))
+    shape = _tiles_and_rests(result.shape, guide, where, tiler)
+    return Layout._raw(shape, (_tile_part(result.stride, guide), _rest_part(result.stride, guide)))
 
 
 def _guide(tiler: Any) -> Any:
@@ -117,10 +148,10 @@ def _guide(tiler: Any) -> Any:
 
 def zipped_divide(a: Layout, tiler: Any) -> Layout:
     """``logical_divide`` with the tile modes gathered first and the rest second:
-    ``((tile...), (rest...))`` (C++'s ``tile_unzip``). A ``None`` (CuTe's ``_``) in the tiler
-    leaves its mode alone, and the zipping takes that mode itself as the (tile, rest) pair, as
-    C++'s ``zip2_by`` and the CuTe DSL do (pycute pairs it with a ``1:0`` tile instead); a mode
-    without exactly two sub-modes there is refused, as C++ refuses to compile it.
+    ``((tile...), (rest...))``. A ``None`` (CuTe's ``_``) in the tiler leaves its mode alone,
+    and the zipping takes that mode itself as the (tile, rest) pair, as the CuTe DSL does
+    (pycute pairs it with a ``1:0`` tile instead); a mode without exactly two sub-modes there
+    is refused, as CuTe refuses it.
 
     >>> from layouts.cute import Layout
     >>> print(zipped_divide(Layout((2, (3, 4)), (3, (1, 6))), (Layout(3, 2), None)))
@@ -145,8 +176,7 @@ def tiled_divide(a: Layout, tiler: Any) -> Layout:
 
 
 def _unpack_both(z: Layout) -> Layout:
-    """``z``'s two modes unpacked one level: ``(t0, t1, ..., r0, r1, ...)`` (CuTe's
-    ``result(repeat<R0>(_), repeat<R1>(_))``)."""
+    """``z``'s two modes unpacked one level: ``(t0, t1, ..., r0, r1, ...)``."""
     return make_layout(*list(z[0]), *list(z[1]))
 
 
@@ -230,7 +260,7 @@ def flat_product(a: Layout, tiler: Any) -> Layout:
 
 
 def _append_to(layout: Layout, r: int) -> Layout:
-    """CuTe's ``append<R>``: pad with ``1:0`` modes to rank ``r``."""
+    """``layout`` padded with ``1:0`` modes (which change no offset) to rank ``r``."""
     if len(layout) >= r:
         return layout
     modes = list(layout) + [Layout._raw(1, 0)] * (r - len(layout))

@@ -1,5 +1,5 @@
-"""The flat modes of a CuTe layout, and CuTe's right-to-left coalescing of them, on plain tuples
-and lists: the inner loops of :mod:`layouts.cute.layout` and :mod:`layouts.cute.algebra`.
+"""The flat modes of a CuTe layout, and the coalescing of a run of flat modes, on plain tuples and
+lists: the inner loops of :mod:`layouts.cute.layout` and :mod:`layouts.cute.algebra`.
 
 >>> flat_tuples(type("L", (), {"_flat": None, "_shape": (2, (3, 4)), "_stride": (12, (1, 3))})())
 ((2, 3, 4), (12, 1, 3))
@@ -39,7 +39,7 @@ def flat_tuples(layout: Any) -> tuple[tuple, tuple]:
 
 
 def leaf_tuple(t: tuple) -> tuple:
-    # two levels inline (CuTe's layouts rarely nest deeper), the rest by the general flatten
+    # two levels inline (layouts rarely nest deeper), the rest by the general flatten
     out: list = []
     for e in t:
         if type(e) is tuple:
@@ -54,29 +54,37 @@ def leaf_tuple(t: tuple) -> tuple:
 
 
 def bw_lists(shapes: Any, strides: Any, new_shape: int, new_stride: int, n: int = -1) -> tuple[list, list]:
-    """CuTe's ``bw_coalesce`` as lists: walk the first ``n`` flat modes (all when -1) right to left
-    from (new_shape, new_stride), dropping size-1 modes and merging a mode into the next when
-    ``s * d`` is the next stride."""
-    out_s, out_d = [], []
-    cs, cd = new_shape, new_stride
-    i = len(shapes) if n < 0 else n
-    while i:
-        i -= 1
-        s = shapes[i]
-        if s == 1:
-            continue
-        d = strides[i]
-        if cs == 1:
-            cs, cd = s, d
-        elif s * d == cd:
-            cs *= s
-            cd = d
+    """The coalesced flat modes of ``shapes[:n] : strides[:n]`` followed by the mode
+    ``new_shape : new_stride`` (``n`` = -1: all of ``shapes``), as two lists.
+
+    Coalescing keeps the function ``i -> offset`` on ``[0, size)`` with the fewest modes (CuTe's
+    layout algebra documentation, ``02_layout_algebra.md``, "Coalesce"): a size-1 mode adds
+    nothing, so it goes; two neighbours ``s0:d0, s1:d1`` with ``d1 == s0 * d0`` step like one
+    mode ``s0*s1 : d0``. Merging is decided pairwise between neighbouring kept modes, so one
+    left-to-right pass that grows the last run while the next stride continues it gives the
+    same runs as any other order (a run ``s:d`` ends at offset step ``s * d``, the product of
+    its sizes times its first stride, which is its last mode's size times its last stride).
+    When every mode has size 1 the trailing mode stands alone, its stride as given: callers
+    decide what a size-1 layout's stride is.
+    """
+    count = len(shapes) if n < 0 else n
+    run_sizes: list = []
+    run_strides: list = []
+    run_end = None  # the last run's size times its first stride: the stride that continues it
+    for i in range(count):
+        size = shapes[i]
+        if size != 1:
+            stride = strides[i]
+            if stride == run_end:
+                run_sizes[-1] *= size
+            else:
+                run_sizes.append(size)
+                run_strides.append(stride)
+            run_end = size * stride  # = (run size) * (first stride) once stride == run_end
+    if new_shape != 1 or not run_sizes:
+        if new_stride == run_end:
+            run_sizes[-1] *= new_shape
         else:
-            out_s.append(cs)
-            out_d.append(cd)
-            cs, cd = s, d
-    out_s.append(cs)
-    out_d.append(cd)
-    out_s.reverse()
-    out_d.reverse()
-    return out_s, out_d
+            run_sizes.append(new_shape)
+            run_strides.append(new_stride)
+    return run_sizes, run_strides
