@@ -1,6 +1,8 @@
 """Triton's encodings with Gluon's names (``triton.experimental.gluon.language``), and their
-linear layouts: a Python port of Triton 3.9.0's ``LinearLayoutConversions.cpp`` that gives what
-Gluon's builder gives, with a :class:`~layouts.LayoutError` for every bad argument.
+linear layouts, each derived from what the encoding means (Gluon's documentation, the Linear
+Layouts paper, arXiv 2505.23819, and the PTX ISA for the shared-memory swizzles) with this
+package's algebra; the oracle tests check them, bit for bit, against what Triton 3.9.0's Gluon
+builder gives. Every bad argument is a :class:`~layouts.LayoutError` naming it.
 
 Distributed encodings (``BlockedLayout``, ``SliceLayout``, ``NVMMADistributedLayout``,
 ``DotOperandLayout``, AMD's ``AMDMFMALayout`` and ``AMDWMMALayout``) map ``register, lane, warp,

@@ -1,6 +1,7 @@
-"""Distributed encodings: ``BlockedLayout`` and ``SliceLayout`` (Gluon's names), ported from
-Triton 3.9.0's ``LinearLayoutConversions.cpp``, and ``DistributedLinearLayout`` (a register
-layout given by its bases, as ``LinearEncodingAttr``).
+"""Distributed encodings, with Gluon's names: ``BlockedLayout`` (each thread a block of the
+tensor), ``SliceLayout`` (a reduction's result) and ``DistributedLinearLayout`` (a register layout
+given by its bases). Each layout is built from what Gluon's documentation says the encoding
+means, with this package's algebra, and judged against the Triton 3.9.0 wheel by the oracle tests.
 
 >>> from layouts.linear.triton import BlockedLayout, SliceLayout, to_linear_layout
 >>> blocked = BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0])
@@ -10,14 +11,13 @@ layout given by its bases, as ``LinearEncodingAttr``).
 ((0,), (0,), (1,), (2,), (4,))
 """
 
-from typing import Any, Tuple
+from typing import Any, Dict, List, Tuple
 
+from ..._args import log2
 from ...errors import LayoutError, LayoutTypeError, type_name
-from ..algebra import compose, multiply
 from ..layout import LinearLayout
-from ..reshape import transpose_outs
-from ..utils import ensure_layout_not_larger_than, ensure_layout_not_smaller_than
-from ._base import Encoding, _cga, _encoding, _int, _order, _pow2_list, combine_cta_cga, dim_names, identity_nd
+from ._base import (Encoding, _cga, _encoding, _int, _order, _pow2_list, _unit, combine_cta_cga, dim_names,
+                    fit_to_shape)
 
 IN_DIMS = ("register", "lane", "warp", "block")
 
@@ -61,12 +61,32 @@ class BlockedLayout(DistributedEncoding):
     def rank(self) -> int:
         return len(self.size_per_thread)
 
+    def _cta_layout(self) -> LinearLayout:
+        """One CTA's layout (Gluon: "partitioning a tensor across threads, warps, and CTAs"): in
+        each dim a thread's ``size_per_thread`` elements are consecutive, the warp's threads
+        follow one after another, then the CTA's warps; each of ``register``, ``lane``, ``warp``
+        counts through its dims in ``order``, most minor first. Out-dims in ``order`` too, the
+        order in which repeats are added (see :func:`fit_to_shape`).
+
+        >>> BlockedLayout([2, 1], [2, 2], [1, 2], [0, 1])._cta_layout().bases
+        {'register': ((1, 0),), 'lane': ((2, 0), (0, 1)), 'warp': ((0, 2),)}
+        """
+        spans = [1] * self.rank          # elements one CTA covers so far, per dim
+        bases: Dict[str, List[List[int]]] = {}
+        for level, counts in (("register", self.size_per_thread), ("lane", self.threads_per_warp),
+                              ("warp", self.warps_per_cta)):
+            bases[level] = [_unit(self.rank, k, spans[d] << bit)
+                            for k, d in enumerate(self.order) for bit in range(log2(counts[d]))]
+            spans = [s * c for s, c in zip(spans, counts)]
+        names = dim_names(self.rank)
+        return LinearLayout.from_bases(bases, {names[d]: spans[d] for d in self.order})
+
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
-        cta = multiply(multiply(identity_nd("register", self.size_per_thread, self.order),
-                                identity_nd("lane", self.threads_per_warp, self.order)),
-                       identity_nd("warp", self.warps_per_cta, self.order))
-        # the 3.9.0 wheel drops a blocked layout's registers that fall outside the shape
-        return combine_cta_cga(cta, self.cga_layout, shape, broadcast_registers=False)
+        """The CTA layout over the CGA, fitted to ``shape``: registers repeat along the dims in
+        ``order`` where the tensor is larger; where it is smaller the registers that would hold
+        copies are dropped (the Triton 3.9.0 wheel holds no duplicate registers for a blocked
+        layout) and lanes and warps hold copies."""
+        return combine_cta_cga(self._cta_layout(), self.cga_layout, shape, broadcast_registers=False)
 
 
 class SliceLayout(DistributedEncoding):
@@ -97,21 +117,22 @@ class SliceLayout(DistributedEncoding):
         return self.parent.rank - 1
 
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
-        parent_shape = shape[:self.dim] + (1,) + shape[self.dim:]
-        parent = self.parent._linear(parent_shape)
-        names = dim_names(len(parent_shape))
-        transform = LinearLayout.empty()
-        for idx, out in enumerate(parent.out_dim_names):
-            size = parent.out_dim_size(out)
-            if idx == self.dim:     # all zeros: which slice out-dim it names does not matter
-                transform = multiply(transform, LinearLayout.zeros_1d(size, out, names[0]))
-            else:
-                transform = multiply(transform, LinearLayout.identity_1d(
-                    size, out, names[idx - (0 if idx < self.dim else 1)]))
-        sliced = compose(parent, transform)
-        bases = {d: [list(b) for b in rows] for d, rows in sliced.bases.items()}
-        bases["register"] = [b for b in bases.get("register", []) if any(b)]
-        return LinearLayout.from_bases(bases, sliced.out_dim_names)
+        """The parent's layout on ``shape`` with a dim of size 1 put back at ``dim`` (each
+        thread's values of the reduced dim collapse to one), that dim then removed from every
+        basis. A register basis left all zero (it moved only along ``dim``, or was a copy
+        already) is dropped: a thread keeps one register per distinct element, as the Triton
+        3.9.0 wheel gives it; a lane, warp or block basis left zero stays, a broadcast.
+
+        >>> parent = BlockedLayout([2, 2], [4, 8], [1, 1], [1, 0])
+        >>> SliceLayout(1, parent)._linear((8,)).bases
+        {'register': ((1,),), 'lane': ((0,), (0,), (0,), (2,), (4,)), 'warp': (), 'block': ()}
+        """
+        parent = self.parent._linear(shape[:self.dim] + (1,) + shape[self.dim:])
+        kept = [parent.out_dim_index(n) for n in dim_names(self.parent.rank) if n != f"dim{self.dim}"]
+        bases = {d: [[b[k] for k in kept] for b in rows] for d, rows in parent.bases.items()}
+        if "register" in bases:
+            bases["register"] = [b for b in bases["register"] if any(b)]
+        return LinearLayout.from_bases(bases, dict(zip(dim_names(self.rank), shape)))
 
 
 def _bases(name: str, value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
@@ -125,7 +146,8 @@ class DistributedLinearLayout(DistributedEncoding):
     """A register layout given by its bases (Gluon's spelling of a linear encoding; what Gluon's
     ``to_linear_layout`` returns): ``reg_bases``, ``lane_bases``, ``warp_bases`` and
     ``block_bases`` map onto a tensor of ``shape``. For another shape it is repeated in
-    registers or cut (registers dropped, lanes and warps broadcast), as Triton does.
+    registers or cut (registers dropped, lanes and warps broadcast), as the Triton 3.9.0 wheel
+    gives it.
 
     >>> L = DistributedLinearLayout([[0, 1]], [[0, 2], [1, 0]], [], [], [2, 4])
     >>> L.to_linear_layout([4, 4]).bases["register"]
@@ -164,8 +186,9 @@ class DistributedLinearLayout(DistributedEncoding):
 
     @property
     def order(self) -> Tuple[int, ...]:
-        """Triton's ``LinearEncodingAttr::getOrder``: the dims in the order the registers first
-        move along them, then the others from the last dim down.
+        """The dims, fastest first, as a thread's registers walk them: each dim in the order a
+        register basis first moves along it, then the dims no register moves along, the last
+        dim first (the order Triton 3.9.0 reports for a linear encoding).
 
         >>> DistributedLinearLayout([[0, 1, 0], [1, 0, 0]], [], [], [], [2, 2, 1]).order
         (1, 0, 2)
@@ -180,9 +203,8 @@ class DistributedLinearLayout(DistributedEncoding):
         return LinearLayout.from_bases(bases, dict(zip(dim_names(self.rank), self.shape)))
 
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        """The bases as given, fitted to ``shape`` (:func:`fit_to_shape`, registers dropped rather
+        than copied): repeats are added along the dims in :attr:`order`."""
         names = dim_names(self.rank)
-        want = dict(zip(names, shape))
-        layout = transpose_outs(self._own(), [names[d] for d in self.order])    # grown in this order
-        layout = ensure_layout_not_smaller_than(layout, want)
-        layout = ensure_layout_not_larger_than(layout, want, broadcast_registers=False)
-        return transpose_outs(layout, list(names))
+        return fit_to_shape(self._own(), dict(zip(names, shape)), broadcast_registers=False,
+                            repeat_order=[names[d] for d in self.order])

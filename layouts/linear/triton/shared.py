@@ -1,7 +1,8 @@
-"""Shared-memory encodings: ``SwizzledSharedLayout`` (vec / per_phase / max_phase XOR swizzle) and
-``NVMMASharedLayout`` (the 32/64/128-byte swizzles TMA and wgmma read), ported from Triton 3.9.0's
-``swizzledSharedToLinearLayout`` and ``nvmmaSharedToLinearLayout``. In-dims ``offset, block``
--> ``dim0, dim1, ...``: the element stored at each offset.
+"""Shared-memory encodings, with Gluon's names: ``SwizzledSharedLayout`` (vec / per_phase /
+max_phase XOR swizzle), ``NVMMASharedLayout`` (the 32/64/128-byte swizzles TMA and wgmma read)
+and ``SharedLinearLayout`` (given by its bases). In-dims ``offset, block`` -> ``dim0, dim1,
+...``: the element stored at each offset. Each layout is derived from the swizzle's definition
+and judged against the Triton 3.9.0 wheel by the oracle tests.
 
 >>> from layouts.linear.triton import SwizzledSharedLayout, NVMMASharedLayout, to_linear_layout
 >>> to_linear_layout(SwizzledSharedLayout(2, 1, 4, [1, 0]), [4, 8]).bases["offset"]
@@ -10,17 +11,16 @@
 ((0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (0, 32), (1, 8), (2, 16), (4, 32))
 """
 
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from ...errors import LayoutError, LayoutTypeError, show
-from ..algebra import multiply
 from ..layout import LinearLayout
-from ..reshape import reshape_outs, transpose_outs
-from ..utils import ensure_layout_not_smaller_than
-from ..._args import is_pow2
-from ._base import Encoding, _cga, _int, _order, _pow2_list, combine_cta_cga, dim_names, shape_per_cta
+from ..._args import is_pow2, log2
+from ._base import Encoding, _cga, _int, _order, _pow2_list, _unit, combine_cta_cga, dim_names, shape_per_cta
 
-TMA_BOX_MAX = 256           # a TMA box has at most 256 elements per dim (getTMABlockShape)
+TMA_BOX_MAX = 256           # a TMA box has at most 256 elements per dim (CUDA's cuTensorMapEncodeTiled boxDim)
+CHUNK_BYTES = 16            # the unit a swizzle permutes: 16 bytes (PTX ISA, shared memory swizzling modes)
+ATOM_ROWS = 8               # a swizzle's pattern repeats every 8 rows of swizzle_byte_width bytes
 
 
 class SharedEncoding(Encoding):
@@ -71,20 +71,41 @@ class SwizzledSharedLayout(SharedEncoding):
     def rank(self) -> int:
         return len(self.order)
 
-    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
-        per_cta = shape_per_cta(shape, self.cga_layout)
-        names = dim_names(len(shape))
-        if len(shape) == 1:
-            return combine_cta_cga(LinearLayout.identity_1d(per_cta[0], "offset", "dim0"), self.cga_layout, shape)
-        col, row = self.order[0], self.order[1]
-        cols, rows = per_cta[col], per_cta[row]
-        bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
-        for i in range(rows.bit_length() - 1):
-            r = 1 << i
-            bases.append([r, (self.vec * ((r // self.per_phase) % self.max_phase)) % cols])
-        cta = LinearLayout.from_bases({"offset": bases}, [names[row], names[col]])
+    def _phase(self, row: int) -> int:
+        """The swizzle phase of ``row``: rows come in groups of ``per_phase``, and the groups
+        cycle through ``max_phase`` phases."""
+        return (row // self.per_phase) % self.max_phase
+
+    def _offsets(self, tile: Sequence[int]) -> List[List[int]]:
+        """The element at each power-of-two offset of one CTA's ``tile``: offsets fill a row of
+        ``tile[order[0]]`` columns, then the rows (``order[1]``), then the other dims in
+        ``order``. Row ``r`` stores column ``c`` at position ``c XOR (vec * phase(r))`` (the
+        column's ``vec``-element group swapped by the phase), so the offset of row ``r``,
+        column 0 holds column ``vec * phase(r)``, cut to the row's width.
+        """
+        rank = len(tile)
+        offsets = [_unit(rank, self.order[0], 1 << bit) for bit in range(log2(tile[self.order[0]]))]
+        if rank == 1:
+            return offsets
+        col, row, width = self.order[0], self.order[1], tile[self.order[0]]
+        for bit in range(log2(tile[row])):
+            element = _unit(rank, row, 1 << bit)
+            element[col] = (self.vec * self._phase(1 << bit)) % width
+            offsets.append(element)
         for d in self.order[2:]:
-            cta = multiply(cta, LinearLayout.identity_1d(per_cta[d], "offset", names[d]))
+            offsets += [_unit(rank, d, 1 << bit) for bit in range(log2(tile[d]))]
+        return offsets
+
+    def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        """Each CTA stores its tile of ``shape`` as :meth:`_offsets` gives; the CGA's blocks hold
+        the tiles (:func:`combine_cta_cga`).
+
+        >>> SwizzledSharedLayout(1, 2, 4, [1, 0])._linear((8, 4)).bases["offset"]
+        ((0, 1), (0, 2), (1, 0), (2, 1), (4, 2))
+        """
+        tile = shape_per_cta(shape, self.cga_layout)
+        names = dim_names(len(shape))
+        cta = LinearLayout.from_bases({"offset": self._offsets(tile)}, dict(zip(names, tile)))
         return combine_cta_cga(cta, self.cga_layout, shape)
 
 
@@ -127,102 +148,164 @@ class NVMMASharedLayout(SharedEncoding):
         self._init(swizzle_byte_width=swizzle, element_bitwidth=bits, rank=rank, transposed=transposed,
                    fp4_padded=fp4_padded, cga_layout=_cga(cga_layout, rank))
 
-    # Triton's getVec / getPerPhase / getMaxPhase for this encoding
+    # the swizzle in SwizzledSharedLayout's terms: vec-element groups, per_phase rows a phase
     @property
     def vec(self) -> int:
-        return 128 // self.element_bitwidth if self.swizzle_byte_width else 1
+        """Elements in one 16-byte chunk, the unit the swizzle moves (1 without a swizzle)."""
+        return CHUNK_BYTES * 8 // self.element_bitwidth if self.swizzle_byte_width else 1
 
     @property
     def per_phase(self) -> int:
+        """Rows of ``swizzle_byte_width`` bytes in one 128-byte phase (1 without a swizzle)."""
         return 128 // self.swizzle_byte_width if self.swizzle_byte_width else 1
 
     @property
     def max_phase(self) -> int:
-        return self.swizzle_byte_width // 16 if self.swizzle_byte_width else 1
+        """Phases before the pattern repeats: chunks in a row (1 without a swizzle)."""
+        return self.swizzle_byte_width // CHUNK_BYTES if self.swizzle_byte_width else 1
 
-    def _tma_block(self, per_cta: Sequence[int]) -> List[int]:
-        """``getTMABlockShape(..., packedSize=True)``: each dim cut to 256, the contiguous one to the swizzle."""
-        block = list(per_cta)
-        contig = 0 if self.transposed else len(block) - 1
-        if self.fp4_padded:
-            block[contig] *= 2
-        block = [min(s, TMA_BOX_MAX) for s in block]
+    @property
+    def _packing(self) -> int:
+        return 2 if self.fp4_padded else 1
+
+    @property
+    def _contiguous_dim(self) -> int:
+        return 0 if self.transposed else self.rank - 1
+
+    def _swizzle_width(self) -> int:
+        """Elements in one swizzled row, fp4 counted unpacked (two per byte)."""
+        return self.swizzle_byte_width * 8 // self.element_bitwidth
+
+    def _atom_columns(self) -> int:
+        """Tensor columns one swizzled row holds (packed fp4: one per byte)."""
+        return self._swizzle_width() // self._packing
+
+    def _tma_box(self, tile: Sequence[int]) -> List[int]:
+        """The box one TMA copy moves from a CTA's ``tile``: at most 256 elements per dim; with
+        a swizzle, the contiguous dim exactly one swizzled row, which the tile must hold.
+
+        >>> NVMMASharedLayout(128, 16)._tma_box([512, 256])
+        [256, 64]
+        """
+        box = [min(s, TMA_BOX_MAX) for s in tile]
         if self.swizzle_byte_width:
-            need = 8 * self.swizzle_byte_width // self.element_bitwidth
-            if block[contig] < need:
+            contig, width = self._contiguous_dim, self._swizzle_width()
+            have = tile[contig] * self._packing
+            if have < width:
                 raise LayoutError(
-                    f"shape: the contiguous dim {contig} holds {block[contig]} elements per CTA"
+                    f"shape: the contiguous dim {contig} holds {have} elements per CTA"
                     f"{' (fp4 unpacked)' if self.fp4_padded else ''}; a {self.swizzle_byte_width}-byte swizzle of "
-                    f"{self.element_bitwidth}-bit elements needs at least {need}")
-            block[contig] = need
-        if self.fp4_padded:
-            block[contig] //= 2
-        return block
+                    f"{self.element_bitwidth}-bit elements needs at least {width}")
+            box[contig] = width // self._packing
+        return box
 
-    def _core_matrix(self) -> LinearLayout:
-        """``getCoreMatrixLinearLayout``: one 8-row swizzle tile (fp4 padding folded onto the real columns)."""
-        cols = 8 * max(16, self.swizzle_byte_width) // self.element_bitwidth
+    def _logical_byte(self, address: int) -> int:
+        """The byte of the unswizzled rows a swizzled shared-memory byte ``address`` holds: the
+        PTX ISA's 32/64/128-byte swizzle XORs the 16-byte chunk index within a row (address
+        bits 4 and up, log2(chunks per row) of them) with as many address bits from bit 7 up
+        (CuTe's ``Swizzle<B, 4, 3>`` on byte addresses). The XOR is its own inverse, so the
+        same map goes either way."""
+        chunk_bits = log2(self.max_phase)
+        mask = ((1 << chunk_bits) - 1) * CHUNK_BYTES
+        return address ^ ((address >> 3) & mask)
 
-        def packed(c: int) -> int:
-            return c // 16 * 8 + c % 8 if self.fp4_padded else c
+    def _packed_column(self, column: int) -> int:
+        """With ``fp4_padded`` each 16-byte chunk holds 8 bytes of data and 8 of padding (the
+        PTX ISA's ``.b4x16_p64``): an unpacked column lands on ``column`` with its bit 3 removed,
+        the padding on column 0 (a copy)."""
+        if not self.fp4_padded:
+            return column
+        return (column >> 4 << 3) | (column & 7)
 
-        bases = [[0, packed(1 << i)] for i in range(cols.bit_length() - 1)]
-        for i in range(3):
-            r = 1 << i
-            bases.append([r, packed(self.vec * ((r // self.per_phase) % self.max_phase))])
-        return LinearLayout.from_bases({"offset": bases}, ["dim0", "dim1"])
+    def _swizzle_atom(self) -> List[Tuple[int, int]]:
+        """(row, column) of the element at each power-of-two offset of one swizzle atom: 8 rows of
+        ``swizzle_byte_width`` bytes, the element at ``offset`` at the logical byte of its address.
+
+        >>> NVMMASharedLayout(32, 16)._swizzle_atom()
+        [(0, 1), (0, 2), (0, 4), (0, 8), (1, 0), (2, 0), (4, 8)]
+        """
+        element_bytes = self.element_bitwidth // 8
+        row_bytes = self.swizzle_byte_width
+        atom = []
+        for bit in range(log2(ATOM_ROWS * row_bytes // element_bytes)):
+            row, column = divmod(self._logical_byte((1 << bit) * element_bytes), row_bytes)
+            atom.append((row, self._packed_column(column // element_bytes)))
+        return atom
+
+    def _box_matrix(self, box: Sequence[int]) -> Tuple[int, int]:
+        """The box seen as a ``rows x columns`` matrix for the swizzle: the contiguous dim's
+        columns and the other dims' product as rows; transposed, the last dim as rows and the
+        product of the others as columns."""
+        leading = 1
+        for s in box[:-1]:
+            leading *= s
+        return (box[-1], leading) if self.transposed else (leading, box[-1])
+
+    def _swizzled_offsets(self, box: Sequence[int]) -> List[List[int]]:
+        """Offsets of a swizzled box in its :meth:`_box_matrix`: one atom, then atoms down the
+        rows, then atoms across the columns. The matrix's row-major index is then split over
+        the box's dims, the contiguous dim fastest: ``dim0, ..., dim(r-1)``, or transposed
+        ``dim1, ..., dim(r-1), dim0``. For rank 3 transposed the matrix's columns run over
+        dim0 and then dim2, as the Triton 3.9.0 wheel gives it.
+
+        >>> NVMMASharedLayout(32, 16, transposed=True)._swizzled_offsets([16, 16])    # dim0 contiguous
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2], [8, 4], [0, 8]]
+        """
+        rows, columns = self._box_matrix(box)
+        atom_columns = self._atom_columns()
+        cells = self._swizzle_atom() + [(ATOM_ROWS << bit, 0) for bit in range(log2(rows // ATOM_ROWS))]
+        cells += [(0, atom_columns << bit) for bit in range(log2(columns // atom_columns))]
+        rank = len(box)
+        split = list(range(1, rank)) + [0] if self.transposed else list(range(rank))
+        return [_row_major_split(r * columns + c, split, box) for r, c in cells]
+
+    def _plain_offsets(self, box: Sequence[int]) -> Tuple[List[List[int]], Dict[int, int]]:
+        """Offsets of an unswizzled box, filled one dim after another, fastest first: the last
+        dim down to dim0, or transposed ``dim0`` first. Returns the offsets and each dim's
+        size. For rank 3 and more transposed, the Triton 3.9.0 wheel fills ``dim(r-2), ...,
+        dim0, dim(r-1)`` with the sizes of ``dim0, dim(r-1), ..., dim1`` (so a dim's extent
+        need not be its box size); that is kept."""
+        rank = len(box)
+        if self.transposed:
+            dims = list(range(rank - 2, -1, -1)) + [rank - 1]
+            sizes = [box[0]] + [box[d] for d in range(rank - 1, 0, -1)]
+        else:
+            dims = list(range(rank - 1, -1, -1))
+            sizes = [box[d] for d in dims]
+        offsets = [_unit(rank, d, 1 << bit) for d, size in zip(dims, sizes) for bit in range(log2(size))]
+        return offsets, dict(zip(dims, sizes))
 
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        """One TMA box laid out (:meth:`_swizzled_offsets` or :meth:`_plain_offsets`), repeated
+        over the CTA's tile (more offsets; dim0 first when swizzled, the last dim first when
+        not, as the Triton 3.9.0 wheel orders them), then the CGA's blocks on top.
+
+        >>> NVMMASharedLayout(0, 16, transposed=True)._linear((4, 2)).bases["offset"]
+        ((1, 0), (2, 0), (0, 1))
+        """
         rank = len(shape)
-        per_cta = shape_per_cta(shape, self.cga_layout)
-        tma = self._tma_block(per_cta)
-        names = list(dim_names(rank))
-        if not self.swizzle_byte_width:
-            target = tma[1:] + tma[:1] if self.transposed else tma
-            layout = LinearLayout.empty()
-            for d in reversed(range(rank)):       # the last dim fastest, out-dims in that order
-                layout = multiply(layout, LinearLayout.identity_1d(target[d], "offset", names[d]))
-            if self.transposed:
-                layout = _permute_dims(layout, [rank - 1] + list(range(rank - 1)))
-            layout = ensure_layout_not_smaller_than(layout, dict(zip(names, per_cta)))
-            return combine_cta_cga(layout, self.cga_layout, shape)
-        collapsed = [1, tma[-1]]
-        for s in tma[:-1]:
-            collapsed[0] *= s
-        if self.transposed:
-            collapsed.reverse()
-        tile = self._core_matrix()
-        rows, cols = tile.out_dim_size("dim0"), tile.out_dim_size("dim1")
-        packing = 2 if self.fp4_padded else 1
-        if collapsed[1] * packing < cols or collapsed[0] < rows:
-            raise LayoutError(f"shape {list(shape)}: the swizzle tile is {rows} x {cols // packing} elements but "
-                              f"the TMA box, collapsed to 2-D, is {collapsed[0]} x {collapsed[1]}")
-        layout = ensure_layout_not_smaller_than(tile, {"dim0": collapsed[0], "dim1": collapsed[1]})
-        target = tma[1:] + tma[:1] if self.transposed else tma
-        layout = _reshape_row_major(layout, target)
-        if self.transposed:
-            layout = _permute_dims(layout, [rank - 1] + list(range(rank - 1)))
-        layout = ensure_layout_not_smaller_than(layout, dict(zip(names, per_cta)))
-        return combine_cta_cga(layout, self.cga_layout, shape)
+        names = dim_names(rank)
+        box = self._tma_box(shape_per_cta(shape, self.cga_layout))
+        if self.swizzle_byte_width:
+            rows, columns = self._box_matrix(box)
+            if columns < self._atom_columns() or rows < ATOM_ROWS:
+                raise LayoutError(f"shape {list(shape)}: the swizzle tile is {ATOM_ROWS} x {self._atom_columns()} elements "
+                                  f"but the TMA box, collapsed to 2-D, is {rows} x {columns}")
+            bases = self._swizzled_offsets(box)
+            outs = dict(zip(names, box))
+        else:
+            bases, extent = self._plain_offsets(box)
+            outs = {names[d]: extent[d] for d in reversed(range(rank))}
+        box_layout = LinearLayout.from_bases({"offset": [[b[names.index(n)] for n in outs] for b in bases]}, outs)
+        return combine_cta_cga(box_layout, self.cga_layout, shape)
 
 
-def _reshape_row_major(layout: LinearLayout, shape: Sequence[int]) -> LinearLayout:
-    """Triton's ``reshapeLayout``: the out-dims re-split to ``shape`` with the last dim most minor."""
-    names = list(dim_names(len(shape)))
-    flipped = transpose_outs(layout, list(reversed(layout.out_dim_names)))
-    reshaped = reshape_outs(flipped, list(reversed(list(zip(names, shape)))))
-    return transpose_outs(reshaped, names)
-
-
-def _permute_dims(layout: LinearLayout, order: Sequence[int]) -> LinearLayout:
-    """Triton's ``transposeLinearLayout``, by position: the out-dim at position ``i`` takes the
-    values and size of the one at position ``order[i]``; the names keep their positions (for a
-    layout whose out-dims are not in standard order this renames as well as permutes)."""
-    names = layout.out_dim_names
-    sizes = [layout.out_dim_size(n) for n in names]
-    bases = {d: [[b[o] for o in order] for b in rows] for d, rows in layout.bases.items()}
-    outs = {names[i]: sizes[o] for i, o in enumerate(order)}
-    return LinearLayout.from_bases(bases, outs, require_surjective=False)
+def _row_major_split(index: int, dims: Sequence[int], box: Sequence[int]) -> List[int]:
+    """``index`` as coordinates of ``box``, row-major over ``dims`` (``dims[-1]`` fastest)."""
+    coords = [0] * len(box)
+    for d in reversed(dims):
+        index, coords[d] = divmod(index, box[d])
+    return coords
 
 
 class SharedLinearLayout(SharedEncoding):
