@@ -440,3 +440,27 @@ def test_best_swizzle_gives_every_warp_its_width():
     best = smem.best_swizzle(reads=[acc], shape=(16, 16), element_bytes=4)
     per_warp = [smem.conflicts(best.memory, smem.Access(FOUR_WARPS, warp=w), element_bytes=4) for w in range(4)]
     assert best.vector_bytes[0] == min(r.vector_bytes for r in per_warp) == 16
+
+
+def test_tritons_order_groups_the_registers_the_shared_layout_makes_a_vector():
+    # Triton 3.9's generated code stores this pair 8-way (its PTX, issue 55); register order is 32-way
+    blocked = (tt.BlockedLayout([2, 2], [32, 1], [4, 1], [1, 0]), (64, 64))
+    shared = (tt.NVMMASharedLayout(0, 8), (64, 64))
+    plain = smem.conflicts(shared, smem.Access(blocked))
+    theirs = smem.conflicts(shared, smem.Access(blocked, order="triton"))
+    assert (plain.ways, theirs.ways) == (32, 8)
+    # registers: dim1 +1, dim0 +1, then dim1 +2, +4, ... (repeats): in register order only the first
+    # pair is contiguous (2 bytes); Triton's order takes dim1's +1, +2, +4, +8 first: 16 bytes
+    assert (plain.vector_bytes, theirs.vector_bytes) == (2, 16)
+    # a register that repeats an element is dropped: thread t holds 2t, 2t, 2t + 1, 2t + 1
+    repeats = LinearLayout.from_bases({"register": [[0], [1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64})
+    mem = smem.memory_of(cute.Layout(64, 1))
+    assert smem.conflicts(mem, smem.Access(repeats), element_bytes=4).width_bytes == 4
+    assert smem.conflicts(mem, smem.Access(repeats, order="triton"), element_bytes=4).width_bytes == 8
+
+
+def test_tritons_order_needs_registers_to_reorder():
+    with pytest.raises(LayoutTypeError, match="order='triton' reorders"):
+        smem.Access(np.arange(64).reshape(32, 2), order="triton")
+    with pytest.raises(LayoutError, match="order must be 'registers' or 'triton'"):
+        smem.Access(np.arange(64).reshape(32, 2), order="value")

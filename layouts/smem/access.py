@@ -53,6 +53,12 @@ class Access:
         ``smem.sts(16)`` say it with a direction). ``None``: as wide as the shared layout allows.
     shape : tuple of ints, optional
         The tensor shape of a Triton encoding given alone.
+    order : {"registers", "triton"}
+        The order a thread's values are requested in. ``"registers"`` (default): register order,
+        as the thread map lists them. ``"triton"``: as Triton's generated code takes them (linear
+        thread maps and Triton encodings only): registers that hold a copy of another's element are
+        dropped, and the registers whose elements the shared layout puts at offsets 1, 2, 4, ...
+        from a thread's first come first, so they form one vector (at most 16 bytes).
     warp : int, optional
         Which warp of a thread map that holds several (a linear layout's ``warp`` in-dim, block 0;
         a CuTe TV layout's threads ``32 * warp .. 32 * warp + 31``). ``None``: every warp, and
@@ -72,11 +78,23 @@ class Access:
     >>> four_warps = Access((tt.BlockedLayout([4, 1], [32, 1], [2, 2], [0, 1]), (16, 16)))
     >>> len(four_warps.warps), four_warps.warp, four_warps.values_of(0)[:4]
     (4, None, (0, 1, 2, 3))
+
+    In Triton's order, a thread's registers are regrouped into the shared layout's vectors: here
+    the two registers along ``dim1`` (elements 0 and 64 of a 64 x 64 tile) are 64 bytes apart in
+    an unswizzled ``NVMMASharedLayout``, the two along ``dim0`` adjacent, so Triton stores pairs
+    along ``dim0`` and only 8 threads share a bank instead of 32:
+
+    >>> from layouts import smem
+    >>> blocked = (tt.BlockedLayout([2, 2], [32, 1], [4, 1], [1, 0]), (64, 64))
+    >>> shared = (tt.NVMMASharedLayout(0, 8), (64, 64))
+    >>> [smem.conflicts(shared, Access(blocked, order=o)).ways for o in ("registers", "triton")]
+    [32, 8]
     """
 
-    __slots__ = ("values", "warps", "warp", "width_bytes", "op", "shape", "source")
+    __slots__ = ("values", "warps", "warp", "width_bytes", "op", "shape", "source", "order")
 
-    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: Any = None) -> None:
+    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: Any = None,
+                 order: str = "registers") -> None:
         op = "access"
         if isinstance(width_bytes, VectorInstruction):
             op, width_bytes = width_bytes.op, width_bytes.width_bytes
@@ -84,6 +102,11 @@ class Access:
             width_bytes = check_width(width_bytes)
         if warp is not None and (not is_int(warp) or warp < 0):
             raise LayoutError(f"warp must be an int >= 0, got {type_name(warp)}")
+        if order not in ("registers", "triton"):
+            raise LayoutError(f"order must be 'registers' or 'triton', got {order!r}")
+        if order == "triton" and not _is_linear_map(threads):
+            raise LayoutTypeError(f"order='triton' reorders a thread's registers: give a linear layout or a Triton "
+                                  f"encoding with its shape, not {type_name(threads)}")
         warps, tile = _thread_maps(threads, shape, None if warp is None else int(warp))
         if warps[0].shape[1] == 0:
             raise LayoutError("threads: this thread map gives the threads no values; each thread holds at least one")
@@ -92,6 +115,7 @@ class Access:
         self.values: np.ndarray = warps[0]
         self.warps: Tuple[np.ndarray, ...] = tuple(warps)
         self.warp: Optional[int] = None if warp is None else int(warp)
+        self.order = order
         self.width_bytes: Optional[int] = width_bytes
         self.op = op
         self.shape: Optional[Tuple[int, ...]] = tile
@@ -121,7 +145,7 @@ class Access:
         """
         out = object.__new__(Access)
         out.values, out.shape, out.source, out.op = self.values, self.shape, self.source, self.op
-        out.warps, out.warp = self.warps, self.warp
+        out.warps, out.warp, out.order = self.warps, self.warp, self.order
         out.width_bytes = None if width_bytes is None else check_width(width_bytes)
         return out
 
@@ -145,6 +169,41 @@ def _thread_maps(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[list, O
         maps = [_linear_map(threads, w) for w in warps]
         return [m for m, _ in maps], (shape if shape is not None else maps[0][1])
     return [_array_map(threads, warp)], None
+
+
+def _is_linear_map(threads: Any) -> bool:
+    from ..linear.layout import LinearLayout
+    if isinstance(threads, tuple) and len(threads) == 2 and _is_triton(threads[0]):
+        return True
+    return _is_triton(threads) or isinstance(threads, LinearLayout)
+
+
+def triton_order(values: np.ndarray, offsets: np.ndarray, element_bytes: int) -> np.ndarray:
+    """``values`` (a linear thread map, one warp) with each thread's values in Triton's order on a
+    shared layout with these ``offsets``: registers that repeat an element dropped, then the
+    registers at offsets 1, 2, 4, ... elements from the thread's first value (as far as 16 bytes
+    allow) first, the others after them in register order.
+
+    >>> import numpy as np
+    >>> values = np.array([[0, 64, 1, 65]] * 32)    # 64 x 2 tile: registers along dim1 first, then dim0
+    >>> triton_order(values, np.arange(128), 1)[0].tolist()          # dim0 contiguous in memory
+    [0, 1, 64, 65]
+    """
+    count = values.shape[1]
+    bits = count.bit_length() - 1
+    bases = [int(values[0, 1 << k] ^ values[0, 0]) for k in range(bits)]
+    kept = [k for k in range(bits) if bases[k]]
+    start = int(offsets[values[0, 0]])
+    vector: list = []
+    while (element_bytes << (len(vector) + 1)) <= 16:
+        want = 1 << len(vector)
+        step = next((k for k in kept if k not in vector and int(offsets[values[0, 0] ^ bases[k]]) ^ start == want), None)
+        if step is None:
+            break
+        vector.append(step)
+    order = vector + [k for k in kept if k not in vector]
+    columns = [sum(1 << order[i] for i in range(len(order)) if r >> i & 1) for r in range(1 << len(order))]
+    return values[:, columns]
 
 
 def _array_map(threads: Any, warp: Optional[int]) -> np.ndarray:

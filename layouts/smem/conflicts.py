@@ -18,7 +18,7 @@ import numpy as np
 from ..cute.int_tuple import is_int
 from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
-from .access import Access
+from .access import Access, triton_order
 from .instructions import MatrixInstruction, VectorInstruction, ldmatrix, threads_per_phase  # noqa: F401 - ldmatrix: the examples
 from .memory import SharedMemory, memory_of
 from .model import Counts, check_requests, count, widest
@@ -305,6 +305,8 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: Optional[int] = None,
     first, width, per_phase, what = resolve(mem, acc, element_bytes)
     offsets = mem.offsets
     warps = warp_values(acc, first)
+    if isinstance(acc, Access) and acc.order == "triton":
+        warps = tuple(triton_order(values, offsets, element_bytes) for values in warps)
     vector = min(widest(offsets, values, element_bytes) for values in warps)
     if width is None:
         width = vector
