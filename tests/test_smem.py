@@ -203,9 +203,9 @@ def test_two_elements_at_one_address_is_a_layout_error():
         smem.memory_of(cute.Layout((4, 4), (-4, 1)))
 
 
-def test_a_thread_map_that_is_not_one_warp_is_refused():
-    with pytest.raises(LayoutError, match=r"one warp of 32 threads; .* has 64 \(pick one warp of them with warp=0..1\)"):
-        smem.Access(cute.Layout((64, 2), (2, 1)), 4)
+def test_a_thread_map_that_is_not_whole_warps_is_refused():
+    with pytest.raises(LayoutError, match="whole warps of 32 threads; .* has 48$"):
+        smem.Access(cute.Layout((48, 2), (2, 1)), 4)
     with pytest.raises(LayoutError, match="has 48$"):
         smem.Access(cute.Layout((48, 2), (2, 1)), 4, warp=0)
     with pytest.raises(LayoutError, match="warp 2 is past the 2 warp"):
@@ -386,3 +386,81 @@ def test_array_thread_maps_past_int64_or_ragged_are_named():
         smem.Access(huge, 4)
     with pytest.raises(ly.LayoutTypeError, match="threads: .*differ in length"):
         smem.Access([[1, 2], [3]] * 16, 4)
+
+
+# ---------------------------------------------------------------- widths stated, every warp (issue 55)
+BLOCKED_16B = tt.BlockedLayout([1, 16], [8, 4], [4, 1], [1, 0])
+FOUR_WARPS = (tt.BlockedLayout([4, 1], [32, 1], [2, 2], [0, 1]), (16, 16))
+
+
+def test_the_element_width_an_encoding_states_is_the_default():
+    shared = (tt.NVMMASharedLayout(128, 8), (64, 128))
+    stated = smem.conflicts(shared, smem.Access((BLOCKED_16B, (64, 128))))
+    said = smem.conflicts(shared, smem.Access((BLOCKED_16B, (64, 128))), element_bytes=1)
+    assert stated.element_bytes == 1
+    assert (stated.wavefronts, stated.ideal) == (said.wavefronts, said.ideal) == (32, 16)
+    with pytest.raises(LayoutError, match="element_bytes=2 contradicts the shared layout NVMMASharedLayout"):
+        smem.conflicts(shared, smem.Access((BLOCKED_16B, (64, 128))), element_bytes=2)
+    # a layout that states no width keeps the documented default of 2 bytes
+    assert smem.conflicts((tt.SwizzledSharedLayout(8, 1, 8, [1, 0]), (64, 128)),
+                          smem.Access((BLOCKED_16B, (64, 128)))).element_bytes == 2
+
+
+def test_every_warp_is_read_and_the_worst_reported():
+    shared = (tt.SwizzledSharedLayout(1, 1, 2, [0, 1]), (16, 16))
+    each = [smem.conflicts(shared, smem.Access(FOUR_WARPS, warp=w), element_bytes=4) for w in range(4)]
+    assert [r.vector_bytes for r in each] == [16, 16, 4, 4]        # warps 2 and 3 break the 16-byte vectors
+    every = smem.conflicts(shared, smem.Access(FOUR_WARPS), element_bytes=4)
+    assert every.vector_bytes == 4 and every.width_bytes == 4
+    assert len(every.warps) == 4 and [r.warp for r in every.warps] == [0, 1, 2, 3]
+    at_four = [smem.conflicts(shared, smem.Access(FOUR_WARPS, 4, warp=w), element_bytes=4) for w in range(4)]
+    assert [r.wavefronts for r in every.warps] == [r.wavefronts for r in at_four]
+    assert every.wavefronts == max(r.wavefronts for r in at_four)
+    assert "the worst of 4" in every.explain()
+    with pytest.raises(LayoutError, match=r"not 4 consecutive offsets .*access \(warp 2\)"):
+        smem.conflicts(shared, smem.Access(FOUR_WARPS, 16), element_bytes=4)
+
+
+def test_the_worst_warp_is_the_one_with_most_wavefronts():
+    # thread t of warp w holds row t + 32 w of a 64 x 32 tile of words, a column per request; rows
+    # 0..31 lie 33 words apart (conflict-free), rows 32..63 after them 32 apart (32-way: one bank)
+    threads = LinearLayout.from_bases({"register": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]],
+                                       "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], "warp": [[32, 0]]},
+                                      {"dim0": 64, "dim1": 32})
+    r, c = np.meshgrid(np.arange(64), np.arange(32), indexing="ij")
+    offsets = np.where(r < 32, r * 33 + c, 32 * 33 + (r - 32) * 32 + c)
+    mem = smem.SharedMemory((64, 32), offsets.T.reshape(-1), "two pitches")   # element r + 64 c
+    found = smem.conflicts(mem, smem.Access(threads, 4), element_bytes=4)
+    assert (found.warp, found.wavefronts, found.ways, found.ideal) == (1, 32 * 32, 32, 32)
+    assert [w.wavefronts for w in found.warps] == [32, 32 * 32]
+
+
+def test_best_swizzle_gives_every_warp_its_width():
+    acc = smem.Access(FOUR_WARPS)
+    best = smem.best_swizzle(reads=[acc], shape=(16, 16), element_bytes=4)
+    per_warp = [smem.conflicts(best.memory, smem.Access(FOUR_WARPS, warp=w), element_bytes=4) for w in range(4)]
+    assert best.vector_bytes[0] == min(r.vector_bytes for r in per_warp) == 16
+
+
+def test_tritons_order_groups_the_registers_the_shared_layout_makes_a_vector():
+    # Triton 3.9's generated code stores this pair 8-way (its PTX, issue 55); register order is 32-way
+    blocked = (tt.BlockedLayout([2, 2], [32, 1], [4, 1], [1, 0]), (64, 64))
+    shared = (tt.NVMMASharedLayout(0, 8), (64, 64))
+    plain = smem.conflicts(shared, smem.Access(blocked))
+    theirs = smem.conflicts(shared, smem.Access(blocked, order="triton"))
+    assert (plain.ways, theirs.ways) == (32, 8)
+    # registers: dim1 +1, dim0 +1, then dim1 +2, +4, ... (repeats): in register order only the first
+    # pair is contiguous (2 bytes); Triton's order takes dim1's +1, +2, +4, +8 first: 16 bytes
+    assert (plain.vector_bytes, theirs.vector_bytes) == (2, 16)
+    # a register that repeats an element is dropped: thread t holds 2t, 2t, 2t + 1, 2t + 1
+    repeats = LinearLayout.from_bases({"register": [[0], [1]], "lane": [[2], [4], [8], [16], [32]]}, {"dim0": 64})
+    mem = smem.memory_of(cute.Layout(64, 1))
+    assert smem.conflicts(mem, smem.Access(repeats), element_bytes=4).width_bytes == 4
+    assert smem.conflicts(mem, smem.Access(repeats, order="triton"), element_bytes=4).width_bytes == 8
+
+
+def test_tritons_order_needs_registers_to_reorder():
+    with pytest.raises(LayoutTypeError, match="order='triton' reorders"):
+        smem.Access(np.arange(64).reshape(32, 2), order="triton")
+    with pytest.raises(LayoutError, match="order must be 'registers' or 'triton'"):
+        smem.Access(np.arange(64).reshape(32, 2), order="value")

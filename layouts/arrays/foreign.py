@@ -13,11 +13,12 @@ back the caller's kind, without copying where the memory allows:
 
   - a tensor that **requires grad** is refused: ``convert`` is not differentiable, and its result
     would silently cut the autograd graph. Pass ``t.detach()``;
-  - a **meta** tensor (a shape without data) is refused;
-  - a tensor **not on the CPU** is read through a copy on the host (convert's kernels run on the
-    CPU) and the result goes back to its device; with ``copy=False`` (which never copies) and as
-    ``out=`` (which must be written in place) it is refused. :mod:`layouts.interop.pytorch` reads
-    tensors through this same bridge, so the same rule holds there;
+  - a **meta** tensor (a shape without data) is refused here; ``convert`` takes it (and any
+    tensor not on the CPU) down :mod:`layouts.conversion.on_device` before this bridge;
+  - a tensor **not on the CPU** that reaches this bridge (:mod:`layouts.interop.pytorch`'s
+    ``to_numpy``, which asks for host memory) is read through a copy on the host; with
+    ``copy=False`` (which never copies) and as ``out=`` (which must be written in place) it is
+    refused;
   - sparse, quantized and nested tensors are refused (pass ``.to_dense()`` / ``.int_repr()``);
   - a tensor with the lazy conjugate or negative bit (``t.conj()``) is resolved first (a copy);
     with ``copy=False`` and as ``out=`` it is refused;
@@ -26,10 +27,11 @@ back the caller's kind, without copying where the memory allows:
   - a tensor written as ``out=`` has its autograd version counter bumped (as ``copy_`` does), so
     a graph that saved it before the write raises rather than computing a wrong gradient.
 
-* any other object with ``__dlpack__`` is read through ``np.from_dlpack`` (zero-copy, CPU only);
-  when it also names its array-API namespace (``__array_namespace__``), the result goes back
-  through that namespace's ``from_dlpack`` (cupy, jax when installed). Without a namespace the
-  result is numpy.
+* any other object with ``__dlpack__`` in host memory is read through ``np.from_dlpack``
+  (zero-copy); when it also names its array-API namespace (``__array_namespace__``), the result
+  goes back through that namespace's ``from_dlpack``, on ``x``'s device (jax's CPU devices,
+  array_api_strict's). Without a namespace the result is numpy. An array that is not in host
+  memory never comes here: :mod:`layouts.conversion.on_device` converts it where it is.
 
 torch is imported only when a torch tensor is given (found by its type's module, never by
 importing torch to check).
@@ -243,14 +245,19 @@ def _from_dlpack(x: Any, what: str, writable: bool) -> tuple[np.ndarray, Back]:
     except Exception:  # noqa: BLE001 - a namespace that cannot be had: hand back numpy
         return arr, _same
     from_dlpack, asarray = getattr(xp, "from_dlpack", None), getattr(xp, "asarray", None)
+    device = getattr(x, "device", None)
     if from_dlpack is None:
         return arr, (asarray or _same)
     if asarray is None:
         return arr, from_dlpack
 
     def back(result: np.ndarray) -> Any:
+        # the result goes back to x's device (a namespace with several host devices, such as
+        # array_api_strict's, would otherwise put it on its first)
         try:
-            return from_dlpack(result)
+            return from_dlpack(result) if device is None else from_dlpack(result, device=device)
+        except TypeError:       # a namespace whose from_dlpack takes no device=
+            return from_dlpack(result) if device is None else asarray(result, device=device)
         except BufferError:  # numpy < 2 cannot export a read-only array (a view of x): asarray can
-            return asarray(result)
+            return asarray(result) if device is None else asarray(result, device=device)
     return arr, back

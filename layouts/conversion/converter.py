@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import settings
+from ..arrays.devices import off_host
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import Layout
@@ -178,6 +179,11 @@ class Converter:
         x = from_capsule(x, "x")
         if lazy_converter(x) is not None:       # dask: its shape and dtype, nothing computed
             shape, dt = tuple(int(n) for n in x.shape), np.dtype(x.dtype)
+        elif off_host(x) is not None:           # converted on its device: never read here
+            shape, dt = tuple(int(n) for n in x.shape), x.dtype
+            if shape != self.shape or _dtype_name(dt) != _dtype_name(self.element):
+                raise self._mismatch(shape, dt)
+            return convert(x, self.src, self.dst, out=out, threads=self.threads, **self.dims)  # type: ignore[arg-type]
         else:
             try:
                 xa, _, dt = as_numpy(x, "x")
@@ -226,6 +232,11 @@ class Converter:
     def __reduce__(self):
         element = self.dtype.str if self.element is self.dtype else self.element
         return (_rebuild, (self.src, self.dst, self.shape, element, self.threads, self.dims))
+
+
+def _dtype_name(dtype: Any) -> str:
+    """``float32`` for numpy's, torch's (``torch.float32``) and array-API libraries' float32 alike."""
+    return str(dtype).rsplit(".", 1)[-1]
 
 
 def _rebuild(src: Any, dst: Any, shape: tuple, dtype: Any, threads: int | None, dims: dict) -> Converter:

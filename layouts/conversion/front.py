@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import settings
 from . import loading as kernel_loading, replays
+from ..arrays.devices import off_host
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import Layout
@@ -50,8 +51,10 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         view, an OpenCV ROI), or, when ``src`` is a :class:`Layout`, the flat buffer holding it.
         The result is of ``x``'s kind: a torch tensor gives a torch tensor (zero-copy in and out;
         ``bfloat16`` and other dtypes numpy lacks move as raw bits; a tensor that requires grad
-        or a meta tensor is refused with what to do; a tensor on another device is read through a
-        host copy and the result goes back to it): see :mod:`layouts.arrays.foreign`.
+        is refused with what to do): see :mod:`layouts.arrays.foreign`. An array that is not in
+        host memory (a tensor on a GPU or the meta device, one traced by ``torch.compile``, a
+        cupy array) converts with its own library on its own device, never through the host
+        (:mod:`layouts.conversion.on_device`; named layouts there, ``out=`` on that device).
     src, dst : str or Layout
         Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`. For a
         numpy array, ``src`` names its axes in the order of its shape. For a torch tensor
@@ -112,6 +115,8 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
     lazy = lazy_converter(x)  # a dask array: a lazy result (layouts.chunked.dask registers it)
     if lazy is not None:
         return lazy(x, src, dst, out=out, threads=threads, copy=copy, **dims)
+    if off_host(x) is not None or (out is not None and off_host(out) is not None):
+        return _on_device(x, src, dst, out, threads, copy, dims)
     generic = beyond_specs(src, dst)   # a CuTe, linear or other layout: any kind pair
     try:
         # Foreign arrays: each kind is read as numpy here (zero-copy where it can be) and the
@@ -238,6 +243,30 @@ def remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
         _known.clear()
     rows = max([_kernels().short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)], default=0)
     _known[key] = (tuple(steps), rows, tuple(first_run(last) for _, last in request.suspects))
+
+
+def _on_device(x: Any, src: Any, dst: Any, out: Any, threads: int | None, copy: Any, dims: Mapping[str, int]) -> Any:
+    """convert() of an array that is not in host memory, on its device (see :func:`convert`)."""
+    from ..arrays.devices import ops_for
+    from ..arrays.foreign import check_tensor
+    from .on_device import convert_on_device
+
+    def warn(message: str) -> None:
+        warnings.warn(f"convert({layout_name(src)} -> {layout_name(dst)}): {message}", LayoutWarning, stacklevel=4)
+
+    try:
+        where = off_host(x)
+        if where is None:
+            raise LayoutError(f"out is {off_host(out)} but x is in host memory: give out on the host, or move x to "
+                              f"out's device first (layouts never moves data between devices)")
+        if threads is not None:
+            settings.check_threads(threads)
+        for name, a in (("x", x), ("out", out)):
+            if a is not None and is_torch_tensor(a):
+                check_tensor(a, name, data=False)
+        return convert_on_device(x, src, dst, out, ops=ops_for(x), copy=copy, dims=dims, warn=warn, where=where)
+    except LayoutError as err:
+        raise reworded(err, "convert", src, dst, shape=_shape_of(x)) from None
 
 
 def _shape_of(x: Any) -> Any:

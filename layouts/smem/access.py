@@ -53,10 +53,16 @@ class Access:
         ``smem.sts(16)`` say it with a direction). ``None``: as wide as the shared layout allows.
     shape : tuple of ints, optional
         The tensor shape of a Triton encoding given alone.
+    order : {"registers", "triton"}
+        The order a thread's values are requested in. ``"registers"`` (default): register order,
+        as the thread map lists them. ``"triton"``: as Triton's generated code takes them (linear
+        thread maps and Triton encodings only): registers that hold a copy of another's element are
+        dropped, and the registers whose elements the shared layout puts at offsets 1, 2, 4, ...
+        from a thread's first come first, so they form one vector (at most 16 bytes).
     warp : int, optional
-        Which warp: of a linear layout with several (default 0, and block 0), or of a CuTe TV
-        layout whose thread mode holds several warps (threads ``32 * warp .. 32 * warp + 31``;
-        required there, so that a map of the wrong size is never read silently).
+        Which warp of a thread map that holds several (a linear layout's ``warp`` in-dim, block 0;
+        a CuTe TV layout's threads ``32 * warp .. 32 * warp + 31``). ``None``: every warp, and
+        :func:`~layouts.smem.conflicts` reports the worst (``warps`` holds each one's thread map).
 
     Examples
     --------
@@ -68,11 +74,27 @@ class Access:
     Traceback (most recent call last):
     ...
     layouts.errors.LayoutError: threads: a thread map covers one warp of 32 threads; this array has 16 rows
+    >>> from layouts.linear import triton as tt
+    >>> four_warps = Access((tt.BlockedLayout([4, 1], [32, 1], [2, 2], [0, 1]), (16, 16)))
+    >>> len(four_warps.warps), four_warps.warp, four_warps.values_of(0)[:4]
+    (4, None, (0, 1, 2, 3))
+
+    In Triton's order, a thread's registers are regrouped into the shared layout's vectors: here
+    the two registers along ``dim1`` (elements 0 and 64 of a 64 x 64 tile) are 64 bytes apart in
+    an unswizzled ``NVMMASharedLayout``, the two along ``dim0`` adjacent, so Triton stores pairs
+    along ``dim0`` and only 8 threads share a bank instead of 32:
+
+    >>> from layouts import smem
+    >>> blocked = (tt.BlockedLayout([2, 2], [32, 1], [4, 1], [1, 0]), (64, 64))
+    >>> shared = (tt.NVMMASharedLayout(0, 8), (64, 64))
+    >>> [smem.conflicts(shared, Access(blocked, order=o)).ways for o in ("registers", "triton")]
+    [32, 8]
     """
 
-    __slots__ = ("values", "width_bytes", "op", "shape", "source")
+    __slots__ = ("values", "warps", "warp", "width_bytes", "op", "shape", "source", "order")
 
-    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: Any = None) -> None:
+    def __init__(self, threads: Any, width_bytes: Any = None, *, shape: Any = None, warp: Any = None,
+                 order: str = "registers") -> None:
         op = "access"
         if isinstance(width_bytes, VectorInstruction):
             op, width_bytes = width_bytes.op, width_bytes.width_bytes
@@ -80,11 +102,20 @@ class Access:
             width_bytes = check_width(width_bytes)
         if warp is not None and (not is_int(warp) or warp < 0):
             raise LayoutError(f"warp must be an int >= 0, got {type_name(warp)}")
-        values, tile = _thread_map(threads, shape, None if warp is None else int(warp))
-        if values.shape[1] == 0:
+        if order not in ("registers", "triton"):
+            raise LayoutError(f"order must be 'registers' or 'triton', got {order!r}")
+        if order == "triton" and not _is_linear_map(threads):
+            raise LayoutTypeError(f"order='triton' reorders a thread's registers: give a linear layout or a Triton "
+                                  f"encoding with its shape, not {type_name(threads)}")
+        warps, tile = _thread_maps(threads, shape, None if warp is None else int(warp))
+        if warps[0].shape[1] == 0:
             raise LayoutError("threads: this thread map gives the threads no values; each thread holds at least one")
-        values.setflags(write=False)
-        self.values: np.ndarray = values
+        for values in warps:
+            values.setflags(write=False)
+        self.values: np.ndarray = warps[0]
+        self.warps: Tuple[np.ndarray, ...] = tuple(warps)
+        self.warp: Optional[int] = None if warp is None else int(warp)
+        self.order = order
         self.width_bytes: Optional[int] = width_bytes
         self.op = op
         self.shape: Optional[Tuple[int, ...]] = tile
@@ -114,6 +145,7 @@ class Access:
         """
         out = object.__new__(Access)
         out.values, out.shape, out.source, out.op = self.values, self.shape, self.source, self.op
+        out.warps, out.warp, out.order = self.warps, self.warp, self.order
         out.width_bytes = None if width_bytes is None else check_width(width_bytes)
         return out
 
@@ -122,17 +154,59 @@ class Access:
         return f"Access({self.op}, {self.values_per_thread} values per thread, {width} requests)"
 
 
-def _thread_map(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[np.ndarray, Optional[Tuple[int, ...]]]:
+def _thread_maps(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[list, Optional[Tuple[int, ...]]]:
+    """The thread map of each warp asked for (``warp``, or every warp the map holds) and the tile."""
     from ..cute.layout import Layout as CuteLayout
     from ..linear.layout import LinearLayout
     if isinstance(threads, tuple) and len(threads) == 2 and _is_triton(threads[0]):
         threads, shape = threads
     if _is_triton(threads):
-        return _triton_map(threads, shape, warp or 0)
-    if isinstance(threads, CuteLayout):
-        return _cute_map(threads, warp), None
+        threads, shape = _triton_linear_map(threads, shape)
+    elif isinstance(threads, CuteLayout):
+        return _cute_maps(threads, warp), None
     if isinstance(threads, LinearLayout):
-        return _linear_map(threads, warp or 0)
+        warps = _linear_warps(threads, warp)
+        maps = [_linear_map(threads, w) for w in warps]
+        return [m for m, _ in maps], (shape if shape is not None else maps[0][1])
+    return [_array_map(threads, warp)], None
+
+
+def _is_linear_map(threads: Any) -> bool:
+    from ..linear.layout import LinearLayout
+    if isinstance(threads, tuple) and len(threads) == 2 and _is_triton(threads[0]):
+        return True
+    return _is_triton(threads) or isinstance(threads, LinearLayout)
+
+
+def triton_order(values: np.ndarray, offsets: np.ndarray, element_bytes: int) -> np.ndarray:
+    """``values`` (a linear thread map, one warp) with each thread's values in Triton's order on a
+    shared layout with these ``offsets``: registers that repeat an element dropped, then the
+    registers at offsets 1, 2, 4, ... elements from the thread's first value (as far as 16 bytes
+    allow) first, the others after them in register order.
+
+    >>> import numpy as np
+    >>> values = np.array([[0, 64, 1, 65]] * 32)    # 64 x 2 tile: registers along dim1 first, then dim0
+    >>> triton_order(values, np.arange(128), 1)[0].tolist()          # dim0 contiguous in memory
+    [0, 1, 64, 65]
+    """
+    count = values.shape[1]
+    bits = count.bit_length() - 1
+    bases = [int(values[0, 1 << k] ^ values[0, 0]) for k in range(bits)]
+    kept = [k for k in range(bits) if bases[k]]
+    start = int(offsets[values[0, 0]])
+    vector: list = []
+    while (element_bytes << (len(vector) + 1)) <= 16:
+        want = 1 << len(vector)
+        step = next((k for k in kept if k not in vector and int(offsets[values[0, 0] ^ bases[k]]) ^ start == want), None)
+        if step is None:
+            break
+        vector.append(step)
+    order = vector + [k for k in kept if k not in vector]
+    columns = [sum(1 << order[i] for i in range(len(order)) if r >> i & 1) for r in range(1 << len(order))]
+    return values[:, columns]
+
+
+def _array_map(threads: Any, warp: Optional[int]) -> np.ndarray:
     if isinstance(threads, np.ndarray) or (isinstance(threads, (list, tuple)) and threads
                                            and isinstance(threads[0], (list, tuple, np.ndarray))):
         try:
@@ -149,7 +223,9 @@ def _thread_map(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[np.ndarr
             raise LayoutError(f"threads: element indices must be >= 0, got {int(arr.min())}")
         if arr.size and int(arr.max()) > np.iinfo(np.int64).max:     # uint64 would wrap negative
             raise LayoutError(f"threads: element index {int(arr.max())} is past any tile")
-        return arr.astype(np.int64), None
+        if warp:
+            raise LayoutError(f"warp {warp} is past the one warp of an array thread map")
+        return arr.astype(np.int64)
     raise LayoutTypeError(f"threads must be a CuTe TV layout, a linear layout (lane, register -> dim0, dim1...), "
                           f"a Triton distributed encoding with its shape, or a (32, values) int array; "
                           f"got {type_name(threads)}")
@@ -160,22 +236,29 @@ def _is_triton(obj: Any) -> bool:
     return isinstance(obj, Encoding)
 
 
-def _cute_map(tv: Any, warp: Optional[int]) -> np.ndarray:
+def _cute_maps(tv: Any, warp: Optional[int]) -> list:
     if len(tv) > 2:
         raise LayoutError(f"threads: a TV layout has two modes, (thread, value); {tv} has {len(tv)}")
     threads = tv[0].size() if len(tv) == 2 else tv.size()
-    if threads != WARP and (warp is None or threads % WARP):
-        raise LayoutError(f"threads: a TV layout's thread mode is one warp of {WARP} threads; {tv} has {threads}"
-                          + (f" (pick one warp of them with warp=0..{threads // WARP - 1})" if threads % WARP == 0
-                             else ""))
-    warp = warp or 0
-    if warp >= threads // WARP:
+    if threads % WARP or not threads:
+        raise LayoutError(f"threads: a TV layout's thread mode is whole warps of {WARP} threads; {tv} has {threads}")
+    if warp is not None and warp >= threads // WARP:
         raise LayoutError(f"warp {warp} is past the {threads // WARP} warp(s) of TV layout {tv}")
     offs = tv.offsets()
     if offs.size and offs.min() < 0:
         raise LayoutError(f"threads: TV layout {tv} gives the negative element index {int(offs.min())}")
     by_thread = offs.reshape(-1, threads).T                  # index t + threads * v: the thread mode is the fastest
-    return by_thread[WARP * warp: WARP * (warp + 1)].copy()
+    warps = range(threads // WARP) if warp is None else [warp]
+    return [by_thread[WARP * w: WARP * (w + 1)].copy() for w in warps]
+
+
+def _linear_warps(layout: Any, warp: Optional[int]) -> range:
+    count = layout.in_dims.get("warp", 1)
+    if warp is None:
+        return range(count)
+    if warp >= count:
+        raise LayoutError(f"warp {warp} is past the layout's {count} warps")
+    return range(warp, warp + 1)
 
 
 def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
@@ -187,8 +270,6 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
     if ins.get("lane", 1) != WARP:
         raise LayoutError(f"threads: a linear thread map has a lane in-dim of {WARP} lanes; this one has "
                           f"{ins.get('lane', 'none')}")
-    if warp >= ins.get("warp", 1):
-        raise LayoutError(f"warp {warp} is past the layout's {ins.get('warp', 1)} warps")
     regs = ins.get("register", 1)
     lane = np.repeat(np.arange(WARP, dtype=np.int64), regs)
     reg = np.tile(np.arange(regs, dtype=np.int64), WARP)
@@ -210,7 +291,7 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
     return flat.reshape(WARP, regs), tuple(sizes)
 
 
-def _triton_map(encoding: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
+def _triton_linear_map(encoding: Any, shape: Any) -> Tuple[Any, Tuple[int, ...]]:
     if shape is None:
         raise LayoutError(f"threads: a Triton encoding {encoding!r} needs its tensor shape: (encoding, shape)")
     from .memory import _triton_linear
@@ -220,5 +301,4 @@ def _triton_map(encoding: Any, shape: Any, warp: int) -> Tuple[np.ndarray, Tuple
         wrong_kind="threads: {!r} is a shared encoding; a thread map is a distributed one "
                    "(BlockedLayout, NVMMADistributedLayout, DotOperandLayout, SliceLayout)",
         where="threads:")
-    values, _ = _linear_map(linear, warp)
-    return values, shape
+    return linear, shape

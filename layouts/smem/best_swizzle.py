@@ -29,7 +29,7 @@ import numpy as np
 from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
-from .conflicts import Conflicts, _element_bytes, _positive_int, conflicts, resolve
+from .conflicts import Conflicts, _element_bytes, _positive_int, conflicts, resolve, warp_values
 from .construct import greedy_columns, offset_classes, offsets_of, phase_spaces, reference_order, vector_directions
 from .instructions import MatrixInstruction, threads_per_phase
 from .memory import SharedMemory, _shape_arg
@@ -127,7 +127,8 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
     Parameters
     ----------
     reads, writes : sequences of :class:`Access` or instructions (``ldmatrix``, ``stmatrix``)
-        One warp's accesses; an Access without a width is counted at the widest it gets.
+        The accesses; an Access without a width is counted at the widest it gets, and an Access of
+        several warps must get its width in every warp.
     shape : tuple of ints
         The tile's modes, each a power of two (a linear layout permutes the tile's bits).
     element_bytes, banks, bank_bytes : int
@@ -174,7 +175,11 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
             if width < element_bytes or (values.shape[1] % (width // element_bytes)):
                 raise LayoutError(f"{name}: width_bytes={width} does not fit: {values.shape[1]} values per thread "
                                   f"of {element_bytes} bytes")
-        resolved.append((name, values, width, per_phase))
+        seen_maps = set()
+        for warp in warp_values(acc, values):     # every warp must get the width; equal maps count once
+            if warp.tobytes() not in seen_maps:
+                seen_maps.add(warp.tobytes())
+                resolved.append((name, warp, width, per_phase))
     directions = [vector_directions(v, element_bytes) for _, v, _, _ in resolved]
     for (name, _, width, _), d in zip(resolved, directions):
         if width is not None and (1 << len(d)) * element_bytes < width:

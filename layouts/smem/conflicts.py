@@ -18,7 +18,7 @@ import numpy as np
 from ..cute.int_tuple import is_int
 from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
-from .access import Access
+from .access import Access, triton_order
 from .instructions import MatrixInstruction, VectorInstruction, ldmatrix, threads_per_phase  # noqa: F401 - ldmatrix: the examples
 from .memory import SharedMemory, memory_of
 from .model import Counts, check_requests, count, widest
@@ -76,8 +76,9 @@ def _span(items: Tuple[int, ...]) -> str:
 class Conflicts:
     """What :func:`conflicts` found: ``wavefronts`` (total), ``ideal`` (one per phase), ``ways``
     (the worst phase's wavefronts), ``per_phase``, ``vector_bytes`` (the widest request every
-    thread's values allow, at most 16), ``width_bytes`` (the width counted), ``phases``,
-    ``worst_phase``, ``memory`` and :meth:`explain`.
+    thread of every warp allows, at most 16), ``width_bytes`` (the width counted), ``phases``,
+    ``worst_phase``, ``memory`` and :meth:`explain`. For an access of several warps, these are the
+    worst warp's (the most wavefronts): ``warp`` says which, ``warps`` holds every warp's result.
 
     >>> from layouts import cute
     >>> r = conflicts(cute.Layout((16, 64), (64, 1)), ldmatrix(x2=True))
@@ -95,6 +96,8 @@ class Conflicts:
         self.ideal = len(self.per_phase)
         self.ways = int(counts.per_phase.max()) if self.ideal else 0
         self._phases: Optional[Tuple[Phase, ...]] = None
+        self.warp = 0
+        self.warps: Tuple["Conflicts", ...] = (self,)
 
     @property
     def phases(self) -> Tuple[Phase, ...]:
@@ -161,13 +164,18 @@ class Conflicts:
                 lines.append(f"  ... and {more} more banks of this phase.")
             lines.append(f"Why: addresses {self.banks * self.bank_bytes} bytes apart (or any multiple) fall in the same "
                          f"bank; a swizzle or padding that moves these threads' words to different banks removes it.")
-        lines.append(f"Each thread's values allow requests of up to {self.vector_bytes} bytes; "
-                     f"{self.width_bytes} were counted.")
+        many = len(self.warps) > 1
+        lines.append(f"Each thread's values{', in every warp,' if many else ''} allow requests of up to "
+                     f"{self.vector_bytes} bytes; {self.width_bytes} were counted.")
+        if many:
+            each = ", ".join(str(w.wavefronts) for w in self.warps)
+            lines.append(f"These are warp {self.warp}'s, the worst of {len(self.warps)} (wavefronts by warp: {each}).")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
+        warp = f", warp {self.warp} of {len(self.warps)}" if len(self.warps) > 1 else ""
         return (f"Conflicts({self._name()}: {self.wavefronts} wavefronts, ideal {self.ideal}, {self.ways}-way, "
-                f"vector {self.vector_bytes} B)")
+                f"vector {self.vector_bytes} B{warp})")
 
 
 def _element_bytes(value: Any) -> int:
@@ -195,7 +203,8 @@ def _positive_int(name: str, value: Any, power_of_two: bool = False) -> int:
 
 
 def resolve(mem: SharedMemory, access: Any, element_bytes: int) -> Tuple[np.ndarray, Optional[int], int, str]:
-    """``(values (32, V), width or None, threads per phase, name)`` of an access on ``mem``."""
+    """``(values (32, V), width or None, threads per phase, name)`` of an access on ``mem`` (its
+    first warp: :func:`warp_values` gives the others)."""
     if isinstance(access, MatrixInstruction):
         values, width, per_phase = access.thread_map(mem.shape, element_bytes)
         return values, width, per_phase, access.name
@@ -206,7 +215,7 @@ def resolve(mem: SharedMemory, access: Any, element_bytes: int) -> Tuple[np.ndar
                               f"got {type_name(access)}")
     if access.shape is not None and _squeezed(access.shape) != _squeezed(mem.shape):
         raise LayoutError(f"acc is over a tile of shape {access.shape}, the shared layout over {mem.shape}")
-    top = int(access.values.max()) if access.values.size else -1
+    top = max(int(v.max()) for v in access.warps) if access.values.size else -1
     if top >= mem.size:
         raise LayoutError(f"acc reaches element {top} but the shared layout {mem.describe()} has {mem.size} elements "
                           f"(shape {mem.shape})")
@@ -214,14 +223,40 @@ def resolve(mem: SharedMemory, access: Any, element_bytes: int) -> Tuple[np.ndar
     return access.values, width, threads_per_phase(width) if width else 0, "this access"
 
 
+def warp_values(access: Any, values: np.ndarray) -> Tuple[np.ndarray, ...]:
+    """The thread map of every warp of ``access`` (``values``, from :func:`resolve`, is the first)."""
+    return access.warps if isinstance(access, Access) else (values,)
+
+
+def stated_element_bytes(mem: SharedMemory, element_bytes: Any) -> int:
+    """``element_bytes`` checked against the width the shared layout states; 2 where neither says.
+
+    >>> from layouts.linear import triton as tt
+    >>> from .memory import memory_of
+    >>> stated_element_bytes(memory_of((tt.NVMMASharedLayout(128, 8), (64, 128))), None)
+    1
+    >>> stated_element_bytes(memory_of((tt.NVMMASharedLayout(128, 8), (64, 128))), 2)
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: element_bytes=2 contradicts the shared layout NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=8, rank=2, transposed=False, fp4_padded=False, cga_layout=[]) over (64, 128), whose elements are 1 byte(s) wide
+    """
+    if element_bytes is None:
+        return mem.element_bytes or 2
+    element_bytes = _element_bytes(element_bytes)
+    if mem.element_bytes is not None and element_bytes != mem.element_bytes:
+        raise LayoutError(f"element_bytes={element_bytes} contradicts the shared layout {mem.describe()}, whose "
+                          f"elements are {mem.element_bytes} byte(s) wide")
+    return element_bytes
+
+
 def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(s for s in shape if s != 1)
 
 
-def conflicts(shared_layout: Any, acc: Any, element_bytes: int = 2, banks: int = 32, bank_bytes: int = 4,
-              shape: Optional[Tuple[int, ...]] = None) -> Conflicts:
-    """Bank conflicts of one warp's access ``acc`` to ``shared_layout``, by the hardware's model
-    (:mod:`layouts.smem.model`).
+def conflicts(shared_layout: Any, acc: Any, element_bytes: Optional[int] = None, banks: int = 32,
+              bank_bytes: int = 4, shape: Optional[Tuple[int, ...]] = None) -> Conflicts:
+    """Bank conflicts of a warp's access ``acc`` to ``shared_layout``, by the hardware's model
+    (:mod:`layouts.smem.model`); of every warp where ``acc`` holds several, the worst reported.
 
     Parameters
     ----------
@@ -230,8 +265,9 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: int = 2, banks: int =
     acc
         A :class:`Access` (a thread map and a width) or an instruction that brings its own
         (:func:`ldmatrix`, :func:`stmatrix`).
-    element_bytes : int
-        Bytes of one element: 1, 2, 4, 8 or 16.
+    element_bytes : int, optional
+        Bytes of one element: 1, 2, 4, 8 or 16. Default: the width the shared layout states
+        (``NVMMASharedLayout``'s ``element_bitwidth``), else 2; one that contradicts it is refused.
     banks, bank_bytes : int
         The banks (32) and their width (4 bytes).
     shape : tuple of ints, optional
@@ -250,23 +286,41 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: int = 2, banks: int =
     Traceback (most recent call last):
     ...
     layouts.errors.LayoutError: width_bytes=8 is not allowed by this shared layout: thread 1's values 0..1 (elements [1, 33]) are at offsets [33, 34], not 2 consecutive offsets aligned to 8 bytes; the widest this layout allows for this access is 4 bytes
+
+    Every warp of a Triton encoding is read; warps 2 and 3 of this one allow only 4-byte requests:
+
+    >>> from layouts.linear import triton as tt
+    >>> four_warps = Access((tt.BlockedLayout([4, 1], [32, 1], [2, 2], [0, 1]), (16, 16)))
+    >>> r = conflicts((tt.SwizzledSharedLayout(1, 1, 2, [0, 1]), (16, 16)), four_warps, element_bytes=4)
+    >>> r.vector_bytes, [w.wavefronts for w in r.warps]
+    (4, [32, 32, 32, 32])
     """
-    element_bytes = _element_bytes(element_bytes)
     banks = _positive_int("banks", banks)
     bank_bytes = _positive_int("bank_bytes", bank_bytes, power_of_two=True)
     mem = memory_of(shared_layout, shape)
+    element_bytes = stated_element_bytes(mem, element_bytes)
     if mem.cosize * element_bytes >= 1 << 62:
         raise LayoutError(f"shared_layout {mem.describe()} reaches offset {mem.cosize - 1}: byte addresses past 2**62 "
                           f"are no shared memory")
-    values, width, per_phase, what = resolve(mem, acc, element_bytes)
+    first, width, per_phase, what = resolve(mem, acc, element_bytes)
     offsets = mem.offsets
-    vector = widest(offsets, values, element_bytes)
+    warps = warp_values(acc, first)
+    if isinstance(acc, Access) and acc.order == "triton":
+        warps = tuple(triton_order(values, offsets, element_bytes) for values in warps)
+    vector = min(widest(offsets, values, element_bytes) for values in warps)
     if width is None:
         width = vector
         per_phase = threads_per_phase(width)
     if width < element_bytes:
         raise LayoutError(f"width_bytes={width} is narrower than one {element_bytes}-byte element")
-    check_requests(offsets, values, width, element_bytes, vector, what)
-    counts = count(offsets, values, width, element_bytes, per_phase, banks, bank_bytes)
-    return Conflicts(mem, acc, counts, width, vector, element_bytes, banks, bank_bytes)
+    results = []
+    for number, values in enumerate(warps):
+        check_requests(offsets, values, width, element_bytes, vector,
+                       what if len(warps) == 1 else f"{what} (warp {number})")
+        counts = count(offsets, values, width, element_bytes, per_phase, banks, bank_bytes)
+        results.append(Conflicts(mem, acc, counts, width, vector, element_bytes, banks, bank_bytes))
+    first_warp = acc.warp if isinstance(acc, Access) and acc.warp is not None else 0
+    for number, result in enumerate(results):
+        result.warp, result.warps = first_warp + number, tuple(results)
+    return max(results, key=lambda r: (r.wavefronts, r.ways, -r.warp))
 

@@ -29,16 +29,18 @@ __all__ = ["SharedMemory", "memory_of", "tile_dims"]
 
 class SharedMemory:
     """A tile in shared memory: ``shape`` (tuple of ints) and ``offsets`` (read-only int64, the
-    offset in elements of each element, colexicographic index over ``shape``).
+    offset in elements of each element, colexicographic index over ``shape``); ``element_bytes``
+    is the element's width where the layout states one (Triton's ``NVMMASharedLayout``), else None.
 
     >>> mem = SharedMemory((2, 2), [0, 1, 2, 3], "a 2x2 column-major tile")
     >>> mem.size, mem.cosize, mem.coordinate(3), mem.describe()
     (4, 4, (1, 1), 'a 2x2 column-major tile')
     """
 
-    __slots__ = ("shape", "offsets", "_description", "source")
+    __slots__ = ("shape", "offsets", "_description", "source", "element_bytes")
 
-    def __init__(self, shape: Any, offsets: Any, description: Any, source: Any = None) -> None:
+    def __init__(self, shape: Any, offsets: Any, description: Any, source: Any = None,
+                 element_bytes: Optional[int] = None) -> None:
         shape = _shape_arg("shape", shape)
         offsets = np.array(offsets, dtype=np.int64).reshape(-1)
         if offsets.size != _product(shape):
@@ -60,6 +62,7 @@ class SharedMemory:
         self.offsets: np.ndarray = offsets
         self._description = description
         self.source = source
+        self.element_bytes = element_bytes
 
     @property
     def size(self) -> int:
@@ -164,7 +167,7 @@ def memory_of(shared_layout: Any, shape: Optional[Tuple[int, ...]] = None) -> Sh
             if _product(wanted) != mem.size:
                 raise LayoutError(f"shape {wanted} has {_product(wanted)} elements but the shared layout "
                                   f"{mem.describe()} has {mem.size}")
-            mem = SharedMemory(wanted, mem.offsets, mem.describe(), mem.source)
+            mem = SharedMemory(wanted, mem.offsets, mem.describe(), mem.source, mem.element_bytes)
     return mem
 
 
@@ -223,4 +226,6 @@ def _triton_memory(encoding: Any, shape: Any) -> SharedMemory:
                    "SwizzledSharedLayout or NVMMASharedLayout (a distributed one goes in an Access)",
         where="shared_layout")
     mem = _memory(linear, None)
-    return SharedMemory(shape, mem.offsets, f"{encoding!r} over {shape}", (encoding, shape))
+    bits = getattr(encoding, "element_bitwidth", None)        # NVMMASharedLayout states its elements' width
+    return SharedMemory(shape, mem.offsets, f"{encoding!r} over {shape}", (encoding, shape),
+                        None if bits is None else bits // 8)
