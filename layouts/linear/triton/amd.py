@@ -1,6 +1,9 @@
-"""AMD matrix-core encodings: ``AMDMFMALayout`` (CDNA's MFMA accumulator, Gluon's
-``triton.experimental.gluon.language.amd`` name) and its dot operands, ported from Triton 3.9.0's
-``AMDMfmaEncodingAttr::toLinearLayout`` and ``mfmaDotToLinearLayout``. A wavefront has 64 lanes.
+"""AMD matrix-core encodings (Gluon's ``triton.experimental.gluon.language.amd`` names):
+``AMDMFMALayout``, the result of CDNA's MFMA on a 64-lane wavefront, and ``AMDWMMALayout``, the
+result of RDNA's and gfx1250's WMMA on a 32-lane wave, with the operands of dots on them. Each is
+read off the instruction's documented register layout (AMD's CDNA3 and RDNA3/RDNA4 ISA guides,
+"matrix fused multiply-add" operand and result layouts) and built as in :mod:`.mma`: one wave's
+elements, times the CTA's waves, spread over the tensor.
 
 >>> from layouts.linear.triton import AMDMFMALayout, to_linear_layout
 >>> mfma = AMDMFMALayout(version=3, instr_shape=[32, 32, 8], transposed=False, warps_per_cta=[1, 1])
@@ -8,20 +11,41 @@
 ((1, 0), (2, 0), (8, 0), (16, 0))
 """
 
-from typing import Any, Tuple
+from typing import Any, Dict, Tuple
 
 from ...errors import LayoutError, LayoutTypeError, show
 from ..algebra import multiply
 from ..layout import LinearLayout
-from ..reshape import transpose_outs
-from ._base import (_cga, _int, _pow2_list, combine_cta_cga, dim_names, dot_operand_order, identity_nd,
-                    matrix_order)
+from ._base import _cga, _int, _pow2_list, dim_names, dot_operand_order, identity_nd, matrix_order
 from .distributed import DistributedEncoding
+from .mma import along, layout_of_element, project_off, spread
 
 WAVE = 64                           # lanes in a CDNA wavefront
 MFMA_SHAPES = ((32, 32), (16, 16), (64, 4), (4, 64))
-WMMA_SHAPES = {1: ((16, 16, 16),), 2: ((16, 16, 16), (16, 16, 32)),      # Triton 3.9.0's verifier
+WMMA_SHAPES = {1: ((16, 16, 16),), 2: ((16, 16, 16), (16, 16, 32)),      # the 3.9.0 wheel's verifier
                3: ((16, 16, 4), (16, 16, 32), (16, 16, 64), (16, 16, 128))}
+WMMA_WAVE = 32                      # lanes in an RDNA (wave32) wave
+WMMA_TILE = 16                      # WMMA's M and N
+
+
+def mfma_block(across: str, across_size: int, run_dim: str, run: int, registers: int) -> LinearLayout:
+    """One wavefront's part of an MFMA operand or result (CDNA3 ISA, MFMA register layouts):
+    lane ``l`` sits at ``l % across_size`` along ``across`` and holds ``run`` consecutive
+    elements along ``run_dim`` from ``run * (l // across_size)``; the next ``run`` registers
+    continue along ``run_dim`` past all the lanes' runs.
+
+    A 32x32 result (f32) is ``mfma_block(N, 32, M, 4, 16)``: lane ``l`` holds column ``l % 32``,
+    rows ``4 (l // 32) + 0..3`` and then 8 rows further per 4 registers.
+
+    >>> mfma_block("dim1", 32, "dim0", 4, 16).transpose_outs(["dim0", "dim1"]).bases["register"]
+    ((1, 0), (2, 0), (8, 0), (16, 0))
+    """
+    groups = WAVE // across_size
+
+    def element(register: int, lane: int) -> Dict[str, int]:
+        return {across: lane % across_size,
+                run_dim: register % run + run * (lane // across_size) + run * groups * (register // run)}
+    return layout_of_element(element, registers, WAVE, [run_dim, across])
 
 
 class AMDMFMALayout(DistributedEncoding):
@@ -72,65 +96,59 @@ class AMDMFMALayout(DistributedEncoding):
     def rank(self) -> int:
         return len(self.warps_per_cta)
 
+    def _result_block(self) -> LinearLayout:
+        """One MFMA result tile in one wavefront: lanes across N (across M when transposed);
+        each lane holds runs of 4 consecutive 32-bit results down the other dim (single 64-bit
+        ones), as many as fill the ``M x N`` tile."""
+        names = dim_names(self.rank)
+        m, n = self.instr_shape[:2]
+        run = 1 if self.element_bitwidth == 64 else 4
+        registers = m * n // WAVE
+        if self.transposed:
+            return mfma_block(names[-2], m, names[-1], run, registers)
+        return mfma_block(names[-1], n, names[-2], run, registers)
+
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
-        rank, names = self.rank, dim_names(self.rank)
-        batch = rank == 3
-        m_index, n_index = int(batch), 1 + int(batch)
-        order = matrix_order(rank, True)
-        dim_m, dim_n = names[order[1]], names[order[0]]
-        m, n = self.instr_shape[0], self.instr_shape[1]
-        height = 1 if self.element_bitwidth == 64 else 4
-        tiles = (m * n) // (WAVE * height)
-        I = LinearLayout.identity_1d
-        if not self.transposed:
-            tile = multiply(I(height, "register", dim_m), multiply(I(n, "lane", dim_n), I(WAVE // n, "lane", dim_m)))
-            tile = multiply(tile, I(tiles, "register", dim_m))
-        else:
-            tile = multiply(I(height, "register", dim_n), multiply(I(m, "lane", dim_m), I(WAVE // m, "lane", dim_n)))
-            tile = multiply(tile, I(tiles, "register", dim_n))
-        tile = transpose_outs(tile, [dim_n, dim_m])
-        tiles_m, tiles_n = self.tiles_per_warp[m_index], self.tiles_per_warp[n_index]
-        warps_m, warps_n = self.warps_per_cta[m_index], self.warps_per_cta[n_index]
-        for size, in_dim, out in ((tiles_n, "register", dim_n), (warps_n, "warp", dim_n),
-                                  (shape[n_index] // (n * warps_n * tiles_n), "register", dim_n),
-                                  (tiles_m, "register", dim_m), (warps_m, "warp", dim_m)):
-            tile = multiply(tile, I(size, in_dim, out))
-        if batch:
-            tile = multiply(tile, I(1, "register", names[0]))
-            tile = multiply(tile, I(1, "lane", names[0]))
-            tile = multiply(tile, I(self.warps_per_cta[0], "warp", names[0]))
-        return combine_cta_cga(tile, self.cga_layout, shape)
+        """The result tiles of one wave (``tiles_per_warp``) and the waves (``warps_per_cta``),
+        N finished before M: along N the wave's tiles, the waves, then registers repeating the
+        CTA row over the tensor's whole N; along M the wave's tiles then the waves; the batch
+        dim's waves last. (The 3.9.0 wheel puts those N repeats before the M tiles.)"""
+        names, rank = dim_names(self.rank), self.rank
+        m_dim, n_dim = rank - 2, rank - 1
+        tiles, warps = self.tiles_per_warp, self.warps_per_cta
+        n_repeats = max(1, shape[n_dim] // (self.instr_shape[1] * warps[n_dim] * tiles[n_dim]))
+        layout = multiply(self._result_block(), along(names[n_dim], ("register", tiles[n_dim]),
+                                                      ("warp", warps[n_dim]), ("register", n_repeats)))
+        layout = multiply(layout, along(names[m_dim], ("register", tiles[m_dim]), ("warp", warps[m_dim])))
+        if rank == 3:
+            layout = multiply(layout, along(names[0], ("warp", warps[0])))
+        return spread(layout, matrix_order(rank, row_major=True), self.cga_layout, shape)
 
     # the operand of a dot with this accumulator (DotOperandLayout delegates here)
     def _check_dot(self, op: int, k_width: int) -> None:
         if k_width < 1 or k_width & (k_width - 1):
             raise LayoutError(f"k_width must be a power of two for an MFMA parent, got {k_width}")
 
-    def _dot_linear(self, op: int, k_width: int, cga: Any, shape: Tuple[int, ...]) -> LinearLayout:
-        rank, names = self.rank, dim_names(self.rank)
-        m, n = self.instr_shape[0], self.instr_shape[1]
-        non_k = m if op == 0 else n
-        k_index, non_k_index = (rank - 1, rank - 2) if op == 0 else (rank - 2, rank - 1)
-        order = dot_operand_order(op, rank)
-        dim_k, dim_non_k = names[order[0]], names[order[1]]
-        I = LinearLayout.identity_1d
-        tile = multiply(I(k_width, "register", dim_k),
-                        multiply(I(non_k, "lane", dim_non_k), I(WAVE // non_k, "lane", dim_k)))
-        k_tile = WAVE // non_k * k_width
-        if (m, n, op) in ((64, 4, 0), (4, 64, 1)):     # the 64x64 operand of a 4x64 MFMA: 16 tiles along K
-            tile = multiply(tile, I(16, "register", dim_k))
-            k_tile *= 16
-        if shape[k_index] > k_tile:
-            tile = multiply(tile, I(shape[k_index] // k_tile, "register", dim_k))
-        tile = multiply(tile, I(self.tiles_per_warp[non_k_index], "register", dim_non_k))
-        tile = transpose_outs(tile, [dim_k, dim_non_k])
-        if rank == 3:
-            tile = multiply(tile, I(1, "register", names[order[2]]))
-            tile = multiply(tile, I(1, "lane", names[order[2]]))
-        warps = identity_nd("warp", self.warps_per_cta, matrix_order(rank, True))
-        # Triton's * keeps the left operand's dim order when the two disagree (for rank 3 they do)
-        cta = multiply(tile, transpose_outs(warps, tile.out_dim_names))
-        return transpose_outs(combine_cta_cga(cta, cga, shape), list(names))
+    def _dot_linear(self, operand: Any, shape: Tuple[int, ...]) -> LinearLayout:
+        """An MFMA operand: lanes across its non-K dim, each holding ``k_width`` consecutive K
+        (:func:`mfma_block`), registers continuing along K over the tensor's K (at least 16
+        groups for the operand 64 wide, A of a 64x4 MFMA or B of a 4x64, as the wheel gives), the
+        wave's tiles along the non-K dim, then the accumulator's waves, copies along K. Its
+        blocks are the parent's ``cga_layout`` as it is (the 3.9.0 wheel does not broadcast
+        them along K here, unlike its WMMA and NVIDIA operands)."""
+        op, k_width, rank = operand.operand_index, operand.k_width, self.rank
+        names = dim_names(rank)
+        k_dim, other_dim = (rank - 1, rank - 2) if op == 0 else (rank - 2, rank - 1)
+        m, n = self.instr_shape[:2]
+        across = m if op == 0 else n
+        k_per_group = WAVE // across * k_width
+        wide = (m, n, op) in ((64, 4, 0), (4, 64, 1))
+        groups = max(16 if wide else 1, shape[k_dim] // k_per_group)
+        block = mfma_block(names[other_dim], across, names[k_dim], k_width, k_width * groups)
+        layout = multiply(block, along(names[other_dim], ("register", self.tiles_per_warp[other_dim])))
+        waves = identity_nd("warp", self.warps_per_cta, matrix_order(rank, row_major=True))
+        layout = multiply(layout, project_off(waves, names[k_dim]))
+        return spread(layout, dot_operand_order(op, rank), self.cga_layout, shape)
 
 
 def _bases_arg(name: str, value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
@@ -143,6 +161,54 @@ def _bases_arg(name: str, value: Any, rank: int) -> Tuple[Tuple[int, ...], ...]:
         if any(v & (v - 1) for v in b):
             raise LayoutError(f"{name}[{i}] = {list(b)}: each entry must be 0 or a power of two")
     return bases
+
+
+def _tiles_layout(reg_bases: Any, warp_bases: Any, rank: int) -> LinearLayout:
+    """``reg_bases`` and ``warp_bases`` as a layout onto the grid of 16x16 WMMA tiles."""
+    return LinearLayout.from_bases({"register": [list(b) for b in reg_bases], "warp": [list(b) for b in warp_bases]},
+                                   list(dim_names(rank)))
+
+
+def wmma_result_tile(version: int, rows: str, cols: str) -> LinearLayout:
+    """One wave's 16x16 WMMA result (RDNA3 and RDNA4 ISA guides, WMMA result layout): lane
+    ``l`` holds column ``l % 16`` and 8 of its rows: on RDNA3 (``version`` 1) every other row,
+    from row ``l // 16``; on RDNA4 and gfx1250 8 consecutive rows, from row ``8 (l // 16)``.
+
+    >>> wmma_result_tile(2, "dim0", "dim1").transpose_outs(["dim0", "dim1"]).bases
+    {'register': ((1, 0), (2, 0), (4, 0)), 'lane': ((0, 1), (0, 2), (0, 4), (0, 8), (8, 0))}
+    """
+    half = WMMA_WAVE // WMMA_TILE
+
+    def element(register: int, lane: int) -> Dict[str, int]:
+        if version == 1:
+            row = half * register + lane // WMMA_TILE
+        else:
+            row = register + (WMMA_TILE // half) * (lane // WMMA_TILE)
+        return {rows: row, cols: lane % WMMA_TILE}
+    return layout_of_element(element, WMMA_TILE // half, WMMA_WAVE, [cols, rows])
+
+
+def wmma_operand_tile(version: int, k: str, other: str, k_width: int, instr_k: int) -> LinearLayout:
+    """One wave's WMMA operand (RDNA3 and RDNA4 ISA guides, WMMA operand layout): lane ``l``
+    holds row (A) or column (B) ``l % 16`` and ``k_width`` consecutive K per run; on RDNA3
+    (``version`` 1) both half-waves hold the same K, its registers running straight along K;
+    later, half-wave ``l // 16`` starts ``k_width`` further and each next run of registers
+    skips the other half-wave's run. Registers cover the instruction's K (at least one run).
+
+    >>> wmma_operand_tile(2, "dim1", "dim0", 8, 16).bases
+    {'register': ((1, 0), (2, 0), (4, 0)), 'lane': ((0, 1), (0, 2), (0, 4), (0, 8), (8, 0))}
+    """
+    half = WMMA_WAVE // WMMA_TILE
+    runs = max(1, instr_k // (half * k_width))
+
+    def element(register: int, lane: int) -> Dict[str, int]:
+        if version == 1:
+            k_index = register
+        else:
+            run, start = register // k_width, register % k_width
+            k_index = start + k_width * (lane // WMMA_TILE) + half * k_width * run
+        return {k: k_index, other: lane % WMMA_TILE}
+    return layout_of_element(element, k_width * runs, WMMA_WAVE, [k, other])
 
 
 class AMDWMMALayout(DistributedEncoding):
@@ -176,62 +242,42 @@ class AMDWMMALayout(DistributedEncoding):
         warps = _bases_arg("warp_bases", warp_bases, rank)
         regs = _bases_arg("reg_bases", reg_bases, rank)
         try:
-            LinearLayout.from_bases({"register": [list(b) for b in regs], "warp": [list(b) for b in warps]},
-                                    list(dim_names(rank)))
+            _tiles_layout(regs, warps, rank)
         except LayoutError as e:
             raise LayoutError(f"reg_bases and warp_bases do not make a layout of tiles: {e}") from None
         self._init(version=version, transposed=transposed, warp_bases=warps, reg_bases=regs, instr_shape=instr,
                    cga_layout=_cga(cga_layout, rank), rank=rank)
 
-    def _tile(self) -> LinearLayout:
-        rank, names = self.rank, dim_names(self.rank)
-        order = matrix_order(rank, not self.transposed)
-        if self.version == 1:
-            reg, lane = [[0, 2], [0, 4], [0, 8]], [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]
-        else:
-            reg, lane = [[0, 1], [0, 2], [0, 4]], [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]]
-        tile = LinearLayout.from_bases({"register": reg, "lane": lane}, [names[order[0]], names[order[1]]])
-        if rank == 3:
-            tile = multiply(tile, LinearLayout.identity_1d(1, "register", names[0]))
-            tile = multiply(tile, LinearLayout.identity_1d(1, "lane", names[0]))
-        return transpose_outs(tile, list(names))
-
-    def _cta(self) -> LinearLayout:
-        return LinearLayout.from_bases({"register": [list(b) for b in self.reg_bases],
-                                        "warp": [list(b) for b in self.warp_bases]}, list(dim_names(self.rank)))
+    def _tiles(self) -> LinearLayout:
+        return _tiles_layout(self.reg_bases, self.warp_bases, self.rank)
 
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
+        """One 16x16 result tile (:func:`wmma_result_tile`, rows and columns swapped when
+        ``transposed``), times the grid of tiles that ``reg_bases`` and ``warp_bases`` give."""
         names = dim_names(self.rank)
-        layout = multiply(self._tile(), self._cta())
-        layout = transpose_outs(layout, [names[d] for d in matrix_order(self.rank, True)])
-        return combine_cta_cga(layout, self.cga_layout, shape)
+        rows, cols = (names[-1], names[-2]) if self.transposed else (names[-2], names[-1])
+        layout = multiply(wmma_result_tile(self.version, rows, cols), self._tiles())
+        return spread(layout, matrix_order(self.rank, row_major=True), self.cga_layout, shape)
 
     # the operand of a dot with this accumulator (DotOperandLayout delegates here)
     def _check_dot(self, op: int, k_width: int) -> None:
-        allowed = {1: (8, 16), 2: (4, 8, 16)}.get(self.version)        # Triton 3.9.0's verifier
+        allowed = {1: (8, 16), 2: (4, 8, 16)}.get(self.version)        # the 3.9.0 wheel's verifier
         if allowed and k_width not in allowed:
             raise LayoutError(f"k_width must be one of {list(allowed)} for a WMMA version {self.version} parent, "
                               f"got {k_width}")
         if k_width < 1 or k_width & (k_width - 1) or k_width > 64:
             raise LayoutError(f"k_width must be a power of two in 1..64 for a WMMA parent, got {k_width}")
 
-    def _dot_linear(self, op: int, k_width: int, cga: Any, shape: Tuple[int, ...]) -> LinearLayout:
-        rank, names = self.rank, dim_names(self.rank)
-        order = dot_operand_order(op, rank)
-        dim_k, dim_non_k = names[order[0]], names[order[1]]
-        I = LinearLayout.identity_1d
-        depth = 2                                            # a 32-lane wave over 16 rows or columns
-        tile = multiply(I(k_width, "register", dim_k), I(16, "lane", dim_non_k))
-        tile = multiply(tile, (LinearLayout.zeros_1d if self.version == 1 else I)(depth, "lane", dim_k))
-        tile = multiply(tile, I(self.instr_shape[2] // (depth * k_width), "register", dim_k))
-        # the warps and repeats of the accumulator, projected off K; repeats that become 0 go away
-        k = names.index(dim_k)
-        cta = self._cta()
-        bases = {d: [[0 if i == k else v for i, v in enumerate(b)] for b in rows] for d, rows in cta.bases.items()}
-        bases["register"] = [b for b in bases["register"] if any(b)]
-        sizes = {n: (1 if n == dim_k else cta.out_dim_size(n)) for n in names}
-        cta = LinearLayout.from_bases(bases, sizes, require_surjective=False)
-        rest = [n for n in names if n not in tile.out_dim_names]
-        layout = multiply(tile, transpose_outs(cta, list(tile.out_dim_names) + rest))
-        layout = transpose_outs(layout, [names[d] for d in order])
-        return combine_cta_cga(layout, cga, shape)
+    def _dot_linear(self, operand: Any, shape: Tuple[int, ...]) -> LinearLayout:
+        """One WMMA operand tile (:func:`wmma_operand_tile`) times the accumulator's grid of
+        tiles seen from the operand: projected off K, where warps become copies and register
+        repeats vanish; blocks broadcast along K."""
+        op, rank = operand.operand_index, self.rank
+        names = dim_names(rank)
+        k, other = (names[-1], names[-2]) if op == 0 else (names[-2], names[-1])
+        tile = wmma_operand_tile(self.version, k, other, operand.k_width, self.instr_shape[2])
+        grid = project_off(self._tiles(), k)
+        grid = LinearLayout.from_bases({"register": [list(b) for b in grid.bases["register"] if any(b)],
+                                        "warp": [list(b) for b in grid.bases["warp"]]},
+                                       grid.out_dims, require_surjective=False)
+        return spread(multiply(tile, grid), dot_operand_order(op, rank), operand.cga_layout, shape)

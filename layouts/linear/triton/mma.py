@@ -1,6 +1,11 @@
-"""NVIDIA tensor-core encodings: ``NVMMADistributedLayout`` (the MMA v2 / Ampere and v3 / Hopper
-accumulator) and ``DotOperandLayout`` (an operand of a dot, its parent an MMA or a blocked layout),
-ported from Triton 3.9.0's ``nvidiaMmaTile``, ``nvidiaDotToLinearLayout`` and ``fmaDotToLinearLayout``.
+"""NVIDIA tensor-core encodings: ``NVMMADistributedLayout`` (the accumulator of ``mma.sync``,
+version 2, and of ``wgmma``, version 3) and ``DotOperandLayout`` (an operand of a dot whose
+result has an MMA, MFMA, WMMA or blocked layout), derived from the fragment layouts the PTX ISA
+documents ("Matrix Fragments for mma.m16n8k*"), plus the pieces the AMD encodings share.
+
+Every tensor-core layout here is built the same way: the elements one warp holds (read off the
+instruction's documented fragment formula), times the warps of the CTA, then spread over the
+tensor by :func:`spread` (registers repeat the CTA tile fastest dim first, blocks on top).
 
 >>> from layouts.linear.triton import NVMMADistributedLayout, DotOperandLayout, to_linear_layout
 >>> mma = NVMMADistributedLayout([2, 0], [1, 1], [16, 8])
@@ -10,50 +15,122 @@ ported from Triton 3.9.0's ``nvidiaMmaTile``, ``nvidiaDotToLinearLayout`` and ``
 ((0, 1), (8, 0), (0, 8))
 """
 
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
+from ..._args import is_pow2
 from ...errors import LayoutError
-from ..algebra import multiply
+from ..algebra import compose, multiply
 from ..layout import LinearLayout
 from ..reshape import transpose_outs
-from ..._args import is_pow2
 from ._base import (_cga, _encoding, _int, _pow2_list, combine_cta_cga, dim_names, dot_operand_order,
                     identity_nd, matrix_order)
-from .amd import AMDMFMALayout, AMDWMMALayout
 from .distributed import BlockedLayout, DistributedEncoding
 
 MAX_K_WIDTH = 32      # elements of one operand a thread holds together along K: 32 1-bit values fill a register
+QUAD = 4              # PTX: the 4 lanes of a group (threadID_in_group) share a fragment row
+GROUPS = 8            # PTX: a warp's 32 lanes form 8 groups (groupID), one per fragment row
+
+Element = Callable[[int, int], Dict[str, int]]
 
 
-def mma_tile(tile: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
-    """Triton's ``nvidiaMmaTile``: k_width registers and 4 lanes along the inner dim, 8 lanes along
-    the outer, then registers repeat the 8x(4 k_width) subtile over the tile (outer dim first).
+# ----------------------------------------------------------------- pieces shared with amd.py
+def layout_of_element(element: Element, registers: int, lanes: int, dims: Sequence[str]) -> LinearLayout:
+    """The linear layout whose value at ``(register, lane)`` is ``element(register, lane)``, an
+    instruction's documented fragment formula (``{dim: index}``), which must be linear over
+    GF(2) in the bits of both (a linear layout is a GF(2)-linear map, Linear Layouts paper,
+    arXiv 2505.23819; such a map is fixed by the images of the unit vectors, so the bases are
+    ``element`` at the powers of two).
+    ``dims`` names the out-dims; their sizes are what the formula reaches.
 
-    >>> mma_tile([16, 8], 2, [1, 0], [1, 0]).transpose_outs(["dim0", "dim1"]).bases["register"]
-    ((0, 1), (8, 0))
+    >>> L = layout_of_element(lambda reg, lane: {"row": lane >> 1, "col": 2 * (lane & 1) + reg}, 2, 8,
+    ...                       ["row", "col"])
+    >>> L.bases, L.out_dims
+    ({'register': ((0, 1),), 'lane': ((0, 2), (1, 0), (2, 0))}, {'row': 4, 'col': 4})
     """
-    names = dim_names(len(rep_order))
-    inner, outer = order[0], order[1]
-    m, n = tile[outer], tile[inner]
-    layout = identity_nd("register", [1] * len(rep_order), rep_order)
-    for size, in_dim, d in ((k_width, "register", inner), (4, "lane", inner), (8, "lane", outer),
-                            (m // 8, "register", outer), (n // (k_width * 4), "register", inner)):
-        layout = multiply(layout, LinearLayout.identity_1d(size, in_dim, names[d]))
-    return layout
+    def basis(register: int, lane: int) -> List[int]:
+        at = element(register, lane)
+        return [at.get(d, 0) for d in dims]
+    bits = {"register": registers.bit_length() - 1, "lane": lanes.bit_length() - 1}
+    bases = {"register": [basis(1 << i, 0) for i in range(bits["register"])],
+             "lane": [basis(0, 1 << i) for i in range(bits["lane"])]}
+    return LinearLayout.from_bases(bases, list(dims))
 
 
-def broadcast_along_k(shape: Sequence[int], order: Sequence[int], k_dim: int, in_dim: str) -> LinearLayout:
-    """Triton's ``broadcastedDotOperandLayout``: identity along every dim but K, zeros along K.
+def project_off(layout: LinearLayout, dim: str) -> LinearLayout:
+    """``layout`` followed by the projection that forgets ``dim`` (kept, of size 1): what the
+    threads of a dot's result see of an operand, which lacks the result's other matrix dim.
 
-    >>> broadcast_along_k([2, 2], [1, 0], 1, "warp").transpose_outs(["dim0", "dim1"]).bases["warp"]
-    ((0, 0), (1, 0))
+    >>> P = project_off(identity_nd("warp", [2, 2], [1, 0]), "dim1").transpose_outs(["dim0", "dim1"])
+    >>> P.bases["warp"], P.out_dims
+    (((0, 0), (1, 0)), {'dim0': 2, 'dim1': 1})
     """
-    names = dim_names(len(shape))
+    projection = LinearLayout.empty()
+    for name, size in layout.out_dims.items():
+        keep = LinearLayout.zeros_1d if name == dim else LinearLayout.identity_1d
+        projection = multiply(projection, keep(size, name, name))
+    return compose(layout, projection)
+
+
+def along(dim: str, *steps: Tuple[str, int]) -> LinearLayout:
+    """``dim`` covered by ``(in_dim, count)`` steps, each on the bits above the last.
+
+    >>> along("dim0", ("register", 2), ("warp", 4)).bases
+    {'register': ((1,),), 'warp': ((2,), (4,))}
+    """
     layout = LinearLayout.empty()
-    for d in order:
-        make = LinearLayout.zeros_1d if d == k_dim else LinearLayout.identity_1d
-        layout = multiply(layout, make(shape[d], in_dim, names[d]))
+    for in_dim, count in steps:
+        layout = multiply(layout, LinearLayout.identity_1d(count, in_dim, dim))
     return layout
+
+
+def spread(cta: LinearLayout, order: Sequence[int], cga: Sequence[Sequence[int]],
+           shape: Sequence[int]) -> LinearLayout:
+    """The CTA tile ``cta`` over a tensor of ``shape`` (as Triton's encodings define it): cut
+    or repeated in registers, the dims taken fastest first as ``order`` lists them, then the
+    blocks of ``cga`` on top (:func:`combine_cta_cga`).
+
+    >>> cta = LinearLayout.identity_1d(4, "register", "dim1") * LinearLayout.identity_1d(2, "lane", "dim0")
+    >>> spread(cta, [1, 0], [], [4, 8]).bases["register"]
+    ((0, 1), (0, 2), (0, 4), (2, 0))
+    """
+    names = dim_names(len(order))
+    return combine_cta_cga(transpose_outs(cta, [names[d] for d in order]), cga, shape)
+
+
+# ----------------------------------------------------------------- NVIDIA mma.sync fragments
+def quad_fragment(rows: str, cols: str, row_extent: int, col_extent: int, per_register: int) -> LinearLayout:
+    """One warp's fragment of a ``row_extent x col_extent`` tile of ``mma.sync`` (PTX ISA,
+    "Matrix Fragments for mma.m16n8k*"): lane ``l`` is in group ``l // 4`` (the row) at
+    position ``l % 4`` in the group; a 32-bit register holds ``per_register`` consecutive
+    columns starting at ``per_register * (l % 4)``. The registers that follow move 8 rows down
+    the tile first, then ``4 * per_register`` columns across (``c2, c3`` sit 8 rows below
+    ``c0, c1``; ``a4..a7`` sit 8 K-columns right of ``a0..a3``).
+
+    The accumulator of ``m16n8`` is ``quad_fragment(M, N, 16, 8, 2)``; operand A of
+    ``m16n8k16`` (f16) is ``quad_fragment(M, K, 16, 16, 2)``, B is ``quad_fragment(N, K, 8, 16, 2)``.
+
+    >>> quad_fragment("dim0", "dim1", 16, 8, 2).transpose_outs(["dim0", "dim1"]).bases
+    {'register': ((0, 1), (8, 0)), 'lane': ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))}
+    """
+    row_blocks = row_extent // GROUPS
+
+    def element(register: int, lane: int) -> Dict[str, int]:
+        column, block = register % per_register, register // per_register
+        return {rows: lane // QUAD + GROUPS * (block % row_blocks),
+                cols: per_register * (lane % QUAD) + column + QUAD * per_register * (block // row_blocks)}
+    registers = per_register * row_blocks * (col_extent // (QUAD * per_register))
+    return layout_of_element(element, registers, QUAD * GROUPS, [cols, rows])
+
+
+def _k_dim(operand_index: int, rank: int) -> int:
+    """K's dim in an operand: the last of A (``[M, K]``), the one before of B (``[K, N]``)."""
+    return rank - 1 if operand_index == 0 else rank - 2
+
+
+def _warp_tile(major: int, instr_shape: Sequence[int]) -> Tuple[int, int]:
+    """One warp's ``(M, N)``: the last two entries of a v2 ``instr_shape``, the first two of v3's."""
+    m, n = instr_shape[:2] if major == 3 else instr_shape[-2:]
+    return m, n
 
 
 class NVMMADistributedLayout(DistributedEncoding):
@@ -82,15 +159,14 @@ class NVMMADistributedLayout(DistributedEncoding):
                               f"{'2' if version[0] == 3 else '2 or 3'}")
         if version[0] == 2:
             instr = _pow2_list("instr_shape", instr_shape, rank, rank_from=", from warps_per_cta")
-            m, n = instr[-2], instr[-1]
         else:
             instr = _pow2_list("instr_shape", instr_shape)
             if len(instr) != 3:
                 raise LayoutError(f"instr_shape has {len(instr)} entries; expected 3 ([M, N, K] for version 3)")
-            m, n = instr[0], instr[1]
-        for what, v in (("M", m), ("N", n)):
-            if v % 8:
-                raise LayoutError(f"instr_shape {list(instr)}: the tile's {what} is {v}; expected a multiple of 8")
+        for what, extent in zip("MN", _warp_tile(version[0], instr)):
+            if extent % GROUPS:
+                raise LayoutError(f"instr_shape {list(instr)}: the tile's {what} is {extent}; expected a "
+                                  f"multiple of 8")
         self._init(version=version, warps_per_cta=warps, instr_shape=instr, cga_layout=_cga(cga_layout, rank))
 
     @property
@@ -101,19 +177,46 @@ class NVMMADistributedLayout(DistributedEncoding):
     def is_hopper(self) -> bool:
         return self.version[0] == 3
 
+    def _warps(self) -> LinearLayout:
+        """The CTA's warps, one tile each: ``mma.sync`` warps go along N first; ``wgmma``'s go
+        down M first (a warpgroup's 4 warps hold 16 rows each of its 64)."""
+        return identity_nd("warp", self.warps_per_cta, matrix_order(self.rank, row_major=not self.is_hopper))
+
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
-        rank = self.rank
-        tile = self.instr_shape[:2] if self.is_hopper else self.instr_shape
-        order = matrix_order(rank, True)
-        cta = mma_tile(tile, 2, order, matrix_order(rank, True))     # the accumulator: kWidth 2
-        warps = identity_nd("warp", self.warps_per_cta, matrix_order(rank, not self.is_hopper))
-        cta = multiply(cta, transpose_outs(warps, cta.out_dim_names))
-        return combine_cta_cga(cta, self.cga_layout, shape)
+        names = dim_names(self.rank)
+        m, n = _warp_tile(self.version[0], self.instr_shape)
+        fragment = quad_fragment(names[-2], names[-1], m, n, 2)        # an f32 accumulator pair per thread
+        order = matrix_order(self.rank, row_major=True)
+        return spread(multiply(fragment, self._warps()), order, self.cga_layout, shape)
+
+    # the operand of a dot with this accumulator (DotOperandLayout delegates here)
+    def _check_dot(self, op: int, k_width: int) -> None:
+        if not (is_pow2(k_width) and k_width <= MAX_K_WIDTH):
+            raise LayoutError(f"k_width must be a power of two in 1..{MAX_K_WIDTH} for an MMA parent, "
+                              f"got {k_width}")
+        if self.is_hopper and op != 0:
+            raise LayoutError("operand_index must be 0 for a Hopper (version 3) parent: wgmma reads B "
+                              "from shared memory")
+
+    def _dot_linear(self, operand: "DotOperandLayout", shape: Tuple[int, ...]) -> LinearLayout:
+        """The ``mma.sync`` operand fragment (A: 16 rows of M, B: 8 columns of N, both ``8 k_width``
+        of K), on the accumulator's warps; the warps that differ only along the result's other
+        dim hold the same operand data."""
+        names, k_width = dim_names(self.rank), operand.k_width
+        k, other = (names[-1], names[-2]) if operand.operand_index == 0 else (names[-2], names[-1])
+        fragment = quad_fragment(other, k, 16 if operand.operand_index == 0 else 8, 8 * k_width, k_width)
+        cta = multiply(fragment, project_off(self._warps(), k))
+        return spread(cta, dot_operand_order(operand.operand_index, self.rank), operand.cga_layout, shape)
 
 
-def _k_zeroed(cga: Sequence[Sequence[int]], k_dim: int) -> Tuple[Tuple[int, ...], ...]:
+def _blocks_off_k(cga: Sequence[Sequence[int]], k_dim: int) -> Tuple[Tuple[int, ...], ...]:
     """The operand's blocks: the parent's, broadcast along K (Gluon's DotOperandLayout.cga_layout)."""
     return tuple(tuple(0 if i == k_dim else v for i, v in enumerate(b)) for b in cga)
+
+
+def _parent_kinds() -> Tuple[type, ...]:
+    from .amd import AMDMFMALayout, AMDWMMALayout      # amd.py builds on this module's pieces
+    return (NVMMADistributedLayout, BlockedLayout, AMDMFMALayout, AMDWMMALayout)
 
 
 class DotOperandLayout(DistributedEncoding):
@@ -135,23 +238,15 @@ class DotOperandLayout(DistributedEncoding):
         op = _int("operand_index", operand_index)
         if op not in (0, 1):
             raise LayoutError(f"operand_index must be 0 (A) or 1 (B), got {op}")
-        parent = _encoding("parent", parent, (NVMMADistributedLayout, BlockedLayout, AMDMFMALayout,
-                                                   AMDWMMALayout))
+        parent = _encoding("parent", parent, _parent_kinds())
         k_width = _int("k_width", k_width)
         if isinstance(parent, BlockedLayout):
             if k_width != 0:
                 raise LayoutError(f"k_width must be 0 when the parent is a BlockedLayout, got {k_width}")
             if parent.rank < 2:
                 raise LayoutError(f"parent has rank {parent.rank}; a dot operand has rank 2 or 3")
-        elif isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
-            parent._check_dot(op, k_width)
         else:
-            if not (is_pow2(k_width) and k_width <= MAX_K_WIDTH):
-                raise LayoutError(f"k_width must be a power of two in 1..{MAX_K_WIDTH} for an MMA parent, "
-                                  f"got {k_width}")
-            if parent.is_hopper and op != 0:
-                raise LayoutError("operand_index must be 0 for a Hopper (version 3) parent: wgmma reads B "
-                                  "from shared memory")
+            parent._check_dot(op, k_width)      # type: ignore[attr-defined]
         self._init(operand_index=op, parent=parent, k_width=k_width)
 
     @property
@@ -160,38 +255,26 @@ class DotOperandLayout(DistributedEncoding):
 
     @property
     def k_dim(self) -> int:
-        return self.rank - 1 if self.operand_index == 0 else self.rank - 2
+        return _k_dim(self.operand_index, self.rank)
 
     @property
     def cga_layout(self) -> Tuple[Tuple[int, ...], ...]:
-        return _k_zeroed(self.parent.cga_layout, self.k_dim)
+        return _blocks_off_k(self.parent.cga_layout, self.k_dim)
 
     def _linear(self, shape: Tuple[int, ...]) -> LinearLayout:
         if isinstance(self.parent, BlockedLayout):
             return self._fma(shape)
-        if isinstance(self.parent, AMDMFMALayout):
-            # Triton's mfmaDotToLinearLayout takes the parent's CGA as it is (no broadcast along K)
-            return self.parent._dot_linear(self.operand_index, self.k_width, self.parent.cga_layout, shape)
-        if isinstance(self.parent, AMDWMMALayout):
-            return self.parent._dot_linear(self.operand_index, self.k_width, self.cga_layout, shape)
-        rank, k_width, is_a = self.rank, self.k_width, self.operand_index == 0
-        tile: List[int] = [1] * rank
-        tile[rank - 2], tile[rank - 1] = (16, k_width * 8) if is_a else (k_width * 8, 8)
-        order = dot_operand_order(self.operand_index, rank)
-        cta = mma_tile(tile, k_width, order, order)        # the operand's rep order is its K-fast order
-        warps = broadcast_along_k(self.parent.warps_per_cta, matrix_order(rank, not self.parent.is_hopper),
-                                  self.k_dim, "warp")
-        cta = multiply(cta, transpose_outs(warps, cta.out_dim_names))
-        return combine_cta_cga(cta, self.cga_layout, shape)
+        return self.parent._dot_linear(self, shape)         # type: ignore[attr-defined]
 
     def _fma(self, shape: Tuple[int, ...]) -> LinearLayout:
+        """An operand of an FMA dot: each thread holds the whole of K for the rows (A) or columns
+        (B) the blocked parent gives it; the lanes and warps the parent spreads along K hold
+        copies."""
         blocked, k = self.parent, self.k_dim
-        names = dim_names(self.rank)
-        rep_names = [names[d] for d in blocked.order]
         per_thread = list(blocked.size_per_thread)
         per_thread[k] = shape[k]
-        cta = multiply(multiply(
-            transpose_outs(identity_nd("register", per_thread, blocked.order), rep_names),
-            transpose_outs(broadcast_along_k(blocked.threads_per_warp, blocked.order, k, "lane"), rep_names)),
-            transpose_outs(broadcast_along_k(blocked.warps_per_cta, blocked.order, k, "warp"), rep_names))
-        return combine_cta_cga(cta, self.cga_layout, shape)
+        threads = multiply(identity_nd("lane", blocked.threads_per_warp, blocked.order),
+                           identity_nd("warp", blocked.warps_per_cta, blocked.order))
+        cta = multiply(identity_nd("register", per_thread, blocked.order),
+                       project_off(threads, dim_names(self.rank)[k]))
+        return spread(cta, blocked.order, self.cga_layout, shape)
