@@ -3,12 +3,17 @@ members of it against an exact oracle (Python ints, the defining property, pycut
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
+
 import numpy as np
 import pytest
 
 import layouts as ly
 from layouts import LayoutError, cute
 from layouts.cute import Layout
+from oracle import PYCUTE_MISSING
+from oracle_procs import require_oracle
 from test_cute_algebra import flat, rand_injective, rand_shape, unflatten_like
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -92,19 +97,25 @@ def test_swizzles_past_int64_are_refused_and_the_rest_exact():
 
 
 # ------------------------------------------------------------------ 4. left_inverse's domain
-def test_left_inverse_of_an_all_zero_layout_is_one_element(request):
-    rng = np.random.default_rng(43)
-    try:
-        import pycute
-    except ImportError:
-        pycute = None
-    for _ in range(100):
+def _all_zero_layouts(seed, n=100):
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
         shape = rand_shape(rng, depth=2)
-        L = Layout(shape, unflatten_like([0] * len(flat(shape)), shape))
+        yield Layout(shape, unflatten_like([0] * len(flat(shape)), shape))
+
+
+def test_left_inverse_of_an_all_zero_layout_is_one_element():
+    for L in _all_zero_layouts(43):
         assert cute.left_inverse(L) == Layout(1, 0)                 # codomain {0}: domain cosize(L) == 1
-        if pycute is not None:
-            P = pycute.left_inverse(pycute.Layout(L.shape, L.stride))
-            assert (pycute.size(P), P(0)) == (1, 0)
+
+
+def test_left_inverse_of_an_all_zero_layout_is_pycutes():
+    require_oracle(importlib.util.find_spec("pycute") is not None, PYCUTE_MISSING)
+    import pycute
+
+    for L in _all_zero_layouts(43):
+        P = pycute.left_inverse(pycute.Layout(L.shape, L.stride))
+        assert (pycute.size(P), P(0)) == (1, 0), L
 
 
 def test_left_inverse_with_zero_strides_still_inverts():
@@ -160,8 +171,9 @@ def test_deep_nesting_is_a_layout_error_not_a_recursion_error(name):
 
 # ------------------------------------------------------------------ make_ordered_layout: size-1 modes
 def test_make_ordered_layout_gives_size_one_modes_stride_zero_as_cxx_compact_col_major():
-    """C++'s compact_order builds each mode with compact_col_major, which gives a (static) size-1
-    mode stride 0; the other modes get the product of the sizes with a smaller order value."""
+    """Each mode's stride is the product of the sizes of the modes with a smaller order value (the
+    ordered compact layout's definition), except that a size-1 mode gets stride 0, as CuTe C++ gives
+    a static size-1 mode."""
     rng = np.random.default_rng(401)
     for _ in range(300):
         n = int(rng.integers(1, 6))
@@ -176,25 +188,53 @@ def test_make_ordered_layout_gives_size_one_modes_stride_zero_as_cxx_compact_col
 
 
 # ------------------------------------------------------------------ None (CuTe's _) in a zipped tiler
-def _cxx_zip2_by(t, guide):
-    """C++'s zip2_by (cute/algorithm/tuple_algorithms.hpp), transcribed: a leaf of the guide takes
-    its mode as the (tile, rest) pair and needs exactly two sub-modes (else: does not compile)."""
-    if isinstance(guide, tuple):
-        split = [_cxx_zip2_by(t[i], g) for i, g in enumerate(guide)]
-        return tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):])
-    if not (isinstance(t, tuple) and len(t) == 2):
-        raise TypeError("zip2_by: Mismatched ranks")  # C++'s static_assert
-    return t
+# Where each piece of logical_op(A, T) goes, by CUTLASS's documentation (02_layout_algebra.md,
+# "Zipped, tiled, flat divides"): ("tile", k) / ("rest", k) are the two halves of tiled mode k,
+# ("past", j) is mode len(T) + j of A, untouched; the value is its path in the result.
+PLACES = {
+    "zipped_divide": lambda k, n, m: {("tile", k): (0, k), ("rest", k): (1, k), ("past", k): (1, n + k)},
+    "zipped_product": lambda k, n, m: {("tile", k): (0, k), ("rest", k): (1, k), ("past", k): (1, n + k)},
+    "tiled_divide": lambda k, n, m: {("tile", k): (0, k), ("rest", k): (1 + k,), ("past", k): (1 + n + k,)},
+    "flat_divide": lambda k, n, m: {("tile", k): (k,), ("rest", k): (n + k,), ("past", k): (2 * n + k,)},
+}
+RANKS = {  # ranks of the result, its mode 0 and its mode 1 (None: not a tuple of pieces), for n
+    # tiled modes and m modes past the tiler
+    "zipped_divide": lambda n, m: (2, n, n + m),
+    "zipped_product": lambda n, m: (2, n, n + m),
+    "tiled_divide": lambda n, m: (1 + n + m, n, None),
+    "flat_divide": lambda n, m: (2 * n + m, None, None),
+}
 
 
-def _guide_of(tiler):
-    return tuple(_guide_of(t) for t in tiler) if isinstance(tiler, tuple) else 0
+def _at(L, path):
+    for k in path:
+        L = L[k]
+    return L
+
+
+def _is_pair(mode):
+    return isinstance(mode.shape, tuple) and len(mode.shape) == 2
+
+
+def _check_regrouped(op, L, T, R):
+    """R holds logical_op(A, T)'s pieces (L's modes) where the documentation places them, and
+    nothing else: a None mode of L is taken as its own (tile, rest) pair."""
+    n, m = len(T), len(L) - len(T)
+    top, zero, one = RANKS[op](n, m)
+    assert len(R) == top and (zero is None or len(R[0]) == zero) and (one is None or len(R[1]) == one), (op, L, T, R)
+    for k in range(len(L)):
+        pieces = {("past", k - n): L[k]} if k >= n else {("tile", k): L[k][0], ("rest", k): L[k][1]}
+        places = PLACES[op](k - n if k >= n else k, n, m)
+        for piece, sub in pieces.items():
+            assert _at(R, places[piece]) == sub, (op, L, T, R, piece)
 
 
 @pytest.mark.parametrize("op", ["zipped_divide", "tiled_divide", "flat_divide", "zipped_product"])
 def test_none_in_a_zipped_tiler_is_cxx_tile_unzip_or_a_layout_error_naming_the_tiler(op):
-    """C++'s zipped_divide / zipped_product are tile_unzip(logical_op(A, T), T): a None mode is left
-    alone by the logical op, then zip2_by splits it as the pair (mode0, mode1) -- no 1:0 tile."""
+    """zipped_divide / zipped_product regroup logical_op(A, T) by T's modes (CUTLASS's
+    documentation): a None mode is left alone by the logical op and then taken as its own
+    (tile, rest) pair -- the CuTe DSL's answer below, no 1:0 tile as pycute has it -- so one that
+    is not a pair of sub-modes is refused, naming the tiler."""
     rng = np.random.default_rng(402)
     logical = cute.logical_divide if "divide" in op else cute.logical_product
     split = refused = 0
@@ -209,22 +249,59 @@ def test_none_in_a_zipped_tiler_is_cxx_tile_unzip_or_a_layout_error_naming_the_t
             L = logical(A, T)
         except LayoutError:
             continue
-        try:
-            shape, stride = _cxx_zip2_by(L.shape, _guide_of(T)), _cxx_zip2_by(L.stride, _guide_of(T))
-        except TypeError:
+        if not all(_is_pair(L[k]) for k in range(len(T))):
             with pytest.raises(LayoutError, match=r"tiler \(.*None"):
                 getattr(cute, op)(A, T)
             refused += 1
             continue
-        Z = Layout(shape, stride)
-        expect = {"tiled_divide": lambda: cute.make_layout(Z[0], *list(Z[1])),
-                  "flat_divide": lambda: cute.make_layout(*list(Z[0]), *list(Z[1]))}.get(op, lambda: Z)()
-        assert getattr(cute, op)(A, T) == expect, (op, A, T)
+        R = getattr(cute, op)(A, T)
+        _check_regrouped(op, L, T, R)
+        # and the same function: every offset of the logical layout, each once
+        assert sorted(R.offsets().tolist()) == sorted(L.offsets().tolist()), (op, A, T, R)
         split += 1
     assert split > 40 and refused > 40, (split, refused)
     # the DSL's own answer (tests/test_cute_dsl.py): the None mode (3,4):(1,6) split as 3 | 4
     A = Layout((2, (3, 4)), (3, (1, 6)))
     assert cute.zipped_divide(A, (Layout(3, 2), None)) == Layout(((3, 3), (2, 4)), ((6, 1), (3, 6)))
+    assert cute.tiled_divide(A, (Layout(3, 2), None)) == Layout(((3, 3), 2, 4), ((6, 1), 3, 6))
+    assert cute.flat_divide(A, (Layout(3, 2), None)) == Layout((3, 3, 2, 4), (6, 1, 3, 6))
+    with pytest.raises(LayoutError, match=r"tiler \(.*None"):  # a None mode of 3 sub-modes
+        cute.zipped_divide(Layout((2, (3, 4, 5))), (2, None))
+
+
+# ------------------------------------------------------------------ right_inverse: the largest one
+def _gapped(rng):
+    """A one-to-one layout whose image has gaps (a stride skips ahead now and then), one time in
+    three with a broadcast (stride-0) mode, nested one time in four; sizes 2..4, at most 4 modes."""
+    sizes = [int(rng.choice([2, 3, 4])) for _ in range(int(rng.integers(1, 5)))]
+    strides, covered = [0] * len(sizes), 1
+    for k in rng.permutation(len(sizes)):
+        covered *= int(rng.choice([1, 1, 2, 3]))
+        strides[k] = covered
+        covered *= sizes[k]
+    if rng.random() < 1 / 3:
+        at = int(rng.integers(len(sizes) + 1))
+        sizes.insert(at, int(rng.choice([2, 3])))
+        strides.insert(at, 0)
+    if rng.random() < 0.25 and len(sizes) > 1:
+        return Layout((tuple(sizes[:2]), *sizes[2:]), (tuple(strides[:2]), *strides[2:]))
+    return Layout(tuple(sizes), tuple(strides))
+
+
+def test_right_inverse_is_a_right_inverse_and_no_larger_one_exists():
+    rng = np.random.default_rng(404)
+    grew = 0
+    for _ in range(400):
+        A = _gapped(rng)
+        R = cute.right_inverse(A)
+        _check_right_inverse(A, R)
+        grew += cute.size(R) > 1
+    assert grew > 150, grew
+    # hand-computed: (4,2):(0,1) reaches 0 at index 0 and 1 at index 4; (2,3):(3,1) is a bijection
+    assert cute.right_inverse(Layout((4, 2), (0, 1))) == Layout(2, 4)
+    assert cute.right_inverse(Layout((2, 3), (3, 1))) == Layout((3, 2), (2, 1))
+    # (0,3):(4,1) at a generic size N reaches 0, 1, 2 at indices 0, N, 2N: 3:N, and 3:0 at N = 0
+    assert cute.right_inverse(Layout((0, 3), (4, 1))) == Layout(3, 0) == _right_inverse_at_size_zero(Layout((0, 3), (4, 1)))
 
 
 # ------------------------------------------------------------------ size-0 modes: an answer or a LayoutError
@@ -240,26 +317,72 @@ def _with_zeros(rng):
     return Layout(tuple(shape), tuple(stride))
 
 
-def _cxx_right_inverse(A):
-    """C++'s right_inverse (cute/layout.hpp), transcribed: over coalesce(A)'s modes sorted (stably)
-    by stride, take each mode whose stride is the running product, with the prefix product of the
-    shape as its stride; coalesce the result."""
-    C = cute.coalesce(A)
-    shapes, strides = (C.shape, C.stride) if isinstance(C.shape, tuple) else ((C.shape,), (C.stride,))
-    prefix = [1]
-    for n in shapes:
-        prefix.append(prefix[-1] * n)
-    out_s, out_d, curr = [1], [0], 1
-    for i in sorted(range(len(shapes)), key=lambda j: strides[j]):
-        if strides[i] == curr:
-            out_s.append(shapes[i])
-            out_d.append(prefix[i])
-            curr = shapes[i] * strides[i]
-    return cute.coalesce(Layout(tuple(out_s), tuple(out_d)))
-
-
 def _offs(L):
     return L.offsets().tolist()
+
+
+def _factorizations(m):
+    """Every ordered tuple of factors >= 2 whose product is m (the shapes of a flat layout of size m)."""
+    if m == 1:
+        yield ()
+        return
+    for f in range(2, m + 1):
+        if m % f == 0:
+            yield from ((f,) + rest for rest in _factorizations(m // f))
+
+
+def _has_right_inverse_of_size(A, m, preimages):
+    """Whether some layout R of size m has A(R(i)) == i for every i < m, by brute force: a flat
+    one will do (a nested layout is the same function), and its stride at the mode starting at
+    index p is R(p), so one of p's preimages under A."""
+    for shape in _factorizations(m):
+        starts = [int(np.prod(shape[:k])) for k in range(len(shape))]
+        for strides in itertools.product(*[preimages[p] for p in starts]):
+            R = Layout(shape, strides)
+            if all(R(i) < cute.size(A) and A(R(i)) == i for i in range(m)):
+                return True
+    return False
+
+
+def _check_right_inverse(A, R):
+    """A(R(i)) == i for every i < size(R); and where A is one-to-one apart from its broadcast
+    (stride-0) modes, no larger layout is a right inverse (brute force over every layout of each
+    size up to the longest run 0, 1, ... in A's image). (For other A, CuTe's right_inverse can be
+    smaller than the largest: right_inverse((2,4):(1,1)) is 2:1 where 4:2 inverts too.)"""
+    assert all(A(r) == i for i, r in enumerate(_offs(R))), (A, R)
+    image = _offs(A)
+    if len(set(_offs(cute.filter(A)))) < cute.size(cute.filter(A)):
+        return True
+    preimages: dict = {}
+    for j, a in enumerate(image):
+        preimages.setdefault(a, []).append(j)
+    longest = 0
+    while longest in preimages:
+        longest += 1
+    for m in range(cute.size(R) + 1, longest + 1):
+        assert not _has_right_inverse_of_size(A, m, preimages), (A, R, m)
+    return True
+
+
+GENERIC = 10007  # a prime larger than every size and stride these tests make
+
+
+def _map_leaves(t, f):
+    return tuple(_map_leaves(e, f) for e in t) if isinstance(t, tuple) else f(t)
+
+
+def _right_inverse_at_size_zero(A):
+    """right_inverse of a layout with size-0 modes, judged as the generic answer at size 0: give
+    each size-0 mode the size N (a large prime), take right_inverse there (judged by
+    _check_right_inverse on layouts without size-0 modes), and set N = 0 in the result. Its shapes
+    and strides are products of A's sizes, so each is c * N**k: c when k == 0, else 0."""
+    R = cute.right_inverse(Layout(_map_leaves(A.shape, lambda s: s or GENERIC), A.stride))
+
+    def at_zero(v):
+        assert v < GENERIC or v % GENERIC == 0, (A, R)
+        return v if v < GENERIC else 0
+
+    return cute.coalesce(Layout(_map_leaves(R.shape, at_zero), _map_leaves(R.stride, at_zero)))
 
 
 def _check_composition(A, B, R):
@@ -284,9 +407,9 @@ SIZE0_CHECKS = {
     "left_inverse": (lambda A, B: cute.left_inverse(A),
                      lambda A, B, R: len(set(_offs(A))) < cute.size(A) or all(R(a) == i for i, a in enumerate(_offs(A)))),
     "right_inverse": (lambda A, B: cute.right_inverse(A),
-                      # a size-0 A has no A(i) to check: C++'s answer (pycute's differs there)
-                      lambda A, B, R: all(A(r) == i for i, r in enumerate(_offs(R))) if cute.size(A) else
-                      R == _cxx_right_inverse(A)),
+                      # a size-0 A has no A(i) to check: the generic answer at size 0 (pycute's differs)
+                      lambda A, B, R: _check_right_inverse(A, R) if cute.size(A) else
+                      R == _right_inverse_at_size_zero(A)),
     "nullspace": (lambda A, B: cute.nullspace(A),
                   lambda A, B, R: not cute.size(A) or all(A(n) == 0 for n in _offs(R))),
     "max_common_layout": (cute.max_common_layout,

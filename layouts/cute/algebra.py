@@ -308,9 +308,11 @@ def _complement_from_gaps(gaps: tuple, cotarget: Any) -> Layout:
 
 
 def right_inverse(layout: Any) -> Layout:
-    """A layout ``R`` with ``layout(R(i)) == i`` for every ``i < size(R)``, as large as the
-    contiguous offsets from 0 allow: the inverse function on the longest run ``0, 1, ...`` of the
-    image (CuTe's ``right_inverse``; the layout inverses of the CuTe whitepaper, arXiv 2603.02298).
+    """A layout ``R`` with ``layout(R(i)) == i`` for every ``i < size(R)`` (CuTe's
+    ``right_inverse``; the layout inverses of the CuTe whitepaper, arXiv 2603.02298). For a layout
+    that is one-to-one apart from its stride-0 modes, ``R`` is the inverse function on the longest
+    run ``0, 1, ...`` of the image; for others it may be shorter than such a run
+    (``right_inverse((2,4):(1,1))`` is ``2:1``, though ``4:2`` also inverts), as CuTe's is.
     It follows the modes of ``coalesce(layout)`` from the one of stride 1, each next one the mode
     whose stride is the extent covered so far, and sends each back to its index stride.
 
