@@ -8,6 +8,7 @@ Each result is checked bitwise against the host conversion of the same values (n
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -217,4 +218,25 @@ assert torch.equal(y, x.permute(0, 2, 3, 1)), y
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+# ---------------------------------------------------------------- jax: host memory, two CPU devices
+def test_jax_on_its_second_cpu_device_and_in_bfloat16_comes_back_there():
+    pytest.importorskip("jax")
+    code = """
+import jax, jax.numpy as jnp, numpy as np, layouts as ly
+second = jax.devices()[1]
+x = jax.device_put(jnp.arange(2 * 20 * 3 * 3, dtype=jnp.float32).reshape(2, 20, 3, 3), second)
+want = ly.convert(np.asarray(x), "NCHW", "NCHW16c")
+y = ly.convert(x, "NCHW", "NCHW16c")
+assert y.devices() == {second} and np.array_equal(np.asarray(y), want)
+b = x.astype(jnp.bfloat16)                      # numpy lacks bfloat16: its raw bits move
+z = ly.convert(b, "NCHW", "NHWC")
+assert z.dtype == jnp.bfloat16 and z.devices() == {second}
+assert np.array_equal(np.asarray(z).view(np.uint16), np.asarray(jnp.transpose(b, (0, 2, 3, 1))).view(np.uint16))
+print("ok")
+"""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]

@@ -125,8 +125,7 @@ def as_numpy(x: Any, what: str = "x", *, writable: bool = False,
     if is_torch_tensor(x):
         return _from_torch(x, what, writable, copy)
     if hasattr(x, "__dlpack__") and not isinstance(x, type):
-        arr, back = _from_dlpack(x, what, writable)
-        return arr, back, arr.dtype
+        return _from_dlpack(x, what, writable)
     if writable:
         raise LayoutTypeError(f"{what} must be a numpy array, a torch tensor or a DLPack array, got {type_name(x)}")
     try:
@@ -227,29 +226,55 @@ def bump_version(t: Any) -> None:
 
 
 # ---------------------------------------------------------------------------- DLPack / array API
-def _from_dlpack(x: Any, what: str, writable: bool) -> tuple[np.ndarray, Back]:
+def _from_dlpack(x: Any, what: str, writable: bool) -> tuple[np.ndarray, Back, Any]:
     from_dlpack = getattr(np, "from_dlpack", None)
     if from_dlpack is None:  # pragma: no cover - numpy < 1.22
         raise LayoutTypeError(f"{what} speaks DLPack, but numpy {np.__version__} cannot read it (numpy >= 1.22 can)")
+    dtype, raw = None, _raw_bits_view(x)
     try:
         arr = from_dlpack(x)
     except Exception as err:  # noqa: BLE001 - a foreign exporter may raise anything: said as a LayoutError
-        raise LayoutError(f"{what} ({type(x).__name__}) could not be read through DLPack as CPU memory: {err}") from None
+        if raw is None:
+            raise LayoutError(f"{what} ({type(x).__name__}) could not be read through DLPack as CPU memory: {err}") from None
+        try:            # a dtype DLPack's numpy reader lacks (jax's bfloat16): its raw bits, viewed back after
+            arr, dtype = from_dlpack(raw), x.dtype
+        except Exception:  # noqa: BLE001 - as above
+            raise LayoutError(f"{what} ({type(x).__name__}) could not be read through DLPack as CPU memory: "
+                              f"{err}") from None
     if writable and not arr.flags.writeable:
         raise LayoutError(f"{what} ({type(x).__name__}) is read-only through DLPack; pass a writable array")
+    arr_back = _back_through_namespace(x, arr)
+    if dtype is None:
+        return arr, arr_back, arr.dtype
+    return arr, (lambda result: arr_back(result).view(dtype)), dtype
+
+
+def _raw_bits_view(x: Any) -> Any:
+    """``x`` viewed as the unsigned integers of its item size, or None (no ``view``, an odd size)."""
+    size = getattr(getattr(x, "dtype", None), "itemsize", None)
+    if not callable(getattr(x, "view", None)) or size not in (1, 2, 4, 8):
+        return None
+    try:
+        return x.view(np.dtype(f"u{size}"))
+    except Exception:  # noqa: BLE001 - a view that cannot be had: no raw bits
+        return None
+
+
+def _back_through_namespace(x: Any, arr: np.ndarray) -> Back:
+    """How a numpy result goes back to ``x``'s kind: its namespace's ``from_dlpack`` on its device."""
     namespace = getattr(x, "__array_namespace__", None)
     if namespace is None:
-        return arr, _same
+        return _same
     try:
         xp = namespace()
     except Exception:  # noqa: BLE001 - a namespace that cannot be had: hand back numpy
-        return arr, _same
+        return _same
     from_dlpack, asarray = getattr(xp, "from_dlpack", None), getattr(xp, "asarray", None)
     device = getattr(x, "device", None)
     if from_dlpack is None:
-        return arr, (asarray or _same)
+        return asarray or _same
     if asarray is None:
-        return arr, from_dlpack
+        return from_dlpack
 
     def back(result: np.ndarray) -> Any:
         # the result goes back to x's device (a namespace with several host devices, such as
@@ -260,4 +285,4 @@ def _from_dlpack(x: Any, what: str, writable: bool) -> tuple[np.ndarray, Back]:
             return from_dlpack(result) if device is None else asarray(result, device=device)
         except BufferError:  # numpy < 2 cannot export a read-only array (a view of x): asarray can
             return asarray(result) if device is None else asarray(result, device=device)
-    return arr, back
+    return back
