@@ -1,13 +1,16 @@
 """``layouts.linear``'s algebra, without the wheel: the literal cases of Triton's C++ tests
-(``unittest/Tools/LinearLayoutTest.cpp``, and the encodings of
-``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp`` built from the same helpers), and
-every function the 3.9.0 wheel does not bind checked exhaustively through ``apply`` on small
-random layouts: each result compared, element by element, with its definition evaluated by brute
-force (the XOR of the bases of the set bits, written out here, not taken from the library).
+(``unittest/Tools/LinearLayoutTest.cpp``, and the expected layouts of
+``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp``), and every function the 3.9.0
+wheel does not bind checked exhaustively through ``apply`` on small random layouts: each result
+compared, element by element, with its definition evaluated by brute force (the XOR of the bases
+of the set bits, written out here, not taken from the library). The blocked and MMA v2 encodings
+are judged at every (register, lane, warp) by plain index arithmetic from what they mean (Gluon's
+documentation of BlockedLayout; the PTX ISA's mma.m16n8 fragment), never by composing layouts.
 """
 
 import itertools
 import random
+from math import prod
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ import pytest
 from layouts.errors import LayoutError
 from layouts.linear import (LinearLayout as LL, divide_left, divide_right, ensure_layout_not_larger_than,
                             ensure_layout_not_smaller_than, identity_standard_nd, supremum)
+from layouts.linear.triton import BlockedLayout, NVMMADistributedLayout, to_linear_layout
 
 
 def lay(bases, outs, surjective=True):
@@ -254,43 +258,59 @@ def test_quotient_cases():
     assert q is not None and q.quotient(["dim2"]) is not None
 
 
+def layout_from_function(in_dim, size, element, outs):
+    """The linear layout whose value at ``x`` is ``element(x)``, given that ``element`` is
+    GF(2)-linear: a linear map is fixed by its values at the powers of two (the definition,
+    Linear Layouts paper, arXiv 2505.23819); the caller checks linearity at every input."""
+    bases = [list(element(1 << i)) for i in range(size.bit_length() - 1)]
+    return lay({in_dim: bases}, outs)
+
+
 def test_pseudoinvert_of_the_blackwell_mixed_precision_case():
-    """BlackwellMixedPrecisionDotScaledSMEM: a padded fp4 smem layout's pseudoinverse agrees with
-    the hand-built packed-coordinate -> padded-offset map everywhere."""
-    m, k_packed, k_padded = 16, 4, 8
-    offs = []
-    for i in range((m * k_padded).bit_length() - 1):
-        o = 1 << i
-        packed = o // 16 * 8 + o % 8
-        offs.append([packed // k_packed, packed % k_packed])
-    L = lay({"offset": offs}, ["row", "col"])
+    """BlackwellMixedPrecisionDotScaledSMEM: a 16 x 4 packed fp4 tensor stored padded, each 16
+    offsets holding 8 elements then 8 of padding. The pseudoinverse is a right inverse on every
+    element, and lands where LinearLayoutTest.cpp expects (its formula, a fact of the test)."""
+    m, k_packed = 16, 4
+
+    def element(offset):                       # the padded offset -> (row, col) of the packed tensor
+        packed = (offset >> 4) * 8 + (offset & 7)
+        return divmod(packed, k_packed)
+    L = layout_from_function("offset", 2 * m * k_packed, element, ["row", "col"])
+    for offset in range(2 * m * k_packed):
+        assert tuple(L.apply({"offset": offset}).values()) == element(offset)
     inv = L.pseudoinvert()
-    for i in range(m):
-        for j in range(k_packed):
-            linear_coord = i * k_packed + j
-            assert inv.apply({"row": i, "col": j})["offset"] == (linear_coord // 8) * 16 + linear_coord % 8
+    for i, j in itertools.product(range(m), range(k_packed)):
+        at = inv.apply({"row": i, "col": j})
+        assert L.apply(at) == {"row": i, "col": j}
+        linear_coord = i * k_packed + j
+        assert at["offset"] == (linear_coord // 8) * 16 + linear_coord % 8
 
 
 def test_pseudoinvert_of_the_blackwell_swizzled_case():
-    """BlackwellMixedPrecisionDotScaledSMEMSwizzled, with ensure_layout_not_smaller_than."""
-    m, k_padded, k_packed, vec = 16, 128, 64, 16
-    tile_cols, tile_rows = 8 * 128 // 8, 8
-    bases = []
-    for log_col in range(tile_cols.bit_length() - 1):
-        c = 1 << log_col
-        bases.append([0, c // 16 * 8 + c % 8])
-    for log_row in range(tile_rows.bit_length() - 1):
-        row = 1 << log_row
-        c = vec * (row % 8)
-        bases.append([row, c // 16 * 8 + c % 8])
-    L = ensure_layout_not_smaller_than(lay({"offset": bases}, ["row", "col"]), {"row": m, "col": k_packed})
+    """BlackwellMixedPrecisionDotScaledSMEMSwizzled: the same padding over rows of 128 offsets,
+    each row's 16-offset chunks XOR-swizzled by the row mod 8; an 8-row tile grown to 16 rows
+    by ensure_layout_not_smaller_than. Judged at every offset and by the right inverse, and
+    against the test's expected offsets."""
+    m, k_packed, k_padded = 16, 64, 128
+
+    def element(offset):                       # the swizzled padded offset -> (row, col) of the packed tensor
+        row, chunk, within = offset // k_padded, offset % k_padded // 16, offset % 16
+        plain = row * k_padded + (chunk ^ (row % 8)) * 16 + within
+        packed = (plain >> 4) * 8 + (plain & 7)
+        return divmod(packed, k_packed)
+    tile = layout_from_function("offset", 8 * k_padded, element, ["row", "col"])
+    L = ensure_layout_not_smaller_than(tile, {"row": m, "col": k_packed})
+    assert L.in_dims == {"offset": m * k_padded}
+    for offset in range(m * k_padded):
+        assert tuple(L.apply({"offset": offset}).values()) == element(offset)
     inv = L.pseudoinvert()
-    for i in range(m):
-        for j in range(k_packed):
-            lin = i * k_packed + j
-            plain = (lin // 8) * 16 + lin % 8
-            row, col = plain // k_padded, plain % k_padded
-            assert inv.apply({"row": i, "col": j})["offset"] == row * k_padded + ((col // 16) ^ (row % 8)) * 16 + col % 16
+    for i, j in itertools.product(range(m), range(k_packed)):
+        at = inv.apply({"row": i, "col": j})
+        assert L.apply(at) == {"row": i, "col": j}
+        lin = i * k_packed + j
+        plain = (lin // 8) * 16 + lin % 8
+        row, col = plain // k_padded, plain % k_padded
+        assert at["offset"] == row * k_padded + ((col // 16) ^ (row % 8)) * 16 + col % 16
 
 
 def test_supremum_cases():
@@ -300,8 +320,8 @@ def test_supremum_cases():
     assert supremum(["a", "b", "c"], ["a", "d"]) == ["a", "b", "c", "d"]
     assert supremum([], []) == []
     assert supremum(["a", "b"], []) == ["a", "b"]
-    # conflicting orders: Triton's loop goes on (its "does not exist" branches cannot be reached),
-    # each shared dim placed where it is first met, as the wheel's * does (test_linear_oracle)
+    # conflicting orders: no error; each shared dim placed where it is first met, as the 3.9.0
+    # wheel's * places them (test_linear_oracle)
     assert supremum(["a", "b"], ["b", "a"]) == ["a", "b"]
     assert supremum(["x", "y"], ["y", "z", "x"]) == ["y", "z", "x"]
     assert supremum(["a", "b"], ["c", "b", "a"]) == ["c", "b", "a"]
@@ -341,23 +361,9 @@ def test_divide_left_cases():
     assert l5 * l6 == l4 and divide_left(l4, l5) == l6
 
 
-def test_ensure_layout_and_identity_standard_nd_build_triton_encodings():
-    """LinearLayoutConversionsTest's blocked cases, built as Triton builds them:
-    identityStandardND per level, multiplied, then ensureLayoutNotLarger/SmallerThan the shape."""
-    def blocked(spt, tpw, wpc, order, shape):
-        cta = (identity_standard_nd("register", spt, order) * identity_standard_nd("lane", tpw, order)
-               * identity_standard_nd("warp", wpc, order))
-        want = {f"dim{i}": s for i, s in enumerate(shape)}
-        cta = ensure_layout_not_larger_than(ensure_layout_not_smaller_than(cta, want), want)
-        return cta.transpose_outs(list(want))              # combineCtaCgaWithShape's last step
-    got = blocked([4], [4], [4], [0], [8])                                               # ShapeSmallerThanLayout
-    assert got == lay({"register": [[1], [2]], "lane": [[4], [0]], "warp": [[0], [0]]}, ["dim0"])
-    got = blocked([1], [4], [4], [0], [128])                                             # ShapeLargerThanLayout
-    assert got == lay({"register": [[16], [32], [64]], "lane": [[1], [2]], "warp": [[4], [8]]}, ["dim0"])
-    got = blocked([1, 1], [1, 32], [8, 1], [1, 0], [1, 64])                              # ReversedOrder's CTA part
-    assert got.bases["register"] == ((0, 32),)
-    # identityStandardND leaves the out-dims in fill order, most minor first (LayoutUtils.cpp: a
-    # product of identity1D over order[0], order[1], ...; the header: "sorted according to order")
+def test_identity_standard_nd_cases():
+    """The out-dims come in fill order, most minor first (Triton's LayoutUtils.h documents them
+    as "sorted according to order"); each level an identity of the dims in ``order``."""
     assert identity_standard_nd("lane", [4, 8], [1, 0]) == I1(8, "lane", "dim1") * I1(4, "lane", "dim0")
     assert identity_standard_nd("lane", [4, 8], [1, 0]).out_dim_names == ["dim1", "dim0"]
     assert identity_standard_nd("lane", [4, 8], [1, 0]).bases["lane"] == ((1, 0), (2, 0), (4, 0), (0, 1), (0, 2))
@@ -365,13 +371,118 @@ def test_ensure_layout_and_identity_standard_nd_build_triton_encodings():
     assert identity_standard_nd("w", [2, 4, 8], [2, 0, 1]).out_dim_names == ["dim2", "dim0", "dim1"]
 
 
-def test_mma_v2_32x32_from_its_tile():
-    """MMAv2_32x32 (warps [1,1]): Triton's ampereMmaToLinearLayout tile grown to the shape."""
-    tile = lay({"register": [[1, 0], [0, 8]], "lane": [[2, 0], [4, 0], [0, 1], [0, 2], [0, 4]]}, ["dim1", "dim0"])
-    tile = tile * identity_standard_nd("warp", [1, 1], [1, 0]).transpose_outs(["dim1", "dim0"])
-    grown = ensure_layout_not_smaller_than(tile, {"dim0": 32, "dim1": 32}).transpose_outs(["dim0", "dim1"])
-    assert grown == lay({"register": [[0, 1], [8, 0], [0, 8], [0, 16], [16, 0]],
-                         "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "warp": []}, ["dim0", "dim1"])
+# ================================================================= Triton's encodings judged by their meaning
+def unravel(index, extents, order):
+    """``index`` split into one coordinate per dim, ``order[0]`` the fastest-varying dim."""
+    coords = [0] * len(extents)
+    for d in order:
+        index, coords[d] = divmod(index, extents[d])
+    return coords
+
+
+def blocked_counts(spt, tpw, wpc, shape):
+    """Per dim: the CTA tile's extent, the registers a thread keeps of its own block (no more
+    than the tensor has), and how many times the tile repeats to cover the tensor."""
+    tile = [s * t * w for s, t, w in zip(spt, tpw, wpc)]
+    own = [min(s, n) for s, n in zip(spt, shape)]
+    repeats = [max(1, n // t) for n, t in zip(shape, tile)]
+    return tile, own, repeats
+
+
+def blocked_element(spt, tpw, wpc, order, shape, register, lane, warp):
+    """The element BlockedLayout gives ``(register, lane, warp)``, from what the encoding means
+    (Gluon's documentation): in each dim a thread holds ``spt`` consecutive elements, the warp's
+    ``tpw`` threads follow one another, then the CTA's ``wpc`` warps; lane and warp ids count
+    through the dims in ``order``. A larger tensor is covered by repeating the tile in more
+    registers (again in ``order``); a smaller one wraps around, so threads hold copies, and a
+    thread keeps only the registers that land on distinct elements (the Triton 3.9.0 wheel's
+    blocked layouts hold no duplicate registers)."""
+    tile, own, repeats = blocked_counts(spt, tpw, wpc, shape)
+    in_thread = unravel(register % prod(own), own, order)
+    repeat = unravel(register // prod(own), repeats, order)
+    lanes, warps = unravel(lane, tpw, order), unravel(warp, wpc, order)
+    return [(repeat[d] * tile[d] + (warps[d] * tpw[d] + lanes[d]) * spt[d] + in_thread[d]) % shape[d]
+            for d in range(len(shape))]
+
+
+def blocked_judged(spt, tpw, wpc, order, shape):
+    """The library's BlockedLayout over ``shape``, every input checked against :func:`blocked_element`."""
+    L = to_linear_layout(BlockedLayout(spt, tpw, wpc, order), shape)
+    _, own, repeats = blocked_counts(spt, tpw, wpc, shape)
+    registers = prod(own) * prod(repeats)
+    assert L.in_dims == {"register": registers, "lane": prod(tpw), "warp": prod(wpc), "block": 1}
+    assert L.out_dims == {f"dim{d}": n for d, n in enumerate(shape)}
+    for register, lane, warp in itertools.product(range(registers), range(prod(tpw)), range(prod(wpc))):
+        got = L.apply({"register": register, "lane": lane, "warp": warp, "block": 0})
+        assert list(got.values()) == blocked_element(spt, tpw, wpc, order, shape, register, lane, warp), \
+            (register, lane, warp)
+    return L
+
+
+def test_blocked_cases_of_linear_layout_conversions_test():
+    """LinearLayoutConversionsTest's blocked cases: its expected layouts, and every input."""
+    got = blocked_judged([4], [4], [4], [0], [8])                                        # ShapeSmallerThanLayout
+    assert got == lay({"register": [[1], [2]], "lane": [[4], [0]], "warp": [[0], [0]], "block": []}, ["dim0"])
+    got = blocked_judged([1], [4], [4], [0], [128])                                      # ShapeLargerThanLayout
+    assert got == lay({"register": [[16], [32], [64]], "lane": [[1], [2]], "warp": [[4], [8]], "block": []},
+                      ["dim0"])
+    got = blocked_judged([1, 1], [1, 32], [8, 1], [1, 0], [1, 64])                       # ReversedOrder's CTA part
+    assert got.bases["register"] == ((0, 32),)
+
+
+def spread_bits(rng, rank, bits):
+    """A power of two per dim, ``2**bits`` in all, the bits given to random dims."""
+    counts = [1] * rank
+    for _ in range(bits):
+        counts[rng.randrange(rank)] *= 2
+    return counts
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_blocked_layout_by_its_meaning(seed):
+    """Random blocked layouts, rank 1 to 3, any order, tensors smaller and larger than the tile."""
+    rng = random.Random(1200 + seed)
+    rank = rng.randint(1, 3)
+    spt = [1 << rng.randint(0, 2) for _ in range(rank)]
+    tpw, wpc = spread_bits(rng, rank, 5), spread_bits(rng, rank, rng.randint(0, 2))
+    tile, _, _ = blocked_counts(spt, tpw, wpc, [1] * rank)
+    shape = [max(1, t * 4 >> rng.randint(0, 5)) for t in tile]       # from an eighth of the tile to 4 tiles
+    while prod(shape) > 2048:
+        shape[shape.index(max(shape))] //= 2
+    blocked_judged(spt, tpw, wpc, rng.sample(range(rank), rank), shape)
+
+
+def mma_v2_element(warps_per_cta, shape, register, lane, warp):
+    """The element of an ``mma.sync`` m16n8 accumulator (NVMMADistributedLayout version 2) at
+    ``(register, lane, warp)``. PTX ISA, "Matrix Fragments for mma.m16n8k*": lane ``l`` holds
+    ``c0, c1`` at row ``l // 4``, columns ``2 * (l % 4) + {0, 1}``, and ``c2, c3`` 8 rows below.
+    The CTA's warps tile along N first (Triton's ``warpsPerCTA`` with row-major order), and the
+    CTA tile repeats in more registers over a larger tensor, along N first."""
+    fragment = register % 4
+    row = lane // 4 + 8 * (fragment // 2)
+    col = 2 * (lane % 4) + fragment % 2
+    tile = [16 * warps_per_cta[0], 8 * warps_per_cta[1]]
+    repeat = unravel(register // 4, [max(1, n // t) for n, t in zip(shape, tile)], [1, 0])
+    at_warp = unravel(warp, warps_per_cta, [1, 0])
+    return [(repeat[0] * tile[0] + at_warp[0] * 16 + row) % shape[0],
+            (repeat[1] * tile[1] + at_warp[1] * 8 + col) % shape[1]]
+
+
+@pytest.mark.parametrize("warps, shape", [([1, 1], [32, 32]), ([1, 1], [16, 8]), ([2, 2], [64, 32]),
+                                          ([4, 1], [32, 16]), ([1, 4], [16, 64]), ([2, 1], [64, 8])])
+def test_mma_v2_accumulator_by_the_ptx_fragment(warps, shape):
+    """The library's MMA v2 layout, every (register, lane, warp) against the PTX formula; the
+    32 x 32 case is also LinearLayoutConversionsTest's MMAv2_32x32 (its expected layout)."""
+    L = to_linear_layout(NVMMADistributedLayout([2, 0], warps, [16, 8]), shape)
+    registers = 4 * prod(max(1, n // t) for n, t in zip(shape, [16 * warps[0], 8 * warps[1]]))
+    assert L.in_dims == {"register": registers, "lane": 32, "warp": prod(warps), "block": 1}
+    for register, lane, warp in itertools.product(range(registers), range(32), range(prod(warps))):
+        got = L.apply({"register": register, "lane": lane, "warp": warp, "block": 0})
+        assert list(got.values()) == mma_v2_element(warps, shape, register, lane, warp), (register, lane, warp)
+    if shape == [32, 32] and warps == [1, 1]:
+        assert L == lay({"register": [[0, 1], [8, 0], [0, 8], [0, 16], [16, 0]],
+                         "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "warp": [], "block": []},
+                        ["dim0", "dim1"])
 
 
 # ================================================================= brute force: the definitions
