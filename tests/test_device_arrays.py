@@ -20,6 +20,8 @@ from layouts import cute
 from layouts.arrays.devices import NamespaceOps, TorchOps, off_host
 from layouts.conversion.on_device import convert_on_device
 from layouts.errors import LayoutError
+from layouts.kinds import OffsetTable
+from layouts.linear import LinearLayout
 
 xp = pytest.importorskip("array_api_strict")
 DEVICE1 = xp.Device("device1")
@@ -130,12 +132,26 @@ class OnCuda:
         self.inner[key] = value.inner
 
 
+def _forward(op):
+    def method(self, other):
+        result = getattr(self.inner, op)(other.inner if isinstance(other, OnCuda) else other)
+        return result if result is NotImplemented else OnCuda(result)
+    return method
+
+
+for _op in ("__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__xor__", "__and__", "__or__", "__rshift__",
+            "__lshift__", "__mod__", "__floordiv__", "__eq__", "__ne__", "__gt__", "__lt__", "__ge__", "__le__"):
+    setattr(OnCuda, _op, _forward(_op))
+
+
 class _CudaNamespace:
     __name__ = "fake_cuda"
     bool = xp.bool
 
     def __getattr__(self, name):
         target = getattr(xp, name)
+        if not callable(target) or name in ("int64", "float32", "bool"):     # dtypes pass as they are
+            return target
 
         def call(*args, **kwargs):
             kwargs.pop("device", None)
@@ -164,8 +180,9 @@ def test_a_device_array_is_converted_on_its_device_and_never_read_on_the_host():
 
 def test_what_cannot_run_on_the_device_is_refused_and_says_how_to_move_it():
     g = OnCuda(xp.zeros((2, 3, 4, 5), dtype=xp.float32))
-    with pytest.raises(LayoutError, match=r"x is on DLPack device \(2, 0\), where .*cute layout .*host memory only"):
-        ly.convert(g, cute.Layout((2, 3, 4, 5)), cute.Layout((2, 3, 4, 5), (60, 20, 5, 1)))
+    table = OffsetTable(np.arange(120)[::-1].copy(), "reversed", shape=(120,))
+    with pytest.raises(LayoutError, match=r"x is on DLPack device \(2, 0\)|table layout .*no offset rule"):
+        ly.convert(OnCuda(xp.zeros(120, dtype=xp.float32)), cute.Layout(120), table)
     host_out = np.zeros((2, 4, 5, 3), np.float32)
     with pytest.raises(LayoutError, match="x is in host memory|on x's device"):
         ly.convert(g, "NCHW", "NHWC", out=host_out)
@@ -240,3 +257,48 @@ print("ok")
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+# ---------------------------------------------------------------- CuTe, linear, swizzled layouts on a device
+GENERIC = [
+    (cute.Layout((4, 6)), cute.Layout((4, 6), (6, 1)), 24),
+    (cute.Layout((2, 3, 4), (12, 4, 1)), cute.Layout((2, 3, 4), (1, 2, 6)), 24),
+    (cute.Layout((4, 8)), cute.composition(cute.Swizzle(2, 0, 3), cute.Layout((4, 8), (8, 1))), 32),
+    (cute.composition(cute.Swizzle(1, 1, 2), cute.Layout((4, 4), (4, 1))), cute.Layout((4, 4)), 16),
+    (cute.Layout((3, 4)), cute.Layout((3, 4), (8, 1)), 12),                     # gaps in the destination: zero
+    (cute.Layout(16), LinearLayout.from_bases({"i": [[2], [1], [8], [4]]}, ["offset"]), 16),
+    (ly.Layout("NCHW", N=1, C=3, H=2, W=2), cute.Layout((3, 2, 2), (1, 6, 3)), (1, 3, 2, 2)),
+    (cute.Layout((20,)), ly.Layout("NCHW16c", N=1, C=20, H=1, W=1), 20),
+]
+
+
+@pytest.mark.parametrize("k", range(len(GENERIC)))
+@pytest.mark.parametrize("dtype", ["int8", "float32", "complex64"])
+def test_cute_and_linear_layouts_on_the_second_device_equal_the_host(k, dtype):
+    src, dst, shape = GENERIC[k]
+    x = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    want = ly.convert(x, src, dst)
+    a = xp.asarray(x, device=DEVICE1)
+    got = convert_on_device(a, src, dst, ops=NamespaceOps(xp, a))
+    assert got.device == DEVICE1 and got.shape == want.shape
+    assert np.array_equal(np.asarray(xp.asarray(got, device=xp.Device("CPU_DEVICE"))), want)
+
+
+@pytest.mark.parametrize("k", range(len(GENERIC)))
+def test_cute_and_linear_layouts_in_torch_equal_the_host(k):
+    torch = pytest.importorskip("torch")
+    src, dst, shape = GENERIC[k]
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    t = torch.from_numpy(x)
+    got = convert_on_device(t, src, dst, ops=TorchOps(t))
+    assert np.array_equal(got.numpy(), ly.convert(x, src, dst))
+    m = ly.convert(torch.empty(tuple(t.shape), device="meta"), src, dst)
+    assert m.device.type == "meta" and tuple(m.shape) == ly.convert(x, src, dst).shape
+
+
+def test_a_swizzled_conversion_runs_on_the_device_wrapper_without_touching_the_host():
+    x = np.arange(64, dtype=np.float32)
+    swizzled = cute.composition(cute.Swizzle(3, 0, 3), cute.Layout((8, 8), (8, 1)))
+    want = ly.convert(x, cute.Layout((8, 8)), swizzled)
+    y = ly.convert(OnCuda(xp.asarray(x)), cute.Layout((8, 8)), swizzled)
+    assert isinstance(y, OnCuda) and np.array_equal(np.asarray(y.inner), want)

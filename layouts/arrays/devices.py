@@ -118,6 +118,25 @@ class TorchOps:
     def element_bytes(self, a: Any) -> int:
         return int(a.element_size())
 
+    # index arithmetic (int64, on the device)
+    def arange(self, n: int) -> Any:
+        return self.torch.arange(n, dtype=self.torch.int64, device=self.device)
+
+    def argsort(self, a: Any) -> Any:
+        return self.torch.argsort(a)
+
+    def take(self, a: Any, index: Any) -> Any:
+        return a[index]
+
+    def searchsorted(self, sorted_values: Any, values: Any) -> Any:
+        return self.torch.searchsorted(sorted_values, values)
+
+    def minimum(self, a: Any, top: int) -> Any:
+        return self.torch.clamp(a, max=top)
+
+    def where(self, condition: Any, a: Any, b: Any) -> Any:
+        return self.torch.where(condition, a, b)
+
 
 class NamespaceOps:
     """A conversion's operations in an array-API namespace (cupy, jax, array_api_strict...), on
@@ -160,10 +179,33 @@ class NamespaceOps:
     def same_place(self, a: Any) -> bool:
         return getattr(a, "device", None) == self.device
 
+    # index arithmetic (int64, on the device)
+    def arange(self, n: int) -> Any:
+        if self.device is None:
+            return self.xp.arange(n, dtype=self.xp.int64)
+        return self.xp.arange(n, dtype=self.xp.int64, device=self.device)
+
+    def argsort(self, a: Any) -> Any:
+        return self.xp.argsort(a)
+
+    def take(self, a: Any, index: Any) -> Any:
+        return self.xp.take(a, index, axis=0)
+
+    def searchsorted(self, sorted_values: Any, values: Any) -> Any:
+        return self.xp.searchsorted(sorted_values, values)
+
+    def minimum(self, a: Any, top: int) -> Any:
+        return self.xp.where(a > top, a * 0 + top, a)
+
+    def where(self, condition: Any, a: Any, b: Any) -> Any:
+        return self.xp.where(condition, a, b)
+
     def element_bytes(self, a: Any) -> int:
         xp = self.xp
         if a.dtype == xp.bool:
             return 1
+        if a.dtype in (getattr(xp, "complex64", None), getattr(xp, "complex128", None)):
+            return 8 if a.dtype == xp.complex64 else 16
         kinds = (xp.finfo, xp.iinfo)
         for info in kinds:
             try:

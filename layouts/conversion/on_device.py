@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..errors import LayoutError, LayoutTypeError, type_name
-from ..kinds import kind_of
 from ..named.layout import Layout
 from ..named.torch_names import plain_spec
 from ..named.naming import canonical_order
@@ -43,12 +42,11 @@ def convert_on_device(x: Any, src: Any, dst: Any, out: Any = None, *, ops: Any, 
     if copy is not None and not isinstance(copy, bool):
         raise LayoutTypeError(f"copy must be True, False or None, got {type_name(copy)}")
     if not isinstance(src, (str, Layout)) or not isinstance(dst, (str, Layout)):
-        other = src if not isinstance(src, (str, Layout)) else dst
-        kind = kind_of(other)
-        raise LayoutError(f"x is {where}, where layouts converts between named layouts (spec strings or "
-                          f"layouts.Layout); the {kind.name if kind is not None else type_name(other)} layout "
-                          f"{other} converts in host memory only: move x there yourself (x.cpu(), "
-                          f"np.from_dlpack(x, device='cpu')) to use it")
+        if copy is False:
+            raise LayoutError("copy=False never copies, but a conversion between these layouts writes a buffer of its "
+                              "own; pass copy=True or None")
+        from .device_gather import gather_on_device
+        return gather_on_device(x, src, dst, out, ops=ops, dims=dims, where=where)
     shape = ops.shape(x)
     flat_pitched = False
     physical_shape = shape

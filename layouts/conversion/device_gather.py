@@ -1,0 +1,161 @@
+"""Conversions with CuTe, linear and other layouts on an array's own device: offsets computed
+there, the data moved by one gather.
+
+The host moves ``result[dst(i)] = x[src(i)]`` (:mod:`layouts.conversion.generic`). On a device
+both offset maps are computed with the array library's own arithmetic -- a strided form is a sum
+of ``arange * stride``, a swizzle XORs shifted bits, a linear layout XORs the bases of the set
+bits -- so no index leaves the host. The array API has a gather (``take``) but no scatter, so
+the move is one gather over the destination's slots: the destination's offsets sorted, each slot
+looked up (``searchsorted``), the element that lands there taken from ``x``, zero where none does.
+
+>>> import array_api_strict as xp
+>>> from layouts import cute
+>>> from layouts.arrays.devices import NamespaceOps
+>>> x = xp.arange(6, device=xp.Device("device1"))
+>>> y = gather_on_device(x, cute.Layout((2, 3)), cute.Layout((2, 3), (4, 1)), ops=NamespaceOps(xp, x))
+>>> [int(v) for v in y], y.device                    # slot 3 is a gap of the destination: zero
+([0, 2, 4, 0, 1, 3, 5], array_api_strict.Device('device1'))
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..errors import LayoutError
+from ..kinds import Kind
+from .generic import _checked, kinds
+
+__all__ = ["gather_on_device", "device_offsets"]
+
+
+def gather_on_device(x: Any, src: Any, dst: Any, out: Any = None, *, ops: Any,
+                     dims: Mapping[str, int] | None = None, where: str = "on a device") -> Any:
+    """``result[dst(i)] = x[src(i)]`` computed with ``ops`` on ``x``'s device: ``dst``'s array over
+    a new buffer (its gaps zero), or ``out`` written and returned."""
+    shape = ops.shape(x)
+    s, d = kinds(src, dst, dict(dims or {}), shape if len(shape) > 1 else None)
+    source = _source_buffer(x, s, ops)
+    n_out = _checked(s, d, ops.shape(source)[0])
+    if s.size == 0:
+        flat = ops.zeros([n_out])
+    else:
+        flat = _gathered(source, device_offsets(s, ops, where), device_offsets(d, ops, where), n_out, ops)
+    if out is not None:
+        return _into(out, flat, d, ops)
+    if tuple(d.array_shape) == (n_out,):
+        return flat
+    if _product(d.array_shape) == n_out:
+        return ops.fresh(ops.reshape(flat, list(d.array_shape)))
+    raise LayoutError(f"dst {d.label} is held in an array of shape {d.array_shape} over a buffer of {n_out} elements "
+                      f"(a strided view), which {ops.name} arrays cannot be; pass out= a flat array of {n_out} elements")
+
+
+def device_offsets(kind: Kind, ops: Any, where: str = "on a device") -> Any:
+    """Every offset of ``kind``'s elements (the domain's order), computed on ``ops``'s device."""
+    form = kind.strided()
+    if form is not None:
+        return _strided(form.shape, form.strides, form.base, ops)
+    swizzled = kind.swizzled()
+    if swizzled is not None:
+        inner = swizzled.inner
+        return swizzled.swizzle(_strided(inner.shape, inner.strides, inner.base, ops))
+    bases = _linear_bases(kind)
+    if bases is not None:
+        return _xor_of_bases(bases, kind.size, ops)
+    if kind.name == "framework":          # blocks with padding: digits of each axis, not one stride
+        return _framework_offsets(kind, ops)
+    raise LayoutError(f"the {kind.name} layout {kind.label} has no offset rule to compute {where} (only a table of "
+                      f"offsets in host memory): move x to the host yourself to convert with it")
+
+
+def _strided(shape: tuple, strides: tuple, base: int, ops: Any) -> Any:
+    """``base + sum(c[k] * strides[k])`` over the modes, the first mode the fastest, flat."""
+    total = ops.arange(1) * 0 + base
+    for n, step in zip(shape, strides):
+        total = ops.reshape(ops.arange(n) * step, [n, 1]) + ops.reshape(total, [1, -1])
+        total = ops.reshape(total, [-1])
+    return total
+
+
+def _framework_offsets(kind: Kind, ops: Any) -> Any:
+    """A named layout's offsets: each axis's coordinate split into its digits (innermost block
+    first), each digit times its physical dim's stride, the axes combined first-fastest."""
+    from ..named.kind import axis_modes
+    total = ops.arange(1) * 0
+    for (_, sizes, strides), size in zip(axis_modes(kind.layout), kind.domain.sizes):
+        rest, term = ops.arange(size), ops.arange(size) * 0
+        for n, step in zip(sizes, strides):
+            term = term + (rest % n) * step
+            rest = rest // n
+        total = ops.reshape(ops.reshape(term, [size, 1]) + ops.reshape(total, [1, -1]), [-1])
+    return total
+
+
+def _linear_bases(kind: Kind) -> list | None:
+    """A linear layout's offset of each input bit (in-dims flattened, minor first), or None."""
+    layout = getattr(kind, "map", None)
+    if layout is None or not hasattr(layout, "flatten_ins"):
+        return None
+    flat = layout.flatten_ins()
+    if not flat.in_dim_names:
+        return []
+    return [int(b[0]) for b in flat.bases[flat.in_dim_names[0]]]
+
+
+def _xor_of_bases(bases: list, size: int, ops: Any) -> Any:
+    index = ops.arange(size)
+    total = index * 0
+    for bit, basis in enumerate(bases):
+        total = total ^ (((index >> bit) & 1) * basis)
+    return total
+
+
+def _gathered(source: Any, src_offsets: Any, dst_offsets: Any, n_out: int, ops: Any) -> Any:
+    """The destination buffer as one gather: slot ``p`` takes ``x[src(i)]`` for the ``i`` with
+    ``dst(i) == p``, zero where there is none."""
+    order = ops.argsort(dst_offsets)
+    landing = ops.take(dst_offsets, order)
+    taken_from = ops.take(src_offsets, order)
+    slots = ops.arange(n_out)
+    found = ops.minimum(ops.searchsorted(landing, slots), ops.shape(landing)[0] - 1)
+    hit = ops.take(landing, found) == slots
+    values = ops.take(source, ops.take(taken_from, found))
+    return ops.where(hit, values, ops.zeros([n_out]))
+
+
+def _source_buffer(x: Any, kind: Kind, ops: Any) -> Any:
+    shape = ops.shape(x)
+    if len(shape) == 1:
+        return x
+    if tuple(shape) != tuple(kind.array_shape):
+        raise LayoutError(f"x has shape {tuple(shape)}, but src {kind.label} is held in an array of shape "
+                          f"{kind.array_shape} (or a 1-D buffer)")
+    if _product(shape) != kind.buffer_size:
+        raise LayoutError(f"x is src {kind.label}'s array, a strided view of {kind.buffer_size} elements; on a device "
+                          f"pass the 1-D buffer that holds it")
+    return ops.reshape(x, [-1])
+
+
+def _into(out: Any, flat: Any, d: Kind, ops: Any) -> Any:
+    if not ops.same_place(out):
+        raise LayoutError(f"out is on {getattr(out, 'device', '?')}, x on {ops.device}: out must be on x's device "
+                          f"(layouts never moves data between devices)")
+    if getattr(out, "dtype", None) != ops.dtype:
+        raise LayoutError(f"out has dtype {getattr(out, 'dtype', '?')}, expected {ops.dtype} (x's dtype; convert does "
+                          f"not cast)")
+    shape, n_out = ops.shape(out), ops.shape(flat)[0]
+    if shape == (n_out,):
+        ops.assign(out, flat)
+    elif tuple(shape) == tuple(d.array_shape) and _product(shape) == n_out:
+        ops.assign(out, ops.reshape(flat, list(shape)))
+    else:
+        raise LayoutError(f"out must be dst's array of shape {d.array_shape} or a 1-D buffer of {n_out} elements, "
+                          f"got shape {shape}")
+    return out
+
+
+def _product(shape: Any) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
