@@ -54,7 +54,7 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
         is refused with what to do): see :mod:`layouts.arrays.foreign`. An array that is not in
         host memory (a tensor on a GPU or the meta device, one traced by ``torch.compile``, a
         cupy array) converts with its own library on its own device, never through the host
-        (:mod:`layouts.conversion.on_device`; named layouts there, ``out=`` on that device).
+        (:mod:`layouts.conversion.on_device`, ``out=`` on that device).
     src, dst : str or Layout
         Spec strings or layouts. A pitched or aligned layout needs a :class:`Layout`. For a
         numpy array, ``src`` names its axes in the order of its shape. For a torch tensor
