@@ -302,3 +302,15 @@ def test_a_swizzled_conversion_runs_on_the_device_wrapper_without_touching_the_h
     want = ly.convert(x, cute.Layout((8, 8)), swizzled)
     y = ly.convert(OnCuda(xp.asarray(x)), cute.Layout((8, 8)), swizzled)
     assert isinstance(y, OnCuda) and np.array_equal(np.asarray(y.inner), want)
+
+
+def test_fake_tensors_convert_to_fake_tensors_of_the_right_shape():
+    torch = pytest.importorskip("torch")
+    fake_tensor = pytest.importorskip("torch._subclasses.fake_tensor")
+    with fake_tensor.FakeTensorMode():
+        x = torch.empty(2, 20, 3, 3)
+        assert off_host(x) == "a FakeTensor (shapes only)"
+        y = ly.convert(x, "NCHW", "NCHW16c")
+        z = ly.convert(torch.empty(24), cute.Layout((4, 6)), cute.Layout((4, 6), (6, 1)))
+    assert type(y).__name__ == "FakeTensor" and tuple(y.shape) == (2, 2, 3, 3, 16)
+    assert type(z).__name__ == "FakeTensor" and tuple(z.shape) == (24,)
