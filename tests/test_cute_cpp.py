@@ -1,11 +1,20 @@
 """layouts.cute against CuTe C++ itself (CUTLASS v4.2.0 headers, static integers).
 
-The cases are random layouts from fixed seeds. With ``nvcc`` on the PATH and
-``LAYOUTS_CUTLASS_INCLUDE`` naming a CUTLASS ``include/`` directory, the test compiles a program
-that prints CuTe's answer for every case and compares live. Without them it compares against
-``RECORDED``: the output of that same program, recorded by running this file as a script
-(``python tests/test_cute_cpp.py /path/to/cutlass/include`` rewrites it), so the comparison is
-always with what CuTe C++ printed, never with numbers written by hand.
+The cases are random layouts from fixed seeds. With ``LAYOUTS_CUTLASS_INCLUDE`` naming a CUTLASS
+``include/`` directory and a compiler -- ``nvcc``, or ``g++`` with ``LAYOUTS_CUDA_INCLUDE`` naming
+the CUDA headers CuTe's host code includes (``cuda_runtime_api.h``, ``crt/``, ``cuda/std``: the
+``include`` folders of the nvidia-cuda-runtime, -nvcc and -cccl wheels, ``os.pathsep``-separated)
+-- the test compiles a program that prints CuTe's answer for every case and compares live.
+Without them it compares against ``RECORDED``: the output of that same program, recorded by
+running this file as a script (``python tests/test_cute_cpp.py /path/to/cutlass/include``
+rewrites it), so the comparison is always with what CuTe C++ printed, never with numbers
+written by hand. (nvidia-cutlass 4.2.0.0's wheel holds v4.2.0's headers in
+``cutlass_library/source/include``.)
+
+The cases ``layouts.cute`` refuses are judged too: CuTe C++ either refuses them as well (a
+``static_assert`` at compile time; ``RECORDED_REFUSED`` holds None) or compiles them, and then
+its answer must break the operation's definition -- a refusal is right only when the answer
+would be wrong.
 """
 
 from __future__ import annotations
@@ -67,9 +76,11 @@ def _small(rng):
     return _injective(rng, depth=1)
 
 
-def cases() -> list[tuple[str, str, object]]:
+def cases(refused: list | None = None) -> list[tuple[str, str, object]]:
     """(name, C++ expression, Python thunk) for every case both sides can evaluate; RECORDED is
-    keyed by the C++ expression, so a recorded answer always belongs to the case it answers."""
+    keyed by the C++ expression, so a recorded answer always belongs to the case it answers.
+    ``refused`` collects (name, C++ expression, definition) of the cases layouts.cute refuses:
+    the definition gives the offsets a right answer has, in its order."""
     out = []
     for seed in SEEDS:
         rng = random.Random(100 + seed)  # Python's generator: the same cases with every numpy
@@ -113,10 +124,79 @@ def cases() -> list[tuple[str, str, object]]:
             for name, expr, thunk in ops:
                 try:
                     thunk()
-                except LayoutError:  # refused here: CuTe's static_assert would refuse it at compile time too
+                except LayoutError:  # judged by test_refusals_are_right
+                    if refused is not None:
+                        refused.append((f"{tag}:{name}", expr, _definition(name, A, B, expr)))
                     continue
                 out.append((f"{tag}:{name}", expr, thunk))
     return out
+
+
+def _definition(name: str, A: Layout, B: Layout, expr: str):
+    """The offsets a right answer of ``name`` gives, from CuTe's definitions evaluated point by
+    point (never through the algebra under test): ``A o B`` is ``i -> A(B(i))``; a logical
+    divide is ``A o (B, complement(B, size(A)))``; a zipped divide holds the same offsets as the
+    mode-by-mode logical divide, rearranged (so it is compared as a sorted list)."""
+    def divided(a, b):                  # a o (b, complement(b, size(a))): index i0 + size(b) * i1
+        rest = cute.complement(b, cute.size(a))
+        n = cute.size(b)
+        return [a(b(i % n) + rest(i // n)) for i in range(n * cute.size(rest))]
+    if name == "composition":
+        return lambda: [A(B(i)) for i in range(cute.size(B))]
+    if name == "logical_divide":
+        return lambda: divided(A, B)
+    tiles = re.findall(r"make_tile\((.*)\)\)$", expr)
+    t0, t1 = (_parse_layout(t) for t in _split_top(tiles[0]))
+
+    def zipped():                       # A's offset is the sum of its modes' offsets
+        others = [sum(A[2 + k](c) for k, c in enumerate(crd)) for crd in _coords([A[k].size() for k in range(2, len(A))])]
+        return sorted(f + g + r for f in divided(A[0], t0) for g in divided(A[1], t1) for r in others)
+    return zipped
+
+
+def _coords(sizes):
+    """Every coordinate of modes of these sizes (the first fastest); one empty one for none."""
+    out = [()]
+    for n in sizes:
+        out = [c + (k,) for k in range(n) for c in out]
+    return out
+
+
+def _split_top(text: str) -> list[str]:
+    """``a, b`` split at the top-level comma (C++ expressions with nested <> and ())."""
+    depth, parts, start = 0, [], 0
+    for k, ch in enumerate(text):
+        depth += ch in "<(" and 1 or (ch in ">)" and -1 or 0)
+        if ch == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    return parts + [text[start:].strip()]
+
+
+def _parse_layout(text: str) -> Layout:
+    """A Layout from its C++ spelling (``Layout<Shape<Int<2>,Int<3>>,Stride<...>>{}``) or from
+    CuTe's printed form (``(_2,(_3,_4)):(_1,(_2,_6))``)."""
+    if text.startswith("Layout<"):
+        inner = text[len("Layout<"):text.rindex(">")]
+        shape, stride = _split_top(inner)
+        return Layout(_cpp_tuple(shape), _cpp_tuple(stride))
+    shape, stride = re.sub(r"_(-?\d)", r"\1", text).split(":")
+    return Layout(_printed_tuple(shape), _printed_tuple(stride))
+
+
+def _cpp_tuple(text: str):
+    text = text.strip()
+    if text.startswith("Int<"):
+        return int(text[4:-1])
+    inner = text[text.index("<") + 1:text.rindex(">")]
+    return tuple(_cpp_tuple(t) for t in _split_top(inner))
+
+
+def _printed_tuple(text: str):
+    text = text.strip()
+    if not text.startswith("("):
+        return int(text)
+    return tuple(_printed_tuple(t) for t in _split_top(text[1:-1]))
 
 
 def _fmt(t) -> str:
@@ -139,18 +219,47 @@ def _cpp(L: Layout) -> str:
     return f"Layout<Int<{L.shape}>,Int<{L.stride}>>{{}}"
 
 
+def compiler(include: str) -> list[str] | None:
+    """The command that compiles CuTe host code: nvcc, else g++ with the CUDA headers of
+    ``LAYOUTS_CUDA_INCLUDE``; None when neither is at hand."""
+    if shutil.which("nvcc"):
+        return ["nvcc", "-std=c++17", "-I", include, "-x", "cu"]
+    headers = [d for d in os.environ.get("LAYOUTS_CUDA_INCLUDE", "").split(os.pathsep) if d]
+    if headers and shutil.which("g++"):
+        return ["g++", "-std=c++17", "-I", include] + [a for d in headers for a in ("-I", d)] + ["-x", "c++"]
+    return None
+
+
+def _compile_and_run(command: list[str], lines: list[str], check: bool = True) -> str | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = Path(tmp, "cases.cpp"), Path(tmp, "cases")
+        src.write_text("\n".join(lines))
+        built = subprocess.run(command + [str(src), "-o", str(exe)], capture_output=True, text=True)
+        if built.returncode:
+            if check:
+                raise RuntimeError(built.stderr[-3000:])
+            return None
+        return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+
+
+def run_refused(include: str, refused) -> dict[str, str | None]:
+    """CuTe C++'s answer for each refused case, compiled one by one: None where it does not compile."""
+    command = compiler(include)
+    out = {}
+    for _, expr, _ in refused:
+        text = _compile_and_run(command, ["#include <cute/layout.hpp>", "#include <cstdio>", "using namespace cute;",
+                                          f'int main() {{ print({expr}); printf("\\n"); }}'], check=False)
+        out[expr] = None if text is None else text.strip()
+    return out
+
+
 def run_cpp(include: str, selected) -> dict[str, str]:
     """Compile and run the program printing CuTe's answer for each case: {C++ expression: answer}."""
     lines = ["#include <cute/layout.hpp>", "#include <cstdio>", "using namespace cute;", "int main() {"]
     for k, (_, expr, _) in enumerate(selected):
         lines.append(f'  printf("{k} "); print({expr}); printf("\\n");')
     lines.append("}")
-    with tempfile.TemporaryDirectory() as tmp:
-        src, exe = Path(tmp, "cases.cu"), Path(tmp, "cases")
-        src.write_text("\n".join(lines))
-        subprocess.run(["nvcc", "-std=c++17", "-I", include, "-x", "cu", str(src), "-o", str(exe)], check=True,
-                       capture_output=True, text=True)
-        out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    out = _compile_and_run(compiler(include), lines)
     result = {}
     for line in out.splitlines():
         k, text = line.split(" ", 1)
@@ -161,7 +270,7 @@ def run_cpp(include: str, selected) -> dict[str, str]:
 def test_against_cute_cpp():
     selected = cases()
     include = os.environ.get("LAYOUTS_CUTLASS_INCLUDE")
-    if include and shutil.which("nvcc"):
+    if include and compiler(include):
         expected = run_cpp(include, selected)
     else:
         expected = RECORDED
@@ -171,6 +280,39 @@ def test_against_cute_cpp():
     wrong = [(name, expr, str(thunk()), expected[expr]) for name, expr, thunk in selected
              if str(thunk()) != expected[expr]]
     assert not wrong, wrong[:10]
+
+
+def test_refusals_are_right():
+    """Each case layouts.cute refuses: CuTe C++ refuses it too, or its answer breaks the definition."""
+    refused: list = []
+    cases(refused)
+    include = os.environ.get("LAYOUTS_CUTLASS_INCLUDE")
+    expected = run_refused(include, refused) if include and compiler(include) else RECORDED_REFUSED
+    assert len(refused) >= 20
+    missing = [expr for _, expr, _ in refused if expr not in expected]
+    assert not missing, f"refused cases without a recorded CuTe answer (re-record): {missing[:3]}"
+    compiled = 0
+    for name, expr, definition in refused:
+        answer = expected[expr]
+        if answer is None:                      # C++'s static_assert refuses it as well
+            continue
+        compiled += 1
+        R = _parse_layout(answer)
+        got = [R(i) for i in range(cute.size(R))]
+        right = definition()
+        if name.endswith("zipped_divide"):
+            got = sorted(got)
+        assert got != right, f"{name}: CuTe C++ computes {answer}, which is the definition's answer: refusing is wrong"
+    assert compiled >= 5       # the judge judged: C++ compiles some of them
+
+
+def test_the_refusal_judge_can_fail():
+    # a case both accept: its C++ answer meets the definition, which the judge would call a wrong refusal
+    A, B = Layout((4, 2), (1, 4)), Layout(2, 2)
+    definition = _definition("composition", A, B, "")
+    answer = _parse_layout("(_2):(_2)")
+    assert [answer(i) for i in range(cute.size(answer))] == definition()
+    assert _parse_layout("Layout<Shape<Int<2>,Int<3>>,Stride<Int<3>,Int<1>>>{}") == Layout((2, 3), (3, 1))
 
 
 #: CuTe C++ v4.2.0's output for cases(), recorded by ``python tests/test_cute_cpp.py <include>``.
@@ -733,12 +875,45 @@ RECORDED: dict[str, str] = {
     "zipped_divide(Layout<Shape<Shape<Int<8>,Int<8>>,Int<4>>,Stride<Stride<Int<4>,Int<32>>,Int<1>>>{}, make_tile(Layout<Int<2>,Int<1>>{}, Layout<Int<1>,Int<0>>{}))": "((2,1),(32,4)):((4,0),(8,1))"
     }
 
+#: CuTe C++'s answer for each case layouts.cute refuses (None: it does not compile), recorded with RECORDED
+RECORDED_REFUSED: dict[str, str | None] = {
+    "composition(Layout<Shape<Int<3>,Shape<Int<4>>,Int<2>>,Stride<Int<5>,Stride<Int<1>>,Int<15>>>{}, Layout<Shape<Int<2>,Int<8>>,Stride<Int<1>,Int<2>>>{})": "(_2,(_2,_4)):(_5,(_10,_1))",
+    "composition(Layout<Shape<Int<4>,Shape<Int<3>,Int<1>,Int<8>>,Int<2>>,Stride<Int<6>,Stride<Int<2>,Int<2>,Int<30>>,Int<1>>>{}, Layout<Shape<Int<1>,Int<8>,Int<1>>,Stride<Int<1>,Int<2>,Int<1>>>{})": None,
+    "composition(Layout<Shape<Shape<Int<1>,Int<1>,Int<3>>,Shape<Int<1>>>,Stride<Stride<Int<1>,Int<1>,Int<1>>,Stride<Int<1>>>>{}, Layout<Shape<Int<8>,Int<8>,Int<3>>,Stride<Int<8>,Int<1>,Int<64>>>{})": None,
+    "composition(Layout<Shape<Shape<Int<2>,Int<8>>,Int<8>>,Stride<Stride<Int<9>,Int<1>>,Int<18>>>{}, Layout<Shape<Int<2>,Int<8>,Int<8>>,Stride<Int<72>,Int<9>,Int<1>>>{})": None,
+    "composition(Layout<Shape<Shape<Int<3>,Int<2>,Int<1>>,Shape<Int<1>>,Int<4>>,Stride<Stride<Int<12>,Int<1>,Int<48>>,Stride<Int<48>>,Int<3>>>{}, Layout<Int<8>,Int<1>>{})": None,
+    "composition(Layout<Shape<Shape<Int<3>,Int<4>,Int<1>>>,Stride<Stride<Int<4>,Int<1>,Int<12>>>>{}, Layout<Shape<Int<4>,Int<1>>,Stride<Int<1>,Int<4>>>{})": None,
+    "composition(Layout<Shape<Shape<Int<3>>,Shape<Int<4>,Int<8>>>,Stride<Stride<Int<32>>,Stride<Int<1>,Int<4>>>>{}, Layout<Shape<Int<4>>,Stride<Int<1>>>{})": None,
+    "composition(Layout<Shape<Shape<Int<4>,Int<2>>>,Stride<Stride<Int<3>,Int<1>>>>{}, Layout<Int<6>,Int<1>>{})": None,
+    "composition(Layout<Shape<Shape<Int<6>>,Int<3>,Int<4>>,Stride<Stride<Int<5>>,Int<35>,Int<1>>>{}, Layout<Shape<Int<3>,Int<2>,Int<4>>,Stride<Int<1>,Int<12>,Int<3>>>{})": "(_3,_2,(_2,_2)):(_5,_70,(_15,_35))",
+    "logical_divide(Layout<Shape<Int<2>,Int<6>,Shape<Int<2>,Int<4>,Int<2>>>,Stride<Int<180>,Int<30>,Stride<Int<10>,Int<1>,Int<5>>>>{}, Layout<Int<8>,Int<1>>{})": "((_2,_4),(_2,_2,_4,_2)):((_180,_30),(_120,_10,_1,_5))",
+    "logical_divide(Layout<Shape<Int<3>,Int<3>,Shape<Int<8>,Int<2>,Int<1>>>,Stride<Int<2>,Int<96>,Stride<Int<12>,Int<6>,Int<1>>>>{}, Layout<Shape<Int<2>>,Stride<Int<1>>>{})": "((_2),(_2,_3,_8,_2)):((_2),(_4,_96,_12,_6))",
+    "logical_divide(Layout<Shape<Int<3>,Shape<Int<4>>,Int<2>>,Stride<Int<5>,Stride<Int<1>>,Int<15>>>{}, Layout<Shape<Int<2>,Int<8>>,Stride<Int<1>,Int<2>>>{})": "((_2,(_2,_4)),_1):((_5,(_10,_1)),_0)",
+    "logical_divide(Layout<Shape<Int<4>,Shape<Int<3>,Int<1>,Int<8>>,Int<2>>,Stride<Int<6>,Stride<Int<2>,Int<2>,Int<30>>,Int<1>>>{}, Layout<Shape<Int<1>,Int<8>,Int<1>>,Stride<Int<1>,Int<2>,Int<1>>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<1>,Int<1>,Int<3>>,Shape<Int<1>>>,Stride<Stride<Int<1>,Int<1>,Int<1>>,Stride<Int<1>>>>{}, Layout<Shape<Int<8>,Int<8>,Int<3>>,Stride<Int<8>,Int<1>,Int<64>>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<1>>,Shape<Int<8>,Int<4>>>,Stride<Stride<Int<4>>,Stride<Int<4>,Int<1>>>>{}, Layout<Shape<Int<6>,Int<1>>,Stride<Int<1>,Int<1>>>{})": "((_6,_1),(_2,_4)):((_4,_1),(_24,_1))",
+    "logical_divide(Layout<Shape<Shape<Int<2>,Int<8>>,Int<8>>,Stride<Stride<Int<9>,Int<1>>,Int<18>>>{}, Layout<Shape<Int<2>,Int<8>,Int<8>>,Stride<Int<72>,Int<9>,Int<1>>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<3>,Int<2>,Int<1>>,Shape<Int<1>>,Int<4>>,Stride<Stride<Int<12>,Int<1>,Int<48>>,Stride<Int<48>>,Int<3>>>{}, Layout<Int<8>,Int<1>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<3>,Int<4>,Int<1>>>,Stride<Stride<Int<4>,Int<1>,Int<12>>>>{}, Layout<Shape<Int<4>,Int<1>>,Stride<Int<1>,Int<4>>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<3>>,Shape<Int<4>,Int<8>>>,Stride<Stride<Int<32>>,Stride<Int<1>,Int<4>>>>{}, Layout<Shape<Int<4>>,Stride<Int<1>>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<4>,Int<2>>>,Stride<Stride<Int<3>,Int<1>>>>{}, Layout<Int<6>,Int<1>>{})": None,
+    "logical_divide(Layout<Shape<Shape<Int<6>,Int<6>,Int<8>>>,Stride<Stride<Int<1>,Int<48>,Int<6>>>>{}, Layout<Int<4>,Int<1>>{})": "(_4,(_2,_6,_8)):(_1,(_4,_48,_6))",
+    "logical_divide(Layout<Shape<Shape<Int<6>>,Int<3>,Int<4>>,Stride<Stride<Int<5>>,Int<35>,Int<1>>>{}, Layout<Shape<Int<3>,Int<2>,Int<4>>,Stride<Int<1>,Int<12>,Int<3>>>{})": None,
+    "zipped_divide(Layout<Shape<Shape<Int<3>,Int<2>,Int<1>>,Shape<Int<1>>,Int<4>>,Stride<Stride<Int<12>,Int<1>,Int<48>>,Stride<Int<48>>,Int<3>>>{}, make_tile(Layout<Int<2>,Int<1>>{}, Layout<Int<1>,Int<0>>{}))": "((_2,_1),((_2,_2),_1,_4)):((_12,_0),((_24,_1),_0,_3))"
+    }
+
 if __name__ == "__main__":
-    answers = run_cpp(sys.argv[1], cases())
+    refused_cases: list = []
+    answers = run_cpp(sys.argv[1], cases(refused_cases))
+    refusals = run_refused(sys.argv[1], refused_cases)
     path = Path(__file__)
     text = path.read_text()
     head = text[: text.index("RECORDED: dict[str, str] = ")]
     tail = text[text.index('\nif __name__ == "__main__":'):]
-    body = json.dumps(answers, indent=0, sort_keys=True).replace("\n", "\n    ").replace("{\n    ", "{\n    ", 1)
-    path.write_text(head + "RECORDED: dict[str, str] = " + body + "\n" + tail)
-    print(f"recorded {len(answers)} answers")
+
+    def body(d):
+        return json.dumps(d, indent=0, sort_keys=True).replace("\n", "\n    ").replace("{\n    ", "{\n    ", 1)
+    path.write_text(head + "RECORDED: dict[str, str] = " + body(answers) + "\n\n#: CuTe C++'s answer for each case "
+                    "layouts.cute refuses (None: it does not compile), recorded with RECORDED\n"
+                    "RECORDED_REFUSED: dict[str, str | None] = " + body(refusals).replace("null", "None") + "\n" + tail)
+    print(f"recorded {len(answers)} answers and {len(refusals)} refusals")
