@@ -79,3 +79,16 @@ def describe(info):
     return [f"- CPU: {info['cpu_model']}, {info['cores']} cores seen, caches {cache or '?'}",
             f"- SIMD (/proc/cpuinfo): {flags}; llvmlite host CPU {info['llvm_host_cpu']} ({llf})",
             f"- versions: {vers}"]
+
+
+def set_profile_fields(text):
+    """Run under the current profile with some fields changed: ``"recent_write_us=0,nt_min_bytes=4194304"``
+    (ints; what a benchmark compares one store policy against another with)."""
+    if not text:
+        return
+    from layouts.kernels.machine import profile
+    fields = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        fields[name.strip()] = int(value)
+    profile.set_profile(profile.current().replace(**fields))

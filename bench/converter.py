@@ -202,12 +202,15 @@ def main(argv=None):
     ap.add_argument("--pieces", action="store_true", help="also convert with each repeat-call piece turned off")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--dirs", default=",".join(DIRS))
+    ap.add_argument("--set", default="", help="profile fields for the whole run, e.g. recent_write_us=0")
     a = ap.parse_args(argv)
+    _machine.set_profile_fields(a.set)
     shape = (256, 3, 32, 32)
     info = _machine.machine_info()
     pieces = _Pieces() if a.pieces else None
     print(f"CPU: {info['cpu_model']} ({info.get('llvm_host_cpu', '?')}), {info['cores']} cores; {a.rounds} rounds, "
-          f"{'hot loop' if a.hot else 'after 64 MiB of other work'}; us per call, and t(fastest peer) / t(method)\n")
+          f"{'hot loop' if a.hot else 'after 64 MiB of other work'}; us per call, and t(fastest peer) / t(method)"
+          f"{'; profile ' + a.set if a.set else ''}\n")
     rows, header = [], None
     for dt in a.dtypes.split(","):
         for dr in a.dirs.split(","):

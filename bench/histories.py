@@ -36,7 +36,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--rounds", type=int, default=31)
+    ap.add_argument("--set", default="", help="profile fields for the whole run, e.g. recent_write_us=0")
     a = ap.parse_args(argv)
+    _machine.set_profile_fields(a.set)
     ly.load_kernels()
     rng = np.random.default_rng(0)
     x = rng.integers(0, 255, (256, 32, 32, 3)).astype(a.dtype)          # NHWC
@@ -71,7 +73,7 @@ def main(argv=None):
     info = _machine.machine_info()
     print(f"CPU: {info['cpu_model']} ({info.get('llvm_host_cpu', '?')}), {info['cores']} cores; {a.dtype} "
           f"256x32x32x3 NHWC -> 256x3x32x32 NCHW into a preallocated out, 16 MiB of other writes before each "
-          f"call, medians of {a.rounds} rounds (us)\n")
+          f"call, medians of {a.rounds} rounds (us){'; profile ' + a.set if a.set else ''}\n")
     shared = out()
     alone = history([("None", None, out()), ("1", 1, out()), ("2", 2, out())])
     alternating = history([("None", None, shared), ("1", 1, shared)])
