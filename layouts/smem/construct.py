@@ -19,7 +19,7 @@ in-word bits; so a phase whose element differences span ``D`` takes
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -67,6 +67,7 @@ def phase_spaces(values: np.ndarray, width_bytes: int, element_bytes: int, per_p
     n = max(1, width_bytes // element_bytes)
     groups = groups_of(values, n)                                  # (R, 32, n)
     out: Dict[Tuple[int, ...], int] = {}
+    known: Dict[bytes, Tuple[int, ...]] = {}                       # blocks that differ by a constant share a span
     requests, threads = groups.shape[:2]
     for r in range(requests):
         for p in range(threads // per_phase):
@@ -74,8 +75,11 @@ def phase_spaces(values: np.ndarray, width_bytes: int, element_bytes: int, per_p
             block = block[block[:, 0] >= 0]
             if not block.size:
                 continue
-            elems = np.unique(block)
-            key = tuple(sorted(xor_basis((elems ^ elems[0]).tolist()).values()))
+            differences = np.unique(block ^ block[0, 0])
+            seen = differences.tobytes()
+            if seen not in known:
+                known[seen] = tuple(sorted(xor_basis(differences.tolist()).values()))
+            key = known[seen]
             out[key] = out.get(key, 0) + 1
     return out
 
@@ -108,10 +112,15 @@ def reference_order(bits_per_dim: Sequence[int], first_dim: int) -> List[int]:
 
 
 def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: int,
-                   classes: Tuple[int, int, int], order: List[int]) -> List[int]:
+                   classes: Tuple[int, int, int], order: List[int],
+                   complement: Optional[Sequence[int]] = None) -> List[int]:
     """The columns of a linear layout: ``vector`` first, then in-word and bank columns, then the
     segment columns chosen one at a time to add the fewest wavefronts over ``spaces``; ties go to
-    vectors of fewer bits, then to the plain layout of ``order``.
+    vectors of fewer bits, then to the plain layout of ``order``. The columns after the vector
+    come from ``complement`` (the span of these vectors, a complement of the vector's span) or
+    by default from the vectors without the vector's pivot bits: an element of the complement
+    is stored at an offset whose low ``len(vector)`` bits are 0, so a thread whose other values
+    are in it keeps its vector aligned.
 
     >>> # 32 x 32 floats read down the columns (thread t: row t): rows must land in distinct banks
     >>> spaces = {tuple(1 << b for b in range(5)): 32}
@@ -121,9 +130,13 @@ def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: 
     """
     in_word, _, segment = classes
     rank = {b: i for i, b in enumerate(order)}
-    pivot_mask = pivots(vector)
-    pool = np.arange(1, 1 << bits, dtype=np.int64)
-    pool = pool[(pool & pivot_mask) == 0]                       # a complement of the vector's span
+    if complement is None:
+        pool = np.arange(1, 1 << bits, dtype=np.int64)
+        pool = pool[(pool & pivots(vector)) == 0]                 # a complement of the vector's span
+    else:
+        pool = span_elements(complement)[1:].astype(np.int64)
+    member = np.zeros(1 << bits, dtype=bool)
+    member[pool] = True
     popcount = np.zeros(pool.size, dtype=np.int64)
     top_rank = np.full(pool.size, -1, dtype=np.int64)
     for b in range(bits):
@@ -170,7 +183,7 @@ def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: 
     for x in candidates:
         if len(basis) == bits:
             break
-        if x & pivot_mask or in_span(basis, x):
+        if not member[x] or in_span(basis, x):
             continue
         basis = xor_basis(list(basis.values()) + [x])
         bank_cols.append(x)

@@ -17,19 +17,24 @@ the matrices taken column block by column block.
 >>> values, width, per_phase = m.thread_map((8, 64), element_bytes=2)
 >>> values.shape, width, per_phase, values[1, :3].tolist()   # thread 1: row 1, columns 0, 1, 2
 ((32, 16), 16, 8, [1, 9, 17])
+
+A distributed thread map (lane ``l`` and its registers) can itself be the registers of these
+instructions: :class:`MatrixAccess` is ``ldmatrix``/``stmatrix`` of a thread map's values, where
+lane ``l`` holds row ``l // 4``, columns ``2 * (l % 4)`` and ``2 * (l % 4) + 1`` of each 8 x 8 matrix
+(PTX ISA, "Matrix fragments for ldmatrix"; rows and columns swapped with ``.trans``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from ..cute.int_tuple import is_int
 from ..errors import LayoutError, LayoutTypeError, type_name
 
-__all__ = ["VectorInstruction", "MatrixInstruction", "lds", "sts", "ldmatrix", "stmatrix", "check_width",
-           "threads_per_phase", "WIDTHS"]
+__all__ = ["VectorInstruction", "MatrixInstruction", "MatrixAccess", "lds", "sts", "ldmatrix", "stmatrix",
+           "check_width", "threads_per_phase", "vector_name", "fragment_rows", "WIDTHS"]
 
 #: The request widths of shared-memory loads and stores, in bytes (ld.shared.{b8..v4.b32}).
 WIDTHS = (1, 2, 4, 8, 16)
@@ -213,3 +218,87 @@ def stmatrix(x1: bool = False, x2: bool = False, x4: bool = False, trans: bool =
     stmatrix.x2
     """
     return MatrixInstruction("stmatrix", _matrices("stmatrix", x1, x2, x4), trans, along)
+
+
+def vector_name(store: bool, width_bytes: int) -> str:
+    """The PTX spelling of a vector request of ``width_bytes`` per thread: 32-bit words, several as
+    a vector (``.v2``, ``.v4``), below 4 bytes one element of that width.
+
+    >>> vector_name(True, 16), vector_name(False, 4), vector_name(False, 2)
+    ('st.shared.v4.b32', 'ld.shared.b32', 'ld.shared.b16')
+    """
+    head = "st.shared" if store else "ld.shared"
+    if width_bytes <= 4:
+        return f"{head}.b{8 * width_bytes}"
+    return f"{head}.v{width_bytes // 4}.b32"
+
+
+def fragment_rows(values: np.ndarray, half: int, trans: bool, unit: Optional[int] = None) -> np.ndarray:
+    """The matrix rows of a thread map ``values`` (32 lanes, ``2**n`` registers) read off the
+    fragment of ``ldmatrix``/``stmatrix`` (PTX ISA, "Matrix fragments for ldmatrix"): in each 8 x 8
+    matrix of 16-bit units, lane ``l`` holds row ``l // 4``, column ``2 * (l % 4) + h`` in the
+    16-bit half ``h`` of its 32-bit register; with ``.trans``, row ``2 * (l % 4) + h``, column
+    ``l // 4``. Register index bit ``half`` selects ``h``; for 8-bit elements, bit ``unit`` selects
+    the byte of a 16-bit unit (the two bytes stay together). Returns ``(matrices, 8, 16 // e)``
+    for ``e``-byte elements: ``[m, r, k]`` is element ``k`` of row ``r`` of matrix ``m`` -- a row
+    is the 16 bytes one address names, so it must lie at consecutive offsets. The matrices run
+    over the other register bits in order.
+
+    >>> values = np.arange(64).reshape(32, 2)            # lane l holds elements 2l and 2l + 1
+    >>> fragment_rows(values, 0, False)[0, 1].tolist()   # row 1: lanes 4..7, both halves
+    [8, 9, 10, 11, 12, 13, 14, 15]
+    >>> fragment_rows(values, 0, True)[0, 1].tolist()    # .trans: row 1 is half 1 of lanes 0, 4, ..., 28
+    [1, 9, 17, 25, 33, 41, 49, 57]
+    >>> fragment_rows(np.arange(128).reshape(32, 4), 1, False, unit=0)[0, 0].tolist()[:6]   # bytes in pairs
+    [0, 1, 2, 3, 4, 5]
+    """
+    registers = values.shape[1]
+    fixed = (1 << half) | (0 if unit is None else 1 << unit)
+    others = [r for r in range(registers) if not r & fixed]          # one register group per matrix
+    r, c = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")   # (row, column) of 16-bit units
+    lane, h = (4 * c + r // 2, r % 2) if trans else (4 * r + c // 2, c % 2)
+    if unit is None:
+        return np.stack([values[lane, base | (h << half)] for base in others])
+    index = (h << half)[..., None] | (np.arange(2) << unit)        # (8, 8, 2): the unit's two bytes
+    return np.stack([values[lane[..., None], base | index].reshape(8, 16) for base in others])
+
+
+class MatrixAccess(MatrixInstruction):
+    """``ldmatrix``/``stmatrix`` whose registers are a thread map's: the rows of
+    :func:`fragment_rows`, ``.x4`` (else ``.x2``, ``.x1``) of them per issue, lane ``8 i + r``
+    giving the address of row ``r`` of the issue's matrix ``i``. ``thread_map`` gives what
+    :func:`~layouts.smem.conflicts` counts: every row a 16-byte request, each matrix one phase
+    (the rows are elements of the thread map's tile already, so ``shape`` only names it). The
+    registers are one warp's; a linear thread map's other warps hold these rows moved by a constant.
+
+    >>> values = np.arange(256).reshape(32, 8)
+    >>> m = MatrixAccess("ldmatrix", values, half=0, trans=False)
+    >>> m, m.thread_map((16, 16), 2)[0][9].tolist()     # lane 9: row 1 of matrix 1 (registers 2, 3)
+    (ldmatrix.x4, [34, 35, 42, 43, 50, 51, 58, 59])
+    """
+
+    __slots__ = ("rows",)
+
+    def __init__(self, op: str, values: np.ndarray, half: int, trans: bool, unit: Optional[int] = None) -> None:
+        rows = fragment_rows(values, half, trans, unit)
+        super().__init__(op, min(4, rows.shape[0]), trans)
+        self.rows = rows
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MatrixAccess) and self.name == other.name and np.array_equal(self.rows, other.rows)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.rows.tobytes()))
+
+    def thread_map(self, shape: Tuple[int, ...], element_bytes: int) -> Tuple[np.ndarray, int, int]:
+        """``(values, 16, 8)``: lane ``8 i + r`` of issue ``q`` gives row ``r`` of matrix ``x q + i``
+        (``values[lane, per_row * q + k]``, -1 for the lanes an ``.x1``/``.x2`` leaves out)."""
+        per_row = self.rows.shape[2]
+        if element_bytes * per_row != 16:
+            raise LayoutError(f"{self.name} of these registers moves rows of {per_row} elements; "
+                              f"element_bytes={element_bytes} does not make them 16 bytes")
+        issues = self.rows.shape[0] // self.matrices
+        by_issue = self.rows.reshape(issues, self.matrices * 8, per_row)    # lane 8 i + r: row r of matrix i
+        values = np.full((issues, 32, per_row), -1, dtype=np.int64)
+        values[:, : 8 * self.matrices] = by_issue
+        return values.transpose(1, 0, 2).reshape(32, issues * per_row), 16, 8
