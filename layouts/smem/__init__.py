@@ -19,9 +19,10 @@ reads and writes best.
 from .access import Access
 from .best_swizzle import BestSwizzle, best_swizzle
 from .conflicts import Conflicts, Phase, conflicts
+from .conversion import ConversionPlan, layout_conversion
 from .instructions import ldmatrix, lds, stmatrix, sts
 from .memory import SharedMemory, memory_of
 from ..errors import LayoutError, LayoutTypeError
 
-__all__ = ["Access", "BestSwizzle", "Conflicts", "LayoutError", "LayoutTypeError", "Phase", "SharedMemory",
-           "best_swizzle", "conflicts", "ldmatrix", "lds", "memory_of", "stmatrix", "sts"]
+__all__ = ["Access", "BestSwizzle", "Conflicts", "ConversionPlan", "LayoutError", "LayoutTypeError", "Phase", "SharedMemory",
+           "best_swizzle", "conflicts", "layout_conversion", "ldmatrix", "lds", "memory_of", "stmatrix", "sts"]
