@@ -206,3 +206,48 @@ def test_help_lists_the_options_and_examples():
     assert out.returncode == 0 and out.stdout.startswith(f"usage: {PROG} smem")
     for word in ("--tile", "--pitch", "--swizzle", "--ldmatrix", "--best", "--png", "examples:"):
         assert word in out.stdout
+
+
+# -- layouts smem convert -------------------------------------------------------------------------
+_BLOCKED = "BlockedLayout([1,8],[4,8],[4,1],[1,0])"
+_MMA = "NVMMADistributedLayout([2,0],[4,1],[16,8])"
+
+
+def test_convert_prints_the_plan_of_a_conversion_through_shared_memory():
+    out = _run("convert", _BLOCKED, _MMA, "--shape", "64x64", "--bits", "8", "--warps", "4")
+    assert out.returncode == 0, out.stderr
+    from layouts import smem
+    from layouts.linear import triton as tt
+    plan = smem.layout_conversion(tt.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]),
+                                  tt.NVMMADistributedLayout([2, 0], [4, 1], [16, 8]), (64, 64), element_bytes=1)
+    assert out.stdout.strip() == plan.explain()
+    assert "through shared memory" in out.stdout and f"Together {plan.wavefronts} wavefronts" in out.stdout
+
+
+@pytest.mark.parametrize("src, dst, path", [
+    (_MMA, "DotOperandLayout(0, NVMMADistributedLayout([2,0],[4,1],[16,8]), 2)", "nothing to do"),
+    ("BlockedLayout([1,1],[32,1],[1,1],[1,0])", "BlockedLayout([1,1],[16,2],[1,1],[1,0])", "by warp shuffles"),
+])
+def test_convert_without_shared_memory(src, dst, path):
+    out = _run("convert", src, dst, "--shape", "32x32")
+    assert out.returncode == 0, out.stderr
+    assert path in out.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("words, message", [
+    (["convert", "__import__('os').system('true')", _MMA, "--shape", "64x64"], "is not a layout of"),
+    (["convert", "BlockedLayout(open('x'))", _MMA, "--shape", "64x64"], "is not a layout of"),
+    (["convert", "BlockedLayout([1,8],[4,8],[4,1],order=x)", _MMA, "--shape", "64x64"], "arguments are numbers"),
+    (["convert", _BLOCKED, _MMA], "needs --shape"),
+    (["convert", _BLOCKED, "--shape", "64x64"], "expected: smem convert SRC DST"),
+    (["convert", _BLOCKED, _MMA, "--shape", "64"], "--shape '64'"),
+    (["convert", _BLOCKED, _MMA, "--shape", "64x64", "--bits", "12"], "--bits 12"),
+    (["convert", _BLOCKED, _MMA, "--shape", "64x64", "--warps", "8"], "num_warps=8"),
+    (["convert", _BLOCKED, "NVMMASharedLayout(128, 16)", "--shape", "64x64"], "shared encoding"),
+    (["convert", "BlockedLayout([1,8],[4,8]", _MMA, "--shape", "64x64"], "is not a Python call"),
+    (["--dtype", "float32"], "required: --tile"),
+])
+def test_convert_refuses_with_one_line(words, message):
+    out = _run(*words)
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

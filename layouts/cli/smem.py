@@ -23,7 +23,7 @@ import re
 
 from ..errors import LayoutError
 
-__all__ = ["add_command", "run_smem", "parse_tile", "parse_swizzle", "element_bytes", "tile_layout", "thread_map"]
+__all__ = ["add_command", "run_smem", "run_convert", "parse_encoding", "parse_tile", "parse_swizzle", "element_bytes", "tile_layout", "thread_map"]
 
 #: Element sizes of the type names kernels use that numpy does not know (and the usual ones).
 DTYPE_BYTES = {"float16": 2, "half": 2, "fp16": 2, "f16": 2, "bfloat16": 2, "bf16": 2, "float32": 4, "float": 4,
@@ -45,7 +45,9 @@ _EPILOG = """examples:
   {prog} smem --tile 32x32 --dtype float32 --pitch 33 --access columns  # padded: 1-way
   {prog} smem --tile 8x64 --dtype float16 --ldmatrix x4                  # 8-way
   {prog} smem --tile 8x64 --dtype float16 --swizzle 3,3,3 --ldmatrix x4 --png banks.png
-  {prog} smem --tile 32x32 --dtype float32 --access columns --best"""
+  {prog} smem --tile 32x32 --dtype float32 --access columns --best
+  {prog} smem convert "BlockedLayout([1,8],[4,8],[4,1],[1,0])" \\
+      "NVMMADistributedLayout([2,0],[4,1],[16,8])" --shape 64x64 --bits 8"""
 
 
 def add_command(sub, prog: str) -> None:
@@ -55,7 +57,17 @@ def add_command(sub, prog: str) -> None:
         usage="%(prog)s --tile ROWSxCOLS [options]", description=_DESCRIPTION, epilog=_EPILOG.format(prog=prog),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     smem.error = _one_line_error(f"{prog} smem")
-    smem.add_argument("--tile", required=True, metavar="ROWSxCOLS", help="the tile in elements, e.g. 32x32 or 8x64")
+    smem.add_argument("verb", nargs="*", metavar="convert SRC DST",
+                      help="what a convert_layout from SRC to DST costs (Triton encodings, e.g. "
+                           "\"BlockedLayout([1,8],[4,8],[4,1],[1,0])\"), with --shape and --bits")
+    smem.add_argument("--tile", default=None, metavar="ROWSxCOLS", help="the tile in elements, e.g. 32x32 or 8x64")
+    smem.add_argument("--shape", default=None, metavar="ROWSxCOLS", help="convert: the tensor's shape, e.g. 64x64")
+    smem.add_argument("--bits", type=_int_word("--bits"), default=16, metavar="BITS",
+                      help="convert: bits per element, 8, 16 or 32 (default: %(default)s)")
+    smem.add_argument("--warps", type=_int_word("--warps"), default=None, metavar="N",
+                      help="convert: the warps both layouts must have (a check)")
+    smem.add_argument("--sm", type=_int_word("--sm"), default=None, metavar="CC",
+                      help="convert: compute capability, 80 or 90 (sm_80 has no stmatrix; default: 90)")
     smem.add_argument("--dtype", default="float16", metavar="TYPE",
                       help="element type: float16, bfloat16, float32, float64, int8, fp8, ... (default: %(default)s)")
     smem.add_argument("--pitch", type=_int_word("--pitch"), default=None, metavar="ELEMENTS",
@@ -196,6 +208,10 @@ def _access(args, ebytes: int, tile: tuple[int, int]):
 def run_smem(args: argparse.Namespace) -> str:
     """The report ``layouts smem`` prints for parsed arguments (the picture written when asked)."""
     from .. import smem
+    if getattr(args, "verb", None):
+        return run_convert(args)
+    if args.tile is None:
+        raise LayoutError("the following arguments are required: --tile (or: smem convert SRC DST --shape ROWSxCOLS)")
     tile = parse_tile(args.tile)
     ebytes = element_bytes(args.dtype)
     if tile[0] * tile[1] * ebytes > MAX_TILE_BYTES:
@@ -237,3 +253,69 @@ def _best(args, acc, what: str, tile: tuple[int, int], ebytes: int) -> list:
         lines.append(f"  {what}: wavefronts {r.wavefronts}, ideal {r.ideal}, {r.ways}-way, "
                      f"vector width {r.vector_bytes} bytes")
     return lines
+
+
+def parse_encoding(text: str):
+    """A Triton encoding of :mod:`layouts.linear.triton` from its Python spelling, read without
+    evaluating code: one call of an encoding class whose arguments are numbers, booleans, lists
+    or tuples of them, or another such call (a parent layout).
+
+    >>> parse_encoding("BlockedLayout([1, 8], [4, 8], [4, 1], order=[1, 0])")
+    BlockedLayout(size_per_thread=[1, 8], threads_per_warp=[4, 8], warps_per_cta=[4, 1], order=[1, 0], cga_layout=[])
+    >>> parse_encoding("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    layouts.errors.LayoutError: __import__ is not a layout of layouts.linear.triton (BlockedLayout, ...)
+    """
+    import ast
+    if len(text) > 2000:
+        raise LayoutError(f"an encoding of {len(text)} characters is too long (2000 at most)")
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise LayoutError(f"{text[:60]!r} is not a Python call of an encoding: {e.msg}") from None
+    return _build(tree)
+
+
+def _build(node):
+    import ast
+    from ..linear import triton as tt
+    if isinstance(node, ast.Call):
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name not in tt.__all__ or not name.endswith("Layout"):
+            shown = name if name is not None else ast.unparse(node.func)[:40]
+            raise LayoutError(f"{shown} is not a layout of layouts.linear.triton (BlockedLayout, ...)")
+        args = [_build(a) for a in node.args]
+        kwargs = {k.arg: _build(k.value) for k in node.keywords if k.arg is not None}
+        if len(kwargs) != len(node.keywords):
+            raise LayoutError("**keywords are not allowed in an encoding")
+        return getattr(tt, name)(*args, **kwargs)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_build(e) for e in node.elts]
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, bool)) or (
+            isinstance(node, ast.Constant) and node.value is None):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -_build(node.operand)
+    raise LayoutError(f"{ast.unparse(node)[:40]!r}: an encoding's arguments are numbers, booleans, lists and "
+                      f"encodings")
+
+
+def run_convert(args: argparse.Namespace) -> str:
+    """``layouts smem convert SRC DST --shape RxC --bits B``: the plan of the conversion, in words."""
+    from .. import smem
+    words = list(args.verb)
+    if words[0] != "convert" or len(words) != 3:
+        raise LayoutError(f"expected: smem convert SRC DST --shape ROWSxCOLS; got {' '.join(words)[:80]!r}")
+    if args.shape is None:
+        raise LayoutError("smem convert needs --shape ROWSxCOLS, the tensor's shape")
+    try:
+        shape = parse_tile(args.shape)
+    except LayoutError:
+        raise LayoutError(f"--shape {args.shape[:40]!r}: expected ROWSxCOLS, e.g. 64x64") from None
+    if args.bits not in (8, 16, 32, 64):
+        raise LayoutError(f"--bits {args.bits}: expected 8, 16, 32 or 64")
+    src, dst = parse_encoding(words[1]), parse_encoding(words[2])
+    plan = smem.layout_conversion(src, dst, shape, element_bytes=args.bits // 8, num_warps=args.warps,
+                                  capability=args.sm)
+    return plan.explain()
