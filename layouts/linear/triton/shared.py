@@ -148,6 +148,36 @@ class NVMMASharedLayout(SharedEncoding):
         self._init(swizzle_byte_width=swizzle, element_bitwidth=bits, rank=rank, transposed=transposed,
                    fp4_padded=fp4_padded, cga_layout=_cga(cga_layout, rank))
 
+    @staticmethod
+    def get_default_for(block_shape: Any, element_bitwidth: Any, transposed: Any = False,
+                        fp4_padded: Any = False) -> "NVMMASharedLayout":
+        """The layout Gluon's ``NVMMASharedLayout.get_default_for`` picks for a block: the widest
+        swizzle (128, 64 or 32 bytes) that a whole number of times fills one row of the
+        contiguous dim (the last dim; the first when ``transposed``; packed fp4 counts each byte
+        twice when ``fp4_padded``), and no swizzle for a block of rank 1 or with fewer than 8
+        rows, which a swizzle atom of 8 rows cannot tile (Gluon's documentation: "the largest
+        swizzle pattern compatible with the shape"; checked against the wheel's function).
+
+        >>> NVMMASharedLayout.get_default_for([64, 64], 16).swizzle_byte_width
+        128
+        >>> NVMMASharedLayout.get_default_for([4, 64], 16).swizzle_byte_width
+        0
+        >>> NVMMASharedLayout.get_default_for([64, 48], 8, transposed=True).swizzle_byte_width
+        64
+        """
+        dims = [_int("block_shape", d) for d in _sequence("block_shape", block_shape)]
+        bits = _int("element_bitwidth", element_bitwidth)
+        flipped = _bool("transposed", transposed)
+        padded = _bool("fp4_padded", fp4_padded)
+        ordered = dims[1:] + dims[:1] if flipped else dims
+        rows = 1
+        for d in ordered[:-1]:
+            rows *= d
+        row_bytes = ordered[-1] * (2 if padded else 1) * bits // 8 if ordered else 0
+        fits = [w for w in (128, 64, 32) if row_bytes and row_bytes % w == 0]
+        swizzle = fits[0] if fits and len(dims) >= 2 and rows >= 8 else 0
+        return NVMMASharedLayout(swizzle, bits, len(dims), flipped, padded)
+
     # the swizzle in SwizzledSharedLayout's terms: vec-element groups, per_phase rows a phase
     @property
     def vec(self) -> int:
