@@ -7,11 +7,12 @@ Each timed call follows 16 MiB of unrelated writes (what a loader's other work d
 caches) and converts ``x`` into a preallocated ``out`` with ``ly.convert(..., threads=k)``; the
 kernels are loaded first. Medians over the rounds, in microseconds, for each history:
 
-- ``alone``: each thread setting (``None``, 1, 2) converting into an ``out`` of its own, the
-  settings interleaved round by round;
+- ``alone``: each thread setting (``None``, 1, 2) converting into an ``out`` of its own;
 - ``alternating``: ``threads=None`` and ``threads=1`` taking turns on ONE shared ``out``;
 - ``three shared``: ``None``, 1 and 2 taking turns on one shared ``out``;
 - ``two outputs``: ``threads=1`` alternating between two ``out`` arrays.
+
+All histories are interleaved round by round, so a slow stretch of the machine falls on each.
 
 Issue 59's target: in ``alternating``, each setting within 15% of its time ``alone``.
 """
@@ -54,32 +55,37 @@ def main(argv=None):
         ly.convert(x, "NHWC", "NCHW", out=o, threads=threads)
         return time.perf_counter() - t0
 
-    def history(steps):
-        """steps: [(label, threads, out)] taken in turn, each round; {label: median us}."""
-        for _, k, o in steps:                     # first calls (compile, page faults) untimed
-            ly.convert(x, "NHWC", "NCHW", out=o, threads=k)
-            assert np.array_equal(o, want)
-        times = {label: [] for label, _, _ in steps}
+    def histories(named):
+        """named: {history: [(label, threads, out)]}, each history's steps taken in turn, the
+        histories interleaved round by round (so that a slow stretch of the machine falls on
+        all of them alike); {history: {label: median us}}."""
+        for steps in named.values():
+            for _, k, o in steps:                 # first calls (compile, page faults) untimed
+                ly.convert(x, "NHWC", "NCHW", out=o, threads=k)
+                assert np.array_equal(o, want)
+        times = {h: {label: [] for label, _, _ in steps} for h, steps in named.items()}
         gc.collect()
         gc.disable()
         try:
             for _ in range(a.rounds):
-                for label, k, o in steps:
-                    times[label].append(timed(k, o))
+                for h, steps in named.items():
+                    for label, k, o in steps:
+                        times[h][label].append(timed(k, o))
         finally:
             gc.enable()
-        return {label: float(np.median(v)) * 1e6 for label, v in times.items()}
+        return {h: {label: float(np.median(v)) * 1e6 for label, v in t.items()} for h, t in times.items()}
 
     info = _machine.machine_info()
     print(f"CPU: {info['cpu_model']} ({info.get('llvm_host_cpu', '?')}), {info['cores']} cores; {a.dtype} "
           f"256x32x32x3 NHWC -> 256x3x32x32 NCHW into a preallocated out, 16 MiB of other writes before each "
           f"call, medians of {a.rounds} rounds (us){'; profile ' + a.set if a.set else ''}\n")
-    shared = out()
-    alone = history([("None", None, out()), ("1", 1, out()), ("2", 2, out())])
-    alternating = history([("None", None, shared), ("1", 1, shared)])
-    three = history([("None", None, shared), ("1", 1, shared), ("2", 2, shared)])
-    o1, o2 = out(), out()
-    two = history([("1 into out A", 1, o1), ("1 into out B", 1, o2)])
+    shared, shared3, o1, o2 = out(), out(), out(), out()
+    found = histories({
+        "alone": [("None", None, out()), ("1", 1, out()), ("2", 2, out())],
+        "alternating": [("None", None, shared), ("1", 1, shared)],
+        "three": [("None", None, shared3), ("1", 1, shared3), ("2", 2, shared3)],
+        "two": [("1 into out A", 1, o1), ("1 into out B", 1, o2)]})
+    alone, alternating, three, two = found["alone"], found["alternating"], found["three"], found["two"]
     print("| history | threads=None | threads=1 | threads=2 |")
     print("| --- | --- | --- | --- |")
     print(f"| alone (an out each) | {alone['None']:.0f} | {alone['1']:.0f} | {alone['2']:.0f} |")
