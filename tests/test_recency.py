@@ -1,5 +1,6 @@
-"""Outputs judged cold (layouts.kernels.runtime.recency): one this process has not written lately is written
-past the cache, one it wrote moments ago with plain stores, and the bytes are numpy's either way.
+"""Outputs judged cold (layouts.kernels.runtime.recency): one this process has not written lately with
+plain stores is written past the cache (one it streamed is not in the cache however recent), one it
+wrote moments ago with plain stores is not, and the bytes are numpy's either way.
 
 Which stores a copy used shows in the key its kernel calls are kept under (the ``stream`` flag of
 copy_into's repeats) or in which of a replay's two call sets convert made (layouts.conversion.replays); the
@@ -47,7 +48,13 @@ def test_a_cold_output_streams_and_one_written_just_now_does_not():
         x[...] = rng.random(x.shape)
         kernels.copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
         assert np.array_equal(out, x.transpose(0, 2, 3, 1))
-        assert _streams_used(out) == [True, False]                 # written just now: plain stores
+        assert _streams_used(out) == [True]                        # streamed just now: its lines are not cached
+        recency.wrote(address(out))                                # written with plain stores just now
+        for _ in range(2):
+            x[...] = rng.random(x.shape)
+            kernels.copy_into(out, x.transpose(0, 2, 3, 1), threads=1)
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+            assert _streams_used(out) == [True, False]             # in the cache: plain stores, which keep it there
     with profile.use_profile(XEON.replace(recent_write_us=0)):     # every earlier write is long ago
         x[...] = rng.random(x.shape)
         out.fill(0)
@@ -89,6 +96,9 @@ def test_convert_into_out_keeps_a_replay_for_each_kind_of_store():
             x[...] = rng.integers(0, 255, size=x.shape)
             assert layouts.convert(x, "NHWC", "NCHW", out=out, threads=1) is out
             assert np.array_equal(out, x.transpose(0, 3, 1, 2)), k
+            if k == 0:                         # streamed: still cold, until a plain write puts it in the cache
+                assert recency.cold(address(out), out.nbytes, XEON)
+                recency.wrote(address(out))
         [r] = replays.kept(out)
         assert all(r.calls)                    # the first call found out cold, the next two warm
         x[...] = rng.integers(0, 255, size=x.shape)

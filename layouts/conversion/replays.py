@@ -36,7 +36,9 @@ __all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "prob
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
-#: ``id(out)`` -> :class:`_Objects`: the array objects the calls were last kept for, and views of
+#: ``(id(out), threads as given)`` -> :class:`_Objects`: the array objects the calls were last kept
+#: for (one record per thread setting, so calls that alternate settings on one ``out`` each find
+#: their own), and views of
 #: what numpy keeps of them (:func:`layouts.kernels.runtime.pointers.struct_snapshot`). Matching the
 #: objects' ``id`` and comparing those bytes costs less after other work than reading two
 #: addresses afresh and each attribute the calls depend on (an object can be given another buffer,
@@ -106,7 +108,7 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     engine = _engine
     if engine is None:
         return None
-    o = _by_object.get(id(out))
+    o = _by_object.get((id(out), threads))
     if o is not None:          # out is the object at that id, alive: its struct can be read
         (x_id, x_fields, x_was, x_sizes, x_sizes_were, out_fields, out_was, out_sizes, out_sizes_were,
          o_src, o_dst, o_threads, _, r) = o
@@ -130,14 +132,18 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
         return None
     written = engine[2]
     last = written.get(out_addr)
-    calls = calls[window is not None and (last is None or perf_counter_ns() - last > window)]
+    streamed = window is not None and (last is None or perf_counter_ns() - last > window)
+    calls = calls[streamed]
     if calls is None:
         return None
     if engine[3]:                    # a recording around this call keeps them too
         engine[4](calls)
     for fn, args in calls:
         fn(*args)
-    written[out_addr] = perf_counter_ns()   # (adds at most one entry per kept replay to recency's bound)
+    if streamed:                     # recency.wrote, inline: streamed lines are not cached
+        written.pop(out_addr, None)
+    else:
+        written[out_addr] = perf_counter_ns()   # (adds at most one entry per kept replay to recency's bound)
     return out
 
 
@@ -156,7 +162,7 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
     out_addr, x_addr = pointers.address(out), pointers.address(x)
     key = (src, dst, x_addr, out_addr, threads)
     r = _replays.get(key)
-    o = _by_object.get(id(out))
+    o = _by_object.get((id(out), threads))
     if r is None and o is not None and (o.src, o.dst, o.x_address, o.replay.out_address, o.threads) == key:
         r = o.replay
     if r is None or r.profile is not profile or (r.x_shape, r.x_strides, r.x_dtype, r.out_shape, r.out_strides,
@@ -166,21 +172,21 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
                    recency.window_ns(out.nbytes, profile), out_addr, [None, None])
     r.calls[cold] = calls
     if ((by_address and key not in _replays and len(_replays) >= MAX_KEPT)
-            or (id(out) not in _by_object and len(_by_object) >= MAX_KEPT)):
+            or ((id(out), threads) not in _by_object and len(_by_object) >= MAX_KEPT)):
         forget()
     if by_address:
         _replays[key] = r
     x_snapshot, out_snapshot = pointers.struct_snapshot(x), pointers.struct_snapshot(out)
     if x_snapshot is not None and out_snapshot is not None:
-        _by_object[id(out)] = _Objects(id(x), *x_snapshot, *out_snapshot, src, dst, threads, x_addr, r)
+        _by_object[id(out), threads] = _Objects(id(x), *x_snapshot, *out_snapshot, src, dst, threads, x_addr, r)
 
 
-def worth_keeping(x: np.ndarray, out: np.ndarray, address) -> bool:
+def worth_keeping(x: np.ndarray, out: np.ndarray, address, threads: Any = None) -> bool:
     """Whether numpy's copies of a small conversion from ``x`` into ``out`` are worth keeping: the
     first time ``out`` is met, or when ``x`` (the same object over the same buffer) was met last
     time. A loader that converts a fresh source each call would otherwise pay on every call for a
     record it never uses."""
-    o = _by_object.get(id(out))
+    o = _by_object.get((id(out), threads))
     if o is None:
         return True
     met = (id(x), address(x))

@@ -155,7 +155,7 @@ def _copy_views(dst, src, nth, stream=False, prof=None, remember=False):
         replay(hit[1])
     else:
         _plan_and_run(dst, src, nth, stream, prof, addrs, key)
-    recency.wrote(addrs[0])
+    recency.wrote(addrs[0], streamed=stream)
 
 
 def _plan_and_run(dst, src, nth, stream, prof, addrs, key):

@@ -11,8 +11,12 @@ stores' reads are the call's largest cost).
 
 So an output of at least the profile's ``cold_nt_min_bytes`` (and below ``nt_min_bytes``, from
 which every output streams) is written with non-temporal stores unless this process wrote the
-same first byte within the last ``recent_write_us`` microseconds. The bytes written are the same
-either way; only the time differs.
+same first byte within the last ``recent_write_us`` microseconds with plain stores. A write with
+non-temporal stores leaves the output's lines out of the cache, so it never makes the output
+recent: the next call streams as well, whatever came between (otherwise a call right after a
+streamed one would read every line from memory for its plain stores, and the kind of stores,
+and the time, would depend on the previous call). The bytes written are the same either way;
+only the time differs.
 
 >>> from layouts.kernels.machine.profile import reference
 >>> p = reference("xeon-avx512")
@@ -21,6 +25,8 @@ either way; only the time differs.
 (True, False)
 >>> wrote(addr); cold(addr, p.cold_nt_min_bytes, p)
 False
+>>> wrote(addr, streamed=True); cold(addr, p.cold_nt_min_bytes, p)     # its lines are not cached
+True
 >>> forget()
 """
 
@@ -56,8 +62,12 @@ def cold(addr: int, nbytes: int, profile) -> bool:
     return t is None or perf_counter_ns() - t > window
 
 
-def wrote(addr: int) -> None:
-    """Note that an output starting at ``addr`` was written just now."""
+def wrote(addr: int, streamed: bool = False) -> None:
+    """Note that an output starting at ``addr`` was written just now: with plain stores (it is in
+    the cache) or, ``streamed``, with non-temporal ones (it is not: no longer recent)."""
+    if streamed:
+        WRITTEN.pop(addr, None)
+        return
     if len(WRITTEN) >= _MAX and addr not in WRITTEN:
         WRITTEN.clear()
     WRITTEN[addr] = perf_counter_ns()
