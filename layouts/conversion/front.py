@@ -192,7 +192,7 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
         views = [step.views(x, out) for step in steps]
         for sv, dv in views:
             np.copyto(dv, sv, casting="no")
-        if prof is not None and replays.worth_keeping(x, out, pointers.address):
+        if prof is not None and replays.worth_keeping(x, out, pointers.address, threads):
             # kernels loaded: numpy's copies are made again as kernel calls are,
             # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
             unowned = pointers.unowned_view
