@@ -17,7 +17,7 @@ reads and writes best.
 """
 
 from .access import Access
-from .best_swizzle import BestSwizzle, best_swizzle
+from .best_swizzle import BestSwizzle, best_swizzle, instruction_conflicts
 from .conflicts import Conflicts, Phase, conflicts
 from .conversion import ConversionPlan, layout_conversion
 from .instructions import ldmatrix, lds, stmatrix, sts
@@ -25,4 +25,4 @@ from .memory import SharedMemory, memory_of
 from ..errors import LayoutError, LayoutTypeError
 
 __all__ = ["Access", "BestSwizzle", "Conflicts", "ConversionPlan", "LayoutError", "LayoutTypeError", "Phase", "SharedMemory",
-           "best_swizzle", "conflicts", "layout_conversion", "ldmatrix", "lds", "memory_of", "stmatrix", "sts"]
+           "best_swizzle", "instruction_conflicts", "conflicts", "layout_conversion", "ldmatrix", "lds", "memory_of", "stmatrix", "sts"]

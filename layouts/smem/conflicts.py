@@ -79,6 +79,9 @@ class Conflicts:
     thread of every warp allows, at most 16), ``width_bytes`` (the width counted), ``phases``,
     ``worst_phase``, ``memory`` and :meth:`explain`. For an access of several warps, these are the
     worst warp's (the most wavefronts): ``warp`` says which, ``warps`` holds every warp's result.
+    ``instruction`` names the PTX instruction where one was chosen for the access
+    (:func:`~layouts.smem.best_swizzle.instruction_conflicts`: ``"ldmatrix.x4.trans"``,
+    ``"st.shared.v4.b32"``), else None.
 
     >>> from layouts import cute
     >>> r = conflicts(cute.Layout((16, 64), (64, 1)), ldmatrix(x2=True))
@@ -98,6 +101,7 @@ class Conflicts:
         self._phases: Optional[Tuple[Phase, ...]] = None
         self.warp = 0
         self.warps: Tuple["Conflicts", ...] = (self,)
+        self.instruction: Optional[str] = None
 
     @property
     def phases(self) -> Tuple[Phase, ...]:
