@@ -43,6 +43,11 @@ def _to_cute():
     return to_cute
 
 
+def _bank_picture():
+    from .viz.banks import draw_banks
+    return draw_banks
+
+
 def _convert_dask():
     from .chunked.dask import convert_dask
     return convert_dask
@@ -51,6 +56,7 @@ def _convert_dask():
 _hooks.provide("mimebundle", _mimebundle)
 _hooks.provide("picture", _picture)
 _hooks.provide("to_cute", _to_cute)
+_hooks.provide("bank picture", _bank_picture)
 _register_lazy("dask", _convert_dask)     # ly.convert of a dask array: a lazy result, chunk by chunk
 
 __all__ = [

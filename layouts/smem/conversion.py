@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import LayoutError, LayoutTypeError, type_name
+from ..hooks import service
 
 __all__ = ["ConversionPlan", "layout_conversion", "conversion_map", "path_of", "lane_exchanges", "warps_stay",
            "stays_within", "instruction_name", "PATHS"]
@@ -147,7 +148,7 @@ class ConversionPlan:
             raise LayoutError(f"side must be 'store' or 'load', got {side!r}")
         if self.best is None:
             raise LayoutError(f"a conversion by {self.path} uses no shared memory: there is nothing to draw")
-        from ..viz.banks import draw_banks
+        draw_banks = service("bank picture")       # layouts.viz.draw_banks: viz lies above smem
         result = self.store if side == "store" else self.load
         name = self.store_instruction if side == "store" else self.load_instruction
         return draw_banks(self.best.memory, result.access, element_bytes=self.element_bytes, phase=phase,
