@@ -46,12 +46,12 @@ import numpy as np
 from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
-from .conflicts import (Conflicts, _element_bytes, _positive_int, resolve, warp_values)
+from .candidates import _builds, _first_dim, _plain_and_swizzled, _polish
+from .conflicts import Conflicts, _element_bytes, _positive_int, resolve, warp_values
 from .construct import greedy_columns, offset_classes, offsets_of, reference_order
 from .instructions import MatrixInstruction
 from .memory import SharedMemory, _shape_arg, memory_of
-from .candidates import _builds, _first_dim, _plain_and_swizzled, _polish
-from .scoring import (NARROW, _Banks, _counted, _distinct, _log2, _matrix_arg, _op_for, _score, _Side,  # noqa: F401
+from .scoring import (_Banks, _counted, _distinct, _log2, _matrix_arg, _op_for, _score, _Side,
                       instruction_conflicts)
 
 __all__ = ["best_swizzle", "instruction_conflicts", "BestSwizzle", "MAX_ELEMENTS"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 from typing import Any, List, Optional, Sequence, Tuple
+
 from ..linear.gf2 import pivots, rank, xor_basis
 from .construct import offsets_of, reference_order
 from .scoring import NARROW, _Banks, _Side, _common, _log2, _score

@@ -7,12 +7,13 @@ instruction's fragments) and its count, exact in GF(2) terms for a linear thread
 from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
+
 import numpy as np
+
 from ..errors import LayoutError, LayoutTypeError, type_name
-from .access import Access, triton_order
 from ..linear.gf2 import rank, xor_basis
-from .conflicts import (Conflicts, conflicts, resolve, stated_element_bytes,
-                        warp_values)
+from .access import Access, triton_order
+from .conflicts import Conflicts, conflicts, resolve, stated_element_bytes, warp_values
 from .construct import phase_spaces, vector_directions
 from .instructions import MatrixAccess, MatrixInstruction, threads_per_phase, vector_name
 from .memory import SharedMemory, memory_of
