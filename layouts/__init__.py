@@ -56,7 +56,7 @@ def _convert_dask():
 _hooks.provide("mimebundle", _mimebundle)
 _hooks.provide("picture", _picture)
 _hooks.provide("to_cute", _to_cute)
-_hooks.provide("bank picture", _bank_picture)
+_hooks.provide("draw_banks", _bank_picture)
 _register_lazy("dask", _convert_dask)     # ly.convert of a dask array: a lazy result, chunk by chunk
 
 __all__ = [

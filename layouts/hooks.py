@@ -8,7 +8,7 @@ must not import them: each service is a name here, bound by the package's front
 
 >>> from layouts import hooks
 >>> sorted(hooks.provided())
-['bank picture', 'mimebundle', 'picture', 'to_cute']
+['draw_banks', 'mimebundle', 'picture', 'to_cute']
 >>> hooks.service("to_cute").__module__
 'layouts.cute.bridge'
 """

@@ -333,7 +333,7 @@ def test_offset_by_position_is_the_logical_order(spec):
 
 def test_an_unbound_service_names_the_known_ones():
     from layouts import hooks
-    with pytest.raises(ly.LayoutError, match=r"no service 'nope'.*known: mimebundle, picture, to_cute"):
+    with pytest.raises(ly.LayoutError, match=r"no service 'nope'.*known: draw_banks, mimebundle, picture, to_cute"):
         hooks.service("nope")
 
 

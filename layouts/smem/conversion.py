@@ -148,7 +148,7 @@ class ConversionPlan:
             raise LayoutError(f"side must be 'store' or 'load', got {side!r}")
         if self.best is None:
             raise LayoutError(f"a conversion by {self.path} uses no shared memory: there is nothing to draw")
-        draw_banks = service("bank picture")       # layouts.viz.draw_banks: viz lies above smem
+        draw_banks = service("draw_banks")       # layouts.viz.draw_banks: viz lies above smem
         result = self.store if side == "store" else self.load
         name = self.store_instruction if side == "store" else self.load_instruction
         return draw_banks(self.best.memory, result.access, element_bytes=self.element_bytes, phase=phase,
