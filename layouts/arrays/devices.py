@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from ..errors import LayoutError, type_name
 from .foreign import is_torch_tensor
 
-__all__ = ["off_host", "ops_for", "TorchOps", "NamespaceOps", "HOST_DLPACK_DEVICES"]
+__all__ = ["off_host", "ops_for", "check_out", "TorchOps", "NamespaceOps", "HOST_DLPACK_DEVICES"]
 
 #: DLPack device types whose memory the host reads: kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged
 HOST_DLPACK_DEVICES = (1, 3, 11, 13)
@@ -75,6 +75,16 @@ def ops_for(x: Any, what: str = "x") -> Any:
                           f"(__array_namespace__) to convert it there; layouts never copies it to the host "
                           f"implicitly: move it yourself (np.from_dlpack(x, device='cpu')) to convert it there")
     return NamespaceOps(namespace(), x)
+
+
+def check_out(out: Any, ops: Any) -> None:
+    """An ``out=`` for a conversion with ``ops``: on x's device and of x's dtype, else LayoutError."""
+    if not ops.same_place(out):
+        raise LayoutError(f"out is on {getattr(out, 'device', '?')}, x on {ops.device}: out must be on x's device "
+                          f"(layouts never moves data between devices)")
+    if getattr(out, "dtype", None) != ops.dtype:
+        raise LayoutError(f"out has dtype {getattr(out, 'dtype', '?')}, expected {ops.dtype} (x's dtype; convert does "
+                          f"not cast)")
 
 
 class TorchOps:

@@ -19,8 +19,10 @@ looked up (``searchsorted``), the element that lands there taken from ``x``, zer
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
+from ..arrays.devices import check_out
 from ..errors import LayoutError
 from ..kinds import Kind
 from .generic import _checked, kinds
@@ -44,7 +46,7 @@ def gather_on_device(x: Any, src: Any, dst: Any, out: Any = None, *, ops: Any,
         return _into(out, flat, d, ops)
     if tuple(d.array_shape) == (n_out,):
         return flat
-    if _product(d.array_shape) == n_out:
+    if math.prod(d.array_shape) == n_out:
         return ops.fresh(ops.reshape(flat, list(d.array_shape)))
     raise LayoutError(f"dst {d.label} is held in an array of shape {d.array_shape} over a buffer of {n_out} elements "
                       f"(a strided view), which {ops.name} arrays cannot be; pass out= a flat array of {n_out} elements")
@@ -130,23 +132,18 @@ def _source_buffer(x: Any, kind: Kind, ops: Any) -> Any:
     if tuple(shape) != tuple(kind.array_shape):
         raise LayoutError(f"x has shape {tuple(shape)}, but src {kind.label} is held in an array of shape "
                           f"{kind.array_shape} (or a 1-D buffer)")
-    if _product(shape) != kind.buffer_size:
+    if math.prod(shape) != kind.buffer_size:
         raise LayoutError(f"x is src {kind.label}'s array, a strided view of {kind.buffer_size} elements; on a device "
                           f"pass the 1-D buffer that holds it")
     return ops.reshape(x, [-1])
 
 
 def _into(out: Any, flat: Any, d: Kind, ops: Any) -> Any:
-    if not ops.same_place(out):
-        raise LayoutError(f"out is on {getattr(out, 'device', '?')}, x on {ops.device}: out must be on x's device "
-                          f"(layouts never moves data between devices)")
-    if getattr(out, "dtype", None) != ops.dtype:
-        raise LayoutError(f"out has dtype {getattr(out, 'dtype', '?')}, expected {ops.dtype} (x's dtype; convert does "
-                          f"not cast)")
+    check_out(out, ops)
     shape, n_out = ops.shape(out), ops.shape(flat)[0]
     if shape == (n_out,):
         ops.assign(out, flat)
-    elif tuple(shape) == tuple(d.array_shape) and _product(shape) == n_out:
+    elif tuple(shape) == tuple(d.array_shape) and math.prod(shape) == n_out:
         ops.assign(out, ops.reshape(flat, list(shape)))
     else:
         raise LayoutError(f"out must be dst's array of shape {d.array_shape} or a 1-D buffer of {n_out} elements, "
@@ -154,8 +151,3 @@ def _into(out: Any, flat: Any, d: Kind, ops: Any) -> Any:
     return out
 
 
-def _product(shape: Any) -> int:
-    n = 1
-    for s in shape:
-        n *= int(s)
-    return n

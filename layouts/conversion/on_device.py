@@ -18,11 +18,13 @@ so an array that is not in host memory never leaves its device.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
+from ..arrays.devices import check_out
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..named.layout import Layout
-from ..named.torch_names import plain_spec
+from ..named.torch_names import both_orders, plain_spec
 from ..named.naming import canonical_order
 from ..request import resolve
 
@@ -129,16 +131,9 @@ def _parts(layout: Layout) -> dict[str, list[int]]:
     return parts
 
 
-def _packed_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return tuple(reversed(strides))
-
-
 def _pitched(layout: Layout) -> bool:
-    return layout.stride_tuple != _packed_strides(layout.shape)
+    """Rows spaced by a pitch: the buffer holds more slots than the physical shape."""
+    return layout.size != math.prod(layout.shape)
 
 
 def _same_memory(a: Layout, b: Layout) -> bool:
@@ -184,12 +179,7 @@ def _pad_last(a: Any, count: int, ops: Any) -> Any:
 
 
 def _write_out(out: Any, result: Any, layout: Layout, ops: Any) -> Any:
-    if not ops.same_place(out):
-        raise LayoutError(f"out is on {getattr(out, 'device', '?')}, x on {ops.device}: out must be on x's device "
-                          f"(layouts never moves data between devices)")
-    if getattr(out, "dtype", None) != ops.dtype:
-        raise LayoutError(f"out has dtype {getattr(out, 'dtype', '?')}, expected {ops.dtype} (x's dtype; convert does "
-                          f"not cast)")
+    check_out(out, ops)
     shape = ops.shape(out)
     if shape == tuple(layout.shape) and not _pitched(layout):
         ops.assign(out, result)
@@ -216,10 +206,7 @@ def _torch_memory_order(x: Any, src: Any, shape: tuple, warn: Any) -> tuple[Any,
         return x, shape, src
     if _contiguous(list(shape), list(strides)):
         if warn is not None:
-            sizes = ", ".join(f"{a}={n}" for a, n in zip(spec, shape))
-            warn(f"x is a torch tensor of shape {shape} whose memory is both {logical} and {spec} (size-1 axes); "
-                 f"{spec!r} is read as naming its shape's axes in order ({sizes}), as for numpy. If you mean its "
-                 f"memory order (torch's logical {logical} shape), pass {logical!r} instead")
+            warn(both_orders("x", shape, spec, logical))
         return x, shape, src
     view = x.permute(*permutation)
     return view, tuple(int(n) for n in view.shape), src

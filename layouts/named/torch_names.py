@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import LayoutError
 from .naming import canonical_order
 
-__all__ = ["read_as_named", "in_memory_order", "plain_spec"]
+__all__ = ["read_as_named", "in_memory_order", "plain_spec", "both_orders"]
 
 
 def plain_spec(layout: Any, ndim: int) -> str | None:
@@ -70,12 +70,22 @@ def read_as_named(arr: np.ndarray, layout: Any, what: str = "x",
     shape = tuple(arr.shape)
     if logical in memory:  # contiguous too: both readings hold, and give different tensors
         if warn is not None:
-            sizes = ", ".join(f"{a}={n}" for a, n in zip(spec, shape))
-            warn(f"{what} is a torch tensor of shape {shape} whose memory is both {logical} and {spec} (size-1 axes); "
-                 f"{spec!r} is read as naming its shape's axes in order ({sizes}), as for numpy. If you mean its "
-                 f"memory order (torch's logical {logical} shape), pass {logical!r} instead")
+            warn(both_orders(what, shape, spec, logical))
         return arr
     return arr.transpose([logical.index(a) for a in spec])
+
+
+def both_orders(what: str, shape: tuple, spec: str, logical: str) -> str:
+    """The warning for a tensor whose memory is both ``logical`` and ``spec`` (size-1 axes): how
+    ``spec`` is read, and what to pass to mean the other.
+
+    >>> both_orders("x", (8, 1, 2, 2), "NHWC", "NCHW")[:60]
+    'x is a torch tensor of shape (8, 1, 2, 2) whose memory is bo'
+    """
+    sizes = ", ".join(f"{a}={n}" for a, n in zip(spec, shape))
+    return (f"{what} is a torch tensor of shape {shape} whose memory is both {logical} and {spec} (size-1 axes); "
+            f"{spec!r} is read as naming its shape's axes in order ({sizes}), as for numpy. If you mean its "
+            f"memory order (torch's logical {logical} shape), pass {logical!r} instead")
 
 
 def in_memory_order(arr: np.ndarray, layout: Any) -> tuple[np.ndarray, Any]:
