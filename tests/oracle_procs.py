@@ -61,3 +61,31 @@ def require_oracle(installed: bool, missing: str, *, module: bool = False) -> No
     if oracles_required():
         pytest.fail(f"{REQUIRE_VARIABLE}=1 but {missing}", pytrace=False)
     pytest.skip(missing, allow_module_level=module)
+
+
+def answer_in_dsl(cases: list, answer) -> None:  # pragma: no cover - runs in a child
+    """A CuTe DSL child's whole work: ``answer(case)`` for every case inside ONE traced
+    ``@cute.jit`` (the DSL builds its layouts only while tracing), a refusal recorded as
+    ``{"error": "Type: last line"}`` (it refuses with MLIRError, ValueError, TypeError...), the
+    answers printed as JSON on stdout."""
+    import json
+    import sys
+
+    import cutlass.cute as cute
+
+    out: list = []
+
+    def body():  # a plain function: the DSL rewrites the loops of the jit function itself only
+        for case in cases:
+            try:
+                out.append(answer(case))
+            except Exception as e:  # noqa: BLE001 - any refusal is an answer
+                lines = str(e).strip().splitlines()
+                out.append({"error": f"{type(e).__name__}: {lines[-1] if lines else ''}"[:300]})
+
+    @cute.jit
+    def trace():
+        body()
+
+    trace()
+    json.dump(out, sys.stdout)

@@ -37,34 +37,23 @@ def _child() -> None:  # pragma: no cover - runs in the child
     cases = json.load(sys.stdin)
     names = dict(cutlass=cutlass, cute=cute, nvgpu=nvgpu, cpasync=cpasync, tcgen05=tcgen05, warp=warp,
                  warpgroup=warpgroup, K=nvgpu.OperandMajorMode.K)
-    out = []
 
     def pair(layout):
         return [layout.shape, layout.stride]
 
-    def body():
-        for _name, kind, expression, dtype in cases:
-            try:
-                op = eval(expression, names)  # noqa: S307 - the test's own constructor expressions
-                if kind == "mma":
-                    atom = cute.make_mma_atom(op)
-                    out.append({"thr": pair(atom.thr_id), "A": pair(atom.tv_layout_A),
-                                "B": pair(atom.tv_layout_B), "C": pair(atom.tv_layout_C)})
-                else:
-                    extra = eval(dtype[1], names) if len(dtype) > 1 else {}  # noqa: S307
-                    atom = cute.make_copy_atom(op, getattr(cutlass, dtype[0]), **extra)
-                    out.append({"thr": pair(atom.thr_id), "src": pair(atom.layout_src_tv),
-                                "dst": pair(atom.layout_dst_tv)})
-            except Exception as e:  # noqa: BLE001 - the DSL refuses with several error types
-                lines = str(e).strip().splitlines()
-                out.append({"error": f"{type(e).__name__}: {lines[-1] if lines else ''}"[:300]})
+    def answer(case):
+        _name, kind, expression, dtype = case
+        op = eval(expression, names)  # noqa: S307 - the test's own constructor expressions
+        if kind == "mma":
+            atom = cute.make_mma_atom(op)
+            return {"thr": pair(atom.thr_id), "A": pair(atom.tv_layout_A), "B": pair(atom.tv_layout_B),
+                    "C": pair(atom.tv_layout_C)}
+        extra = eval(dtype[1], names) if len(dtype) > 1 else {}  # noqa: S307
+        atom = cute.make_copy_atom(op, getattr(cutlass, dtype[0]), **extra)
+        return {"thr": pair(atom.thr_id), "src": pair(atom.layout_src_tv), "dst": pair(atom.layout_dst_tv)}
 
-    @cute.jit
-    def trace():
-        body()
-
-    trace()
-    json.dump(out, sys.stdout)
+    import oracle_procs
+    oracle_procs.answer_in_dsl(cases, answer)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:

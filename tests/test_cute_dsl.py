@@ -38,7 +38,6 @@ def _child() -> None:  # pragma: no cover - runs in the child
     import cutlass.cute as cute
 
     cases = json.load(sys.stdin)
-    out = []
 
     def tup(x):
         return tuple(tup(e) for e in x) if isinstance(x, list) else x
@@ -70,29 +69,21 @@ def _child() -> None:  # pragma: no cover - runs in the child
             return r
         raise TypeError(f"a {kind} answer is not static: {r}")
 
-    def body():  # a plain function: the DSL rewrites the loops of the jit function itself only
-        for op, args in cases:
-            try:
-                a = [dec(x) for x in args]
-                if op == "coalesce_profile":
-                    r = cute.coalesce(a[0], target_profile=a[1])
-                elif op == "swizzle_compose":
-                    r = cute.make_composed_layout(a[0], 0, a[1])
-                elif op == "call":
-                    r = a[0](a[1])
-                else:
-                    r = getattr(cute, op)(*a)
-                out.append({"ok": enc(r)})
-            except Exception as e:  # noqa: BLE001 - the DSL refuses with MLIRError, ValueError, TypeError...
-                lines = str(e).strip().splitlines()
-                out.append({"error": f"{type(e).__name__}: {lines[-1] if lines else ''}"[:300]})
+    def answer(case):
+        op, args = case
+        a = [dec(x) for x in args]
+        if op == "coalesce_profile":
+            r = cute.coalesce(a[0], target_profile=a[1])
+        elif op == "swizzle_compose":
+            r = cute.make_composed_layout(a[0], 0, a[1])
+        elif op == "call":
+            r = a[0](a[1])
+        else:
+            r = getattr(cute, op)(*a)
+        return {"ok": enc(r)}
 
-    @cute.jit
-    def trace():
-        body()
-
-    trace()
-    json.dump(out, sys.stdout)
+    import oracle_procs
+    oracle_procs.answer_in_dsl(cases, answer)
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--child"]:
