@@ -45,7 +45,7 @@ import numpy as np
 from .errors import LayoutError, LayoutTypeError, type_name
 from .hooks import service
 
-__all__ = ["Kind", "Domain", "Strided", "Swizzled", "kind_of", "require_kind", "OffsetTable"]
+__all__ = ["Kind", "Domain", "Strided", "Swizzled", "kind_of", "require_kind", "OffsetTable", "strided_with"]
 
 
 @dataclass(frozen=True)
@@ -185,6 +185,27 @@ class Kind:
     def swizzled(self) -> Optional[Swizzled]:
         return None
 
+    def offsets_with(self, ops: Any) -> Any:
+        """:meth:`offsets` computed with an array library's arithmetic (``ops``: ``arange``,
+        ``reshape`` and the operators of its arrays; :mod:`layouts.arrays.devices`), so on its
+        device; None where the kind has no rule but a table. From the strided or swizzled form
+        here; a kind with another rule answers for itself.
+
+        >>> import numpy as np
+        >>> class NumpyOps:
+        ...     arange, reshape = staticmethod(np.arange), staticmethod(np.reshape)
+        >>> kind_of(OffsetTable(np.array([0, 2, 1, 3]), "t", shape=(2, 2))).offsets_with(NumpyOps()) is None
+        True
+        """
+        form = self.strided()
+        if form is not None:
+            return strided_with(ops, form.shape, form.strides, form.base)
+        swizzled = self.swizzled()
+        if swizzled is not None:
+            inner = swizzled.inner
+            return swizzled.swizzle(strided_with(ops, inner.shape, inner.strides, inner.base))
+        return None
+
     @property
     def injective(self) -> bool:
         """Whether no two elements share an offset."""
@@ -206,6 +227,15 @@ class Kind:
 
     def __repr__(self) -> str:
         return f"<{self.name} kind of {self.label}>"
+
+
+def strided_with(ops: Any, shape: tuple, strides: tuple, base: int = 0) -> Any:
+    """``base + sum(c[k] * strides[k])`` for every coordinate ``c`` of the modes, the first mode
+    the fastest, flat: :meth:`Strided.offsets` in an array library's arithmetic (``ops``)."""
+    total = ops.arange(1) * 0 + base
+    for n, step in zip(shape, strides):
+        total = ops.reshape(ops.reshape(ops.arange(n) * step, [n, 1]) + ops.reshape(total, [1, -1]), [-1])
+    return total
 
 
 def kind_of(obj: Any) -> Optional[Kind]:

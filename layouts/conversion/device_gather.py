@@ -53,63 +53,13 @@ def gather_on_device(x: Any, src: Any, dst: Any, out: Any = None, *, ops: Any,
 
 
 def device_offsets(kind: Kind, ops: Any, where: str = "on a device") -> Any:
-    """Every offset of ``kind``'s elements (the domain's order), computed on ``ops``'s device."""
-    form = kind.strided()
-    if form is not None:
-        return _strided(form.shape, form.strides, form.base, ops)
-    swizzled = kind.swizzled()
-    if swizzled is not None:
-        inner = swizzled.inner
-        return swizzled.swizzle(_strided(inner.shape, inner.strides, inner.base, ops))
-    bases = _linear_bases(kind)
-    if bases is not None:
-        return _xor_of_bases(bases, kind.size, ops)
-    if kind.name == "framework":          # blocks with padding: digits of each axis, not one stride
-        return _framework_offsets(kind, ops)
-    raise LayoutError(f"the {kind.name} layout {kind.label} has no offset rule to compute {where} (only a table of "
-                      f"offsets in host memory): move x to the host yourself to convert with it")
-
-
-def _strided(shape: tuple, strides: tuple, base: int, ops: Any) -> Any:
-    """``base + sum(c[k] * strides[k])`` over the modes, the first mode the fastest, flat."""
-    total = ops.arange(1) * 0 + base
-    for n, step in zip(shape, strides):
-        total = ops.reshape(ops.arange(n) * step, [n, 1]) + ops.reshape(total, [1, -1])
-        total = ops.reshape(total, [-1])
-    return total
-
-
-def _framework_offsets(kind: Kind, ops: Any) -> Any:
-    """A named layout's offsets: each axis's coordinate split into its digits (innermost block
-    first), each digit times its physical dim's stride, the axes combined first-fastest."""
-    from ..named.kind import axis_modes
-    total = ops.arange(1) * 0
-    for (_, sizes, strides), size in zip(axis_modes(kind.layout), kind.domain.sizes):
-        rest, term = ops.arange(size), ops.arange(size) * 0
-        for n, step in zip(sizes, strides):
-            term = term + (rest % n) * step
-            rest = rest // n
-        total = ops.reshape(ops.reshape(term, [size, 1]) + ops.reshape(total, [1, -1]), [-1])
-    return total
-
-
-def _linear_bases(kind: Kind) -> list | None:
-    """A linear layout's offset of each input bit (in-dims flattened, minor first), or None."""
-    layout = getattr(kind, "map", None)
-    if layout is None or not hasattr(layout, "flatten_ins"):
-        return None
-    flat = layout.flatten_ins()
-    if not flat.in_dim_names:
-        return []
-    return [int(b[0]) for b in flat.bases[flat.in_dim_names[0]]]
-
-
-def _xor_of_bases(bases: list, size: int, ops: Any) -> Any:
-    index = ops.arange(size)
-    total = index * 0
-    for bit, basis in enumerate(bases):
-        total = total ^ (((index >> bit) & 1) * basis)
-    return total
+    """Every offset of ``kind``'s elements (the domain's order), computed on ``ops``'s device
+    (:meth:`~layouts.kinds.Kind.offsets_with`)."""
+    offsets = kind.offsets_with(ops)
+    if offsets is None:
+        raise LayoutError(f"the {kind.name} layout {kind.label} has no offset rule to compute {where} (only a table "
+                          f"of offsets in host memory): move x to the host yourself to convert with it")
+    return offsets
 
 
 def _gathered(source: Any, src_offsets: Any, dst_offsets: Any, n_out: int, ops: Any) -> Any:

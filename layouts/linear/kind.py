@@ -130,5 +130,19 @@ class LinearKind(Kind):
     def injective(self) -> bool:
         return self.map.is_injective()
 
+    def offsets_with(self, ops: Any) -> Any:
+        """As :meth:`offsets` in an array library's arithmetic: the XOR of the bases of each
+        index's set bits (the in-dims flattened, minor first)."""
+        found = super().offsets_with(ops)
+        if found is not None:
+            return found
+        flat = self.map.flatten_ins()
+        bases = [int(b[0]) for b in flat.bases[flat.in_dim_names[0]]] if flat.in_dim_names else []
+        index = ops.arange(self.size)
+        total = index * 0
+        for bit, basis in enumerate(bases):
+            total = total ^ (((index >> bit) & 1) * basis)
+        return total
+
     def words(self) -> str:
         return self.layout.explain()

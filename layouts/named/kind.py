@@ -109,5 +109,21 @@ class FrameworkKind(Kind):
     def injective(self) -> bool:
         return True              # distinct coordinates never share a slot (pitch only adds gaps)
 
+    def offsets_with(self, ops: Any) -> Any:
+        """As :meth:`offsets` in an array library's arithmetic: each axis's coordinate split into
+        its digits (innermost block first), each times its physical dim's stride, the axes
+        combined first-fastest -- a block that does not divide its axis has no strided form."""
+        found = super().offsets_with(ops)
+        if found is not None:
+            return found
+        total = ops.arange(1) * 0
+        for (_, sizes, strides), size in zip(axis_modes(self.layout), self.domain.sizes):
+            rest, term = ops.arange(size), ops.arange(size) * 0
+            for n, step in zip(sizes, strides):
+                term = term + (rest % n) * step
+                rest = rest // n
+            total = ops.reshape(ops.reshape(term, [size, 1]) + ops.reshape(total, [1, -1]), [-1])
+        return total
+
     def words(self) -> str:
         return self.layout.explain()
