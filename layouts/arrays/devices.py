@@ -19,6 +19,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..errors import LayoutError, type_name
 from .foreign import is_torch_tensor
 
@@ -38,6 +40,8 @@ def off_host(x: Any) -> str | None:
     >>> off_host(OnGPU())
     'on DLPack device (2, 0)'
     """
+    if isinstance(x, np.ndarray):       # host memory, the common case: asked nothing
+        return None
     if is_torch_tensor(x):
         return _torch_reason(x)
     device_of = getattr(type(x), "__dlpack_device__", None)
