@@ -15,10 +15,7 @@ installed. With ``--pieces``, ``convert`` again with pieces of the implicit repe
 turned off (in the bench process only, by replacing module attributes before the call; see
 :class:`_Pieces`): ``-replays`` (:mod:`layouts.conversion.replays` and the known-conversion
 path), ``-replays-repeats`` (and the copy engine's own kept kernel calls), ``-...-recency`` (and
-non-temporal stores into outputs not written lately), and alone ``-struct`` (replays found by
-the two addresses, not by the array objects and numpy's struct), ``-address`` (addresses read by
-``ndarray.ctypes.data``), ``-entry`` (kept calls through
-numba's dispatcher, not the compiled entry point) and ``-recency``.
+non-temporal stores into outputs not written lately), and ``-recency`` alone.
 """
 
 import argparse
@@ -45,8 +42,7 @@ DIRS = ["NCHW-NHWC", "NHWC-NCHW", "NCHW-CHWN", "CHWN-NCHW", "NHWC-CHWN", "CHWN-N
 DTYPES = ["float32", "float16", "uint8"]
 PEERS = ("numpy", "cv2nd", "torch1")
 #: the pieces turned off in each ``--pieces`` variant of convert
-VARIANTS = (("replays",), ("replays", "repeats"), ("replays", "repeats", "recency"), ("struct",), ("entry",),
-            ("address",), ("struct", "entry", "address"), ("recency",))
+VARIANTS = (("replays",), ("replays", "repeats"), ("replays", "repeats", "recency"), ("recency",))
 
 
 def _aligned(shape, dtype):
@@ -54,25 +50,10 @@ def _aligned(shape, dtype):
     return ly.aligned_empty(shape, dtype)
 
 
-def _public_address(a):
-    """An array's first byte through numpy's public ``ctypes.data``."""
-    return a.ctypes.data
-
-
-class _Forgetful(dict):
-    """A dict that keeps nothing (the replays' lookup by array object, turned off)."""
-
-    def __setitem__(self, key, value):
-        pass
-
-
 class _Pieces:
     """The repeat-call pieces, each turned off by replacing module attributes (``set`` restores
-    the others): ``replays`` (convert's replays and known conversions), ``struct`` (the replays'
-    lookup by array object through numpy's struct: by the two addresses instead), ``address``
-    (every address read through ``ndarray.ctypes.data``, not numpy's struct), ``repeats`` (the copy
-    engine's kept kernel calls; its stores still chosen by recency), ``entry`` (numba's compiled
-    entry point in kept calls: the dispatcher instead), ``recency`` (a profile whose
+    the others): ``replays`` (convert's replays and known conversions), ``repeats`` (the copy
+    engine's kept kernel calls; its stores still chosen by recency), ``recency`` (a profile whose
     ``cold_nt_min_bytes`` is ``nt_min_bytes``: below that no output is judged cold, so plain
     stores; set with ``set_profile``, so kept calls stay valid for each method's own ``out``)."""
 
@@ -80,7 +61,7 @@ class _Pieces:
         from layouts.conversion import front, replays
         from layouts.kernels import copy
         from layouts.kernels.machine import profile
-        from layouts.kernels.runtime import pointers, pool, recency
+        from layouts.kernels.runtime import pointers, recency
 
         def copy_views(dst, src, nth, stream=False, prof=None, remember=False):
             addrs = pointers.address(dst), pointers.address(src)
@@ -91,11 +72,7 @@ class _Pieces:
             if remember:
                 recency.wrote(addrs[0])
         self.pieces = {"replays": [(replays, "replayed", lambda *a: None), (front, "_known_into", lambda *a: None)],
-                       "repeats": [(copy, "_copy_views", copy_views)],
-                       "struct": [(replays, "_by_object", _Forgetful())],
-                       "entry": [(pool, "_compiled", lambda fn, args: fn)],
-                       "address": [(pointers, "address", _public_address), (copy, "address", _public_address)]}
-        self.replays = replays
+                       "repeats": [(copy, "_copy_views", copy_views)]}
         self.orig = {(m, a): getattr(m, a) for group in self.pieces.values() for m, a, _ in group}
         self.profile = profile
         self.base = profile.current()
@@ -106,10 +83,6 @@ class _Pieces:
             for m, a, replacement in group:
                 setattr(m, a, replacement if name in off else self.orig[(m, a)])
         self.profile.set_profile(self.no_recency if "recency" in off else self.base)
-        engine = self.replays._engine     # the replays bind the address function when they first keep calls
-        if engine is not None:
-            self.replays._engine = (_public_address if "address" in off else self.orig[(self.pieces["address"][0][0],
-                                                                                        "address")],) + engine[1:]
 
 
 def methods_for(shape, dtype, direction, pieces):

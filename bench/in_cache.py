@@ -67,7 +67,7 @@ import _limits           # noqa: E402  (bench/_limits.py: the non-temporal copy)
 import _peers            # noqa: E402  (bench/_peers.py: the matrix's peers)
 import run as matrix     # noqa: E402  (bench/run.py: the cases and their arrays)
 import layouts as ly     # noqa: E402
-from layouts.kernels.runtime import pool
+from layouts.kernels.runtime import pool  # noqa: E402
 from layouts.kernels.machine import profile  # noqa: E402
 
 os.environ.setdefault("LAYOUTS_EAGER_KERNELS", "1")   # kernel speed from the first call; bench/first_call.py times the default
@@ -228,7 +228,7 @@ def _first_of(d, s):
 def start_up(rounds):
     """Medians in us of calls that move next to nothing (the calls' own start-up), in a loop, after
     a 16 MB copy and after a 30 ms sleep: an empty Python call, ``np.copyto`` of 48 floats, a numba
-    kernel's compiled entry point with two arrays, ``cv2.transposeND`` of 1x3x4x4 and
+    kernel with two arrays (through its dispatcher, as kept calls make it), ``cv2.transposeND`` of 1x3x4x4 and
     ``layouts.convert`` of the same into ``out=``; and a repeat into ``out=`` that makes the kernel
     calls kept for it (:mod:`layouts.conversion.replays`, a 1x3x64x64 uint8 NCHW->NHWC: 12 KiB, but 4096
     pixels numpy would loop over, so the kernels copy it), beside those calls alone: the
@@ -247,9 +247,8 @@ def start_up(rounds):
     a, b = np.zeros(48, np.float32), np.zeros(48, np.float32)
     first = numba.njit(nogil=True)(_first_of)
     first(a, b)
-    entry = first.overloads[first.signatures[0]].entry_point
     runs = {"empty Python call": lambda: None, "np.copyto of 48 floats": lambda: np.copyto(a, b),
-            "numba entry point, two arrays": lambda: entry(a, b),
+            "numba kernel, two arrays": lambda: first(a, b),
             "layouts.convert 1x3x4x4, out=": lambda: ly.convert(tiny, "NCHW", "NHWC", out=tout, threads=1),
             "layouts.convert 1x3x64x64 uint8, out=, calls kept": (
                 lambda: ly.convert(img, "NCHW", "NHWC", out=iout, threads=1)),

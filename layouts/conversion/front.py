@@ -192,14 +192,14 @@ def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
         views = [step.views(x, out) for step in steps]
         for sv, dv in views:
             np.copyto(dv, sv, casting="no")
-        if prof is not None and replays.worth_keeping(x, out, pointers.address, threads):
+        if prof is not None and replays.worth_keeping(x, out, pointers.address):
             # kernels loaded: numpy's copies are made again as kernel calls are,
             # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
             unowned = pointers.unowned_view
             copies = tuple((_copy_as_is, (unowned(dv), unowned(sv))) for sv, dv in views)
             pool.made(copies)
             for cold in (False, True):      # no stores to choose: the same copies for either kind
-                replays.keep(x, src, dst, out, threads, prof, probes, cold, copies, by_address=False)
+                replays.keep(x, src, dst, out, threads, prof, probes, cold, copies)
         elif prof is not None:
             pool.made(None)     # not kept: a recording around this call cannot repeat it
         return out

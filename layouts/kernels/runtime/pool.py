@@ -188,22 +188,7 @@ def recorded(run: Callable[[], None]) -> tuple | None:
         _local.calls = outer
     if outer is not None:
         outer.extend(calls)
-    return None if None in calls else tuple((_compiled(fn, args), args) for fn, args in calls)
-
-
-def _compiled(fn: Callable, args: tuple) -> Callable:
-    """``fn``, or where it is a numba dispatcher, the compiled function it runs for these very
-    arguments: a replay then skips the dispatcher's type matching, which where the call's code
-    and data have left the cache (the case of a call after other work) costs as much as a small
-    copy."""
-    overloads, typeof = getattr(fn, "overloads", None), getattr(fn, "typeof_pyval", None)
-    if overloads is None or typeof is None:
-        return fn
-    try:
-        compiled = overloads.get(tuple(typeof(a) for a in args))
-    except Exception:  # noqa: BLE001 - a value numba cannot type: the dispatcher decides, as before
-        return fn
-    return fn if compiled is None else compiled.entry_point
+    return None if None in calls else tuple(calls)
 
 
 def unrecorded(run: Callable[[], Any]) -> Any:
