@@ -33,7 +33,7 @@ def address(a: np.ndarray) -> int:
     which builds a helper object on every read; any other array is read through ``ctypes.data``.
     """
     try:
-        return _addressof(_over(a))
+        return _addressof(_over(a))    # type: ignore[arg-type]  # an ndarray exports a buffer
     except (TypeError, ValueError, BufferError):   # read-only, strided, empty or not exportable
         return a.ctypes.data
 
