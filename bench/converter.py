@@ -13,8 +13,8 @@ Methods: ``convert`` (``ly.convert(x, src, dst, out=out, threads=1)``), ``conver
 ``np.copyto`` of the strided view, ``cv2.transposeND`` and torch's ``copy_`` (1 thread), where
 installed. With ``--pieces``, ``convert`` again with pieces of the implicit repeat-call machinery
 turned off (in the bench process only, by replacing module attributes before the call; see
-:class:`_Pieces`): ``-replays`` (:mod:`layouts.conversion.replays` and the known-conversion
-path), ``-replays-repeats`` (and the copy engine's own kept kernel calls), ``-...-recency`` (and
+:class:`_Pieces`): ``-replays`` (:mod:`layouts.conversion.replays` and convert's cache of
+converters), ``-replays-repeats`` (and the copy engine's own kept kernel calls), ``-...-recency`` (and
 non-temporal stores into outputs not written lately), and ``-recency`` alone.
 """
 
@@ -50,9 +50,16 @@ def _aligned(shape, dtype):
     return ly.aligned_empty(shape, dtype)
 
 
+class _Forgetful(dict):
+    """A dict that keeps nothing (convert's cache of converters, turned off)."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
 class _Pieces:
     """The repeat-call pieces, each turned off by replacing module attributes (``set`` restores
-    the others): ``replays`` (convert's replays and known conversions), ``repeats`` (the copy
+    the others): ``replays`` (convert's replays and its cache of converters), ``repeats`` (the copy
     engine's kept kernel calls; its stores still chosen by recency), ``recency`` (a profile whose
     ``cold_nt_min_bytes`` is ``nt_min_bytes``: below that no output is judged cold, so plain
     stores; set with ``set_profile``, so kept calls stay valid for each method's own ``out``)."""
@@ -71,7 +78,7 @@ class _Pieces:
             copy._plan_and_run(dst, src, nth, stream, prof, addrs, None)
             if remember:
                 recency.wrote(addrs[0])
-        self.pieces = {"replays": [(replays, "replayed", lambda *a: None), (front, "_known_into", lambda *a: None)],
+        self.pieces = {"replays": [(replays, "replayed", lambda *a: None), (front, "_converters", _Forgetful())],
                        "repeats": [(copy, "_copy_views", copy_views)]}
         self.orig = {(m, a): getattr(m, a) for group in self.pieces.values() for m, a, _ in group}
         self.profile = profile

@@ -296,7 +296,7 @@ def test_repeated_conversions_of_a_blocked_source_warn_whenever_its_last_channel
     if nan.dtype.kind == "f":                           # signalling NaNs in the slot
         bits = {4: np.uint32(0x7F800001), 8: np.uint64(0x7FF0000000000001)}[nan.itemsize]
         nan.view(bits.dtype)[:, -1, ..., 15] = bits
-    convert_module._known.clear()
+    convert_module._converters.clear()
     for k, (a, warns) in enumerate(((x, False), (x, False), (zeroed, True), (x, False), (probed_zero, False),
                                     (zeroed, True), (nan, False), (nan, False))):
         with warnings.catch_warnings(record=True) as caught:
@@ -305,7 +305,7 @@ def test_repeated_conversions_of_a_blocked_source_warn_whenever_its_last_channel
         assert [issubclass(w.category, ly.LayoutWarning) for w in caught] == ([True] if warns else []), k
         assert np.array_equal(out, want_of(a), equal_nan=True)
         if k == 0:                                      # the later calls can take the short path
-            assert ("NCHW16c", "NCHW", x.shape, x.dtype, out.shape, out.dtype) in convert_module._known
+            assert ("NCHW16c", "NCHW", x.shape, x.dtype, out.shape, out.dtype) in convert_module._converters
 
 
 @pytest.mark.parametrize("shape", [(2, 16, 3, 5), (4, 32, 24, 20)], ids=["small", "kernels"])

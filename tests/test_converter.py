@@ -187,3 +187,46 @@ def test_dask_arrays_stay_lazy():
     assert isinstance(y, da.Array) and np.array_equal(y.compute(), x.transpose(0, 2, 3, 1))
     with pytest.raises(LayoutError, match="x has shape"):
         c(da.from_array(x[:1], chunks=(1, 3, 4, 5)))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 8, 8), (16, 3, 64, 64)], ids=["numpy's copies", "kernels"])
+def test_calls_into_one_out_are_made_again_from_the_first_and_stay_right(shape):
+    """A converter's calls into one ``out`` take the repeat path from the first call (kernel calls,
+    or numpy's copies for a small tensor, kept for the two buffers); each later call on new data
+    equals numpy's transpose, a source of other strides takes the checked path, and a read-only
+    or overlapping ``out`` is still refused by name."""
+    from layouts.conversion import replays
+    replays.forget()
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 255, shape).astype(np.float32)
+    c = ly.converter("NCHW", "NHWC", shape, np.float32, threads=1)
+    out = np.empty(x.transpose(0, 2, 3, 1).shape, np.float32)
+    c(x, out=out)
+    assert replays.kept(out), "the first call into out kept no calls to make again"
+    for _ in range(3):
+        x[...] = rng.integers(0, 255, shape)
+        assert c(x, out=out) is out and np.array_equal(out, x.transpose(0, 2, 3, 1))
+    other = np.ascontiguousarray(np.broadcast_to(x[..., None], x.shape + (2,)))[..., 1]
+    assert c(other, out=out) is out and np.array_equal(out, x.transpose(0, 2, 3, 1))
+    before = out.copy()
+    out.flags.writeable = False
+    with pytest.raises(LayoutError, match="read-only"):
+        c(x, out=out)
+    out.flags.writeable = True
+    with pytest.raises(LayoutError, match="overlaps"):
+        c(x, out=x.reshape(out.shape))
+    assert np.array_equal(out, before)
+
+
+def test_converts_cache_of_converters_stays_bounded_and_right():
+    """``convert`` keeps a converter per checked signature into an ``out``, at most
+    ``MAX_CONVERTERS``; past the bound each call is still numpy's answer."""
+    from layouts.conversion import front
+    front._converters.clear()
+    for n in range(front.MAX_CONVERTERS + 20):
+        x = np.arange(n + 1, dtype=np.int16).reshape(1, n + 1, 1, 1) * np.ones((1, 1, 1, 2), np.int16)
+        out = np.empty((1, 1, 2, n + 1), np.int16)
+        for _ in range(2):
+            assert ly.convert(x, "NCHW", "NHWC", out=out) is out
+            assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+        assert 0 < len(front._converters) <= front.MAX_CONVERTERS

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import operator
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -31,9 +32,10 @@ from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_conve
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import Layout
 from ..named.torch_names import read_as_named
-from ..request import beyond_specs, layout_name
-from . import front, loading as kernel_loading
+from ..request import beyond_specs, first_run, layout_name
+from . import loading as kernel_loading, replays
 from .execute import flat_source, prepare, target, write
+from .plan import CopyStep
 
 __all__ = ["Converter", "converter"]
 
@@ -85,10 +87,12 @@ class Converter:
     """A conversion decided once (see :func:`converter`); call it with ``x`` and, optionally, ``out``."""
 
     __slots__ = ("src", "dst", "shape", "dtype", "element", "threads", "dims", "_request", "_steps", "_pads", "_generic",
-                 "_flat_src", "_repeats", "__weakref__")
+                 "_flat_src", "repeats", "_probes", "_rows", "__weakref__")
     _request: Any       # the checked pair of layouts (None for a layout of another kind)
     _steps: Any
     _pads: Any
+    _probes: tuple      # a blocked source's suspect slots, probed per call (see again)
+    _rows: Any          # the most short rows numpy would loop over in one copy; None: not counted yet
 
     def __init__(self, src: Any, dst: Any, shape: Any, dtype: Any, *, threads: int | None = None,
                  **dims: int) -> None:
@@ -118,7 +122,8 @@ class Converter:
         self.element = element
         self._generic = beyond_specs(src, dst)
         self._request = self._steps = self._pads = None
-        self._flat_src = self._repeats = False
+        self._flat_src = self.repeats = False
+        self._probes, self._rows = (), None
         try:
             if self._generic:       # a CuTe, linear or other kind: each call goes through convert's protocol path
                 _check_generic(src, dst)
@@ -133,12 +138,36 @@ class Converter:
                                           f"shape {shape} has {shape[0]}")
                     self._flat_src, plan_shape = True, src.shape
                 self._request, self._steps, self._pads = prepare(src, dst, plan_shape, dt, dims)
-                # two specs and no sizes: a call into an out may repeat convert's checked calls (front.repeat_into)
-                self._repeats = type(src) is str and type(dst) is str and not dims and not self._flat_src
+                self._settle_repeats(not dims and not self._flat_src)
         except LayoutError as err:
             raise type(err)(f"{self._where()}: {err}") from None
         if kernel_loading.loaded() is None:       # the first converter of a process loads them
             kernel_loading.load_kernels()
+
+    @classmethod
+    def of_plan(cls, src: str, dst: str, shape: tuple, dtype: np.dtype, request: Any, steps: list,
+                pads: list) -> "Converter":
+        """A converter of two specs from a plan already made (:func:`layouts.convert`'s cache of
+        the conversions it has checked), without loading the kernels: ``convert`` leaves that to
+        :mod:`.loading`'s rule."""
+        c = cls.__new__(cls)
+        c.src, c.dst, c.shape, c.dtype, c.element, c.threads, c.dims = src, dst, shape, dtype, dtype, None, {}
+        c._generic, c._flat_src = False, False
+        c._request, c._steps, c._pads = request, steps, pads
+        c._probes, c._rows = (), None
+        c._settle_repeats(True)
+        return c
+
+    def _settle_repeats(self, eligible: bool) -> None:
+        """Whether a call into an ``out`` can be made again without the checks a full call makes
+        (:meth:`again`): two specs, no sizes given, plain region copies with no padding to fill,
+        and, for a blocked source whose padding could be read as data, where to look for the
+        nonzero that rules the warning out."""
+        request = self._request
+        self.repeats = bool(eligible and type(self.src) is str and type(self.dst) is str and not self._pads
+                            and all(type(step) is CopyStep for step in self._steps)
+                            and not (request.suspects and 0 in self.shape))
+        self._probes = tuple(first_run(last) for _, last in request.suspects) if self.repeats else ()
 
     # ------------------------------------------------------------------ calls
     def __call__(self, x: Any, out: Any = None) -> Any:
@@ -150,8 +179,10 @@ class Converter:
     def _run(self, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
         if x.shape != self.shape or x.dtype != self.element:
             raise self._mismatch(x.shape, x.dtype)
-        if out is not None and self._repeats:
-            done = front.repeat_into(x, self.src, self.dst, out, self.threads)
+        if out is not None and self.repeats:
+            done = replays.replayed(x, self.src, self.dst, out, self.threads)
+            if done is None and out.shape == self._request.dst.shape and out.dtype == x.dtype:
+                done = self.again(x, out, self.threads)
             if done is not None:
                 return done
         request = self._request
@@ -167,9 +198,58 @@ class Converter:
             if warning:     # before the first write: an error raised by it leaves out untouched
                 warnings.warn(f"{self._where()}: {warning}", LayoutWarning, stacklevel=3)
         write(x, shaped, flat, self._steps, self._pads, layout, self.threads)
-        if out is not None and self._repeats:
-            front.remember(x, self.src, self.dst, out)
         return result
+
+    def again(self, x: np.ndarray, out: np.ndarray, threads: int | None) -> np.ndarray | None:
+        """This conversion from ``x`` (of the converter's shape and dtype) into ``out`` (of its
+        output shape and ``x``'s dtype) with the fewest per-call steps: each copy one
+        ``np.copyto`` when it is small (what the copy engine does below ``small_bytes``, unless
+        numpy would loop over many short rows), else the copy engine's ``copy_into``, which plans
+        on the strides it is given; either way the calls are kept for :mod:`.replays` (numpy's once
+        the kernels are loaded). ``out``, or None when the full path must run: ``out`` read-only
+        or overlapping ``x`` (its refusal is worded there), or a probed slot of a blocked source
+        holding zero (the full path scans it for the padding warning). Only where
+        :attr:`repeats`; ``threads`` None or a valid count."""
+        probes = self._probes
+        if probes and not replays.probed(x, probes):
+            return None
+        if not out.flags.writeable or np.may_share_memory(out, x):
+            return None
+        kernels = kernel_loading.loaded()
+        if kernels is None:         # numpy's copies may do it: count its bytes only for a call that runs
+            kernels = kernel_loading.movers(x.nbytes)
+        prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
+        steps, src, dst = self._steps, self.src, self.dst
+        if prof is not None:
+            from ..kernels.runtime import pointers, pool, recency
+            rows = self._rows
+            if rows is None:    # the copy engine's rule, kept per shape: other strides only make the short path slower
+                rows = self._rows = max([kernels.short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)],
+                                        default=0)
+        if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
+            views = [step.views(x, out) for step in steps]
+            for sv, dv in views:
+                np.copyto(dv, sv, casting="no")
+            if prof is not None and replays.worth_keeping(x, out, pointers.address):
+                # kernels loaded: numpy's copies are made again as kernel calls are,
+                # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
+                unowned = pointers.unowned_view
+                copies = tuple((_copy_as_is, (unowned(dv), unowned(sv))) for sv, dv in views)
+                pool.made(copies)
+                for cold in (False, True):      # no stores to choose: the same copies for either kind
+                    replays.keep(x, src, dst, out, threads, prof, probes, cold, copies)
+            elif prof is not None:
+                pool.made(None)     # not kept: a recording around this call cannot repeat it
+            return out
+        cold = recency.cold(pointers.address(out), out.nbytes, prof)   # before the steps note their writes
+        setting = settings.get_threads()
+        def run_steps() -> None:
+            for step in steps:
+                step.run(x, out, kernels, threads)
+        calls = pool.recorded(run_steps)
+        if calls is not None and (threads is not None or settings.get_threads() == setting):   # no set_threads since
+            replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
+        return out
 
     def _foreign(self, x: Any, out: Any) -> Any:
         """A torch tensor, a DLPack / array-API array, a dask array (or a layout of another
@@ -232,6 +312,10 @@ class Converter:
     def __reduce__(self):
         element = self.dtype.str if self.element is self.dtype else self.element
         return (_rebuild, (self.src, self.dst, self.shape, element, self.threads, self.dims))
+
+
+#: numpy's copy with no cast at all (the steps of a known conversion are of one dtype)
+_copy_as_is = partial(np.copyto, casting="no")
 
 
 def _dtype_name(dtype: Any) -> str:

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from functools import partial
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .. import settings
-from . import loading as kernel_loading, replays
+from . import replays
 from ..arrays.devices import off_host
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
@@ -35,7 +34,7 @@ from ..named.layout import Layout
 from ..named.torch_names import read_as_named
 from .execute import flat_source, prepare, prepare_cached, target, write
 from .plan import CopyStep
-from ..request import beyond_specs, first_run, layout_name, resolve, reworded
+from ..request import beyond_specs, layout_name, resolve, reworded
 from .generic import convert_generic
 
 
@@ -156,93 +155,47 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
 def repeat_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int | None) -> np.ndarray | None:
     """A conversion between two specs into ``out`` that a full call has checked before
-    (:func:`remember`), made again without the front end's per-call work: ``out``, or None when
-    the full path must run. ``threads``: None or a valid count."""
+    (:func:`remember`), made again without the front end's per-call work: the kernel calls kept
+    for these two buffers (:mod:`.replays`), else the :class:`~.converter.Converter` kept for the
+    call's signature; ``out``, or None when the full path must run. ``threads``: None or a valid
+    count."""
     done = replays.replayed(x, src, dst, out, threads)
-    return _known_into(x, src, dst, out, threads) if done is None else done
+    if done is not None:
+        return done
+    known = _converters.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
+    return None if known is None else known.again(x, out, threads)
 
 
-#: (src, dst, x's shape and dtype, out's shape) -> the copy steps, for conversions into ``out``
-#: that one full call has checked: no padding to fill; a padding warning ruled out per call by a
-#: nonzero in the first run of each suspect slot (see :func:`remember`)
-_known: dict = {}
-def _known_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int | None) -> np.ndarray | None:
-    """A conversion into ``out`` already checked once, without the front end's per-call work:
-    each step one ``np.copyto`` when it is small (what the copy engine does below
-    ``small_bytes``, unless numpy would loop over many short rows), else the copy engine's
-    ``copy_into``, which plans on the strides it is given; either way the calls are kept for
-    :mod:`layouts.conversion.replays` (numpy's once the kernels are loaded); None when the full path must
-    run."""
-    key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
-    known = _known.get(key)
-    if known is None:
-        return None
-    steps, rows, probes = known
-    if probes and not replays.probed(x, probes):    # the full path scans the slot for the warning
-        return None
-    if _refused(x, out):
-        return None
-    kernels = kernel_loading.loaded()
-    if kernels is None:         # numpy's copies may do it: count its bytes only for a call that runs
-        kernels = kernel_loading.movers(x.nbytes)
-    prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
-    if prof is not None:
-        from ..kernels.runtime import pointers, pool, recency
-    if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
-        views = [step.views(x, out) for step in steps]
-        for sv, dv in views:
-            np.copyto(dv, sv, casting="no")
-        if prof is not None and replays.worth_keeping(x, out, pointers.address):
-            # kernels loaded: numpy's copies are made again as kernel calls are,
-            # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
-            unowned = pointers.unowned_view
-            copies = tuple((_copy_as_is, (unowned(dv), unowned(sv))) for sv, dv in views)
-            pool.made(copies)
-            for cold in (False, True):      # no stores to choose: the same copies for either kind
-                replays.keep(x, src, dst, out, threads, prof, probes, cold, copies)
-        elif prof is not None:
-            pool.made(None)     # not kept: a recording around this call cannot repeat it
-        return out
-    cold = recency.cold(pointers.address(out), out.nbytes, prof)   # before the steps note their writes
-    setting = settings.get_threads()
-    calls = pool.recorded(lambda: [step.run(x, out, kernels, threads) for step in steps])
-    if calls is not None and (threads is not None or settings.get_threads() == setting):   # no set_threads since
-        replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
-    return out
-
-
-#: numpy's copy with no cast at all (the steps of a known conversion are of one dtype)
-_copy_as_is = partial(np.copyto, casting="no")
-
-
-def _refused(x: np.ndarray, out: np.ndarray) -> bool:
-    """Whether the full path must run to word a refusal: ``out`` read-only or overlapping ``x``."""
-    return not out.flags.writeable or np.may_share_memory(out, x)
+#: (src, dst, x's shape and dtype, out's shape and dtype) -> the :class:`~.converter.Converter` of
+#: a conversion into ``out`` that one full call has checked (convert's bounded cache of plans, as
+#: einops keeps its recipes); only conversions a converter can make again (:meth:`Converter.again`)
+_converters: dict = {}
+#: converters kept at most; one more, and the cache is emptied
+MAX_CONVERTERS = 256
 
 
 def remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
-    """After a full conversion into ``out``: keep its steps for :func:`_known_into` when they are
-    plain region copies into ``out``'s own shape with no padding, with the most short rows numpy
-    would loop over in one of them (the copy engine's rule, kept per shape: a later ``x`` of other
-    strides can only make the short path slower, never wrong) and, for a blocked source whose
-    padding could be read as data, where to look for a nonzero that rules the warning out."""
+    """After a full conversion into ``out``: keep a converter of this signature for
+    :func:`repeat_into` when it can make the conversion again (plain region copies into ``out``'s
+    own shape, no padding, two specs)."""
     if type(src) is not str or type(dst) is not str or x.dtype.hasobject:
         return
     key = (src, dst, x.shape, x.dtype, out.shape, out.dtype)
-    if key in _known:
+    if key in _converters:
         return
     try:
         request, steps, pads = prepare_cached(src, dst, x.shape, x.dtype, ())
     except LayoutError:
         return
-    if pads or out.shape != request.dst.shape or not all(type(s) is CopyStep for s in steps):
+    if out.shape != request.dst.shape:
         return
-    if request.suspects and not x.size:     # nothing to probe (an empty x of this shape stays empty)
+    from .converter import Converter
+    known = Converter.of_plan(src, dst, x.shape, x.dtype, request, steps, pads)
+    if not known.repeats:
         return
-    if len(_known) > 256:
-        _known.clear()
-    rows = max([_kernels().short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)], default=0)
-    _known[key] = (tuple(steps), rows, tuple(first_run(last) for _, last in request.suspects))
+    if len(_converters) >= MAX_CONVERTERS:
+        _converters.clear()
+    _converters[key] = known
 
 
 def _on_device(x: Any, src: Any, dst: Any, out: Any, threads: int | None, copy: Any, dims: Mapping[str, int]) -> Any:
@@ -326,19 +279,6 @@ def _convert(x: np.ndarray, src: str | Layout, dst: str | Layout, out: np.ndarra
         warn(warning)  # before the first write: an error raised by it leaves out untouched
     write(x, shaped, flat, steps, pads, dst_layout, threads)
     return result
-
-
-_kernels_module = None
-
-
-def _kernels():
-    """:mod:`layouts.kernels`, for its planning helpers (importing it brings no numba; which
-    movers copy is :mod:`.kernel_loading`'s choice)."""
-    global _kernels_module
-    if _kernels_module is None:
-        from .. import kernels
-        _kernels_module = kernels
-    return _kernels_module
 
 
 def _as_view(x: np.ndarray, steps: list, dst: Layout) -> np.ndarray | None:
