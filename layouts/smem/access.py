@@ -15,7 +15,7 @@ array itself.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -165,9 +165,8 @@ def _thread_maps(threads: Any, shape: Any, warp: Optional[int]) -> Tuple[list, O
     elif isinstance(threads, CuteLayout):
         return _cute_maps(threads, warp), None
     if isinstance(threads, LinearLayout):
-        warps = _linear_warps(threads, warp)
-        maps = [_linear_map(threads, w) for w in warps]
-        return [m for m, _ in maps], (shape if shape is not None else maps[0][1])
+        maps, sizes = _linear_maps(threads, _linear_warps(threads, warp))
+        return maps, (shape if shape is not None else sizes)
     return [_array_map(threads, warp)], None
 
 
@@ -202,8 +201,20 @@ def triton_order(values: np.ndarray, offsets: np.ndarray, element_bytes: int) ->
             break
         vector.append(step)
     order = vector + [k for k in kept if k not in vector]
-    columns = [sum(1 << order[i] for i in range(len(order)) if r >> i & 1) for r in range(1 << len(order))]
-    return values[:, columns]
+    return values[:, register_columns(order)]
+
+
+def register_columns(order: Sequence[int]) -> List[int]:
+    """The value index of each register of a reordered thread: register ``r`` (bit ``i`` of ``r``
+    standing for the register bit ``order[i]``) is value ``sum of 2**order[i]``, built by doubling.
+
+    >>> register_columns([1, 0])
+    [0, 2, 1, 3]
+    """
+    columns = [0]
+    for bit in order:
+        columns += [c | 1 << bit for c in columns]
+    return columns
 
 
 def _array_map(threads: Any, warp: Optional[int]) -> np.ndarray:
@@ -261,7 +272,9 @@ def _linear_warps(layout: Any, warp: Optional[int]) -> range:
     return range(warp, warp + 1)
 
 
-def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
+def _linear_maps(layout: Any, warps: Sequence[int]) -> Tuple[List[np.ndarray], Tuple[int, ...]]:
+    """The thread map of each of ``warps`` (block 0) and the tile's modes: one application of
+    the layout to every (register, lane, warp) asked for."""
     ins = layout.in_dims
     extra = [d for d in ins if d not in ("register", "lane", "warp", "block")]
     if extra:
@@ -271,13 +284,14 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
         raise LayoutError(f"threads: a linear thread map has a lane in-dim of {WARP} lanes; this one has "
                           f"{ins.get('lane', 'none')}")
     regs = ins.get("register", 1)
-    lane = np.repeat(np.arange(WARP, dtype=np.int64), regs)
-    reg = np.tile(np.arange(regs, dtype=np.int64), WARP)
+    count = len(warps)
+    lane = np.tile(np.repeat(np.arange(WARP, dtype=np.int64), regs), count)
+    reg = np.tile(np.arange(regs, dtype=np.int64), WARP * count)
     coords = {"lane": lane}
     if "register" in ins:
         coords["register"] = reg
     if "warp" in ins:
-        coords["warp"] = np.full(lane.shape, warp, dtype=np.int64)
+        coords["warp"] = np.repeat(np.asarray(list(warps), dtype=np.int64), WARP * regs)
     out = layout.apply(coords)
     from ..linear.kind import tile_dims
     flat = np.zeros(lane.shape, dtype=np.int64)
@@ -288,7 +302,7 @@ def _linear_map(layout: Any, warp: int) -> Tuple[np.ndarray, Tuple[int, ...]]:
         flat += np.asarray(out[name], dtype=np.int64) * scale
         scale *= int(size)
         sizes.append(int(size))
-    return flat.reshape(WARP, regs), tuple(sizes)
+    return [np.array(part) for part in flat.reshape(count, WARP, regs)], tuple(sizes)
 
 
 def _triton_linear_map(encoding: Any, shape: Any) -> Tuple[Any, Tuple[int, ...]]:

@@ -46,13 +46,13 @@ import numpy as np
 from .._args import is_pow2
 from ..errors import LayoutError, LayoutTypeError, type_name
 from .access import Access
-from .candidates import _builds, _first_dim, _plain_and_swizzled, _polish
+from .candidates import SwizzledForm, _builds, _first_dim, _plain_and_swizzled, _polish
 from .conflicts import Conflicts, _element_bytes, _positive_int, resolve, warp_values
 from .construct import greedy_columns, offset_classes, offsets_of, reference_order
 from .instructions import MatrixInstruction
 from .memory import SharedMemory, _shape_arg, memory_of
-from .scoring import (_Banks, _counted, _distinct, _log2, _matrix_arg, _op_for, _score, _Side,
-                      instruction_conflicts)
+from .scoring import (_Banks, _counted, _distinct, _least_possible, _log2, _matrix_arg, _op_for, _score, _Side,
+                      _WidthBounds, instruction_conflicts)
 
 __all__ = ["best_swizzle", "instruction_conflicts", "BestSwizzle", "MAX_ELEMENTS"]
 
@@ -220,22 +220,30 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
     classes = offset_classes(bits, element_bytes, banks, bank_bytes)
     geometry = _Banks(element_bytes, banks, bank_bytes)
     candidates = []                           # the built ones first: their keys prune the rest early
+    orders: dict = {}                         # the plain layout of each first dim, the tie-break of the builds
     for vector, roles, complement in _builds(sides, element_bytes, bits):
         spaces: dict = {}
         for side, role in zip(sides, roles):
             for key, n in side.spaces(vector, role).items():
                 spaces[key] = spaces.get(key, 0) + n
-        order = reference_order([_log2(s) for s in shape], _first_dim(vector, shape))
-        candidates.append((2, greedy_columns(list(vector), spaces, bits, classes, order, complement), None))
+        first = _first_dim(vector, shape)
+        if first not in orders:
+            orders[first] = reference_order([_log2(s) for s in shape], first)
+        candidates.append((2, greedy_columns(list(vector), spaces, bits, classes, orders[first], complement),
+                           None))
     candidates += _plain_and_swizzled(shape, bits)
 
     best_key, best = None, None
     seen = set()
+    bounds = _WidthBounds(sides)
     for form_rank, cols, cute_form in candidates:
-        if tuple(cols) in seen:
+        named = tuple(cols)
+        if named in seen:
             continue
-        seen.add(tuple(cols))
-        offsets = offsets_of(cols)
+        seen.add(named)
+        if best_key is not None and bounds(cols) > best_key[0]:
+            continue                          # its widths alone lose: not worth its offsets
+        offsets = cute_form.offsets() if isinstance(cute_form, SwizzledForm) else offsets_of(cols)
         key = _score(cols, offsets, sides, geometry, best_key)
         if key is None:
             continue
@@ -245,10 +253,14 @@ def best_swizzle(reads: Sequence[Any] = (), writes: Sequence[Any] = (), shape: A
     if best is None:
         raise LayoutError("best_swizzle: no XOR layout of this tile gives every access the width it asks for; "
                           "give the accesses fewer bytes (width_bytes) or none")
-    polished = _polish(list(best[0]), best_key, sides, geometry)
+    polished = None
+    if best_key[:3] != _least_possible(sides):       # at the bound, no step can lower the score
+        polished = _polish(list(best[0]), best_key, sides, geometry, bounds)
     if polished is not None:
         best = (polished, None)
     cols, cute_form = best
+    if isinstance(cute_form, SwizzledForm):
+        cute_form = cute_form.made()
     memory = SharedMemory(shape, offsets_of(cols), str(cute_form) if cute_form is not None else "best XOR layout")
     results = [_counted(memory, side, element_bytes, banks, bank_bytes) for side in sides]
     return BestSwizzle(shape, cols, cute_form, results, memory, len(seen))

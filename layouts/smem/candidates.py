@@ -8,9 +8,10 @@ from __future__ import annotations
 import itertools
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ..linear.gf2 import pivots, rank, xor_basis
+from ..linear.gf2 import rank, xor_basis
 from .construct import offsets_of, reference_order
-from .scoring import NARROW, _Banks, _Side, _common, _log2, _score
+from .pools import pivot_mask
+from .scoring import NARROW, _Banks, _Side, _WidthBounds, _common, _log2, _score
 
 
 def _low_columns(sides: List[_Side], element_bytes: int) -> List[Tuple[Tuple[int, ...], Tuple[Any, ...]]]:
@@ -87,15 +88,56 @@ def _complement(sides: List[_Side], low: Tuple[int, ...], roles: Tuple[Any, ...]
         vector = side.vector_of(low)
         if vector:
             keep += side.others(sorted(vector))
-    if rank(keep + list(low)) != rank(keep) + rank(list(low)):
+    kept, together = _ranks(tuple(keep), tuple(low))
+    if together != kept + rank(list(low)):
         return False
-    if not any(e & pivots(list(low)) for e in keep):
+    low_pivots = pivot_mask(low)
+    if not any(e & low_pivots for e in keep):
         return None
     basis = list(xor_basis(keep).values())
+    rows: dict = {}                               # the span of basis + low (leading bit -> row), grown with the basis
+    for v in basis + list(low):
+        _reduced_into(rows, v)
     for b in range(bits):
-        if rank(basis + list(low) + [1 << b]) > len(basis) + len(low):
+        if len(rows) + (_reduced(rows, 1 << b) != 0) > len(basis) + len(low):
             basis.append(1 << b)
+            _reduced_into(rows, 1 << b)
     return basis
+
+
+def _reduced(rows: dict, v: int) -> int:
+    """``v`` reduced by ``rows`` (leading bit -> a row with it): 0 where ``v`` is in their span."""
+    while v:
+        row = rows.get(v.bit_length() - 1)
+        if row is None:
+            return v
+        v ^= row
+    return 0
+
+
+def _reduced_into(rows: dict, v: int) -> None:
+    """Add ``v`` to the span of ``rows`` (nothing where it is in it already)."""
+    v = _reduced(rows, v)
+    if v:
+        rows[v.bit_length() - 1] = v
+
+
+def _ranks(keep: Tuple[int, ...], low: Tuple[int, ...]) -> Tuple[int, int]:
+    """``(rank of keep, rank of keep and low together)``, one basis grown through both (the
+    reduction of :func:`_reduced` written out: this runs for every build)."""
+    rows: dict = {}
+    kept = len(keep)
+    for count, v in enumerate(keep + low):
+        if count == len(keep):
+            kept = len(rows)
+        while v:
+            top = v.bit_length() - 1
+            row = rows.get(top)
+            if row is None:
+                rows[top] = v
+                break
+            v ^= row
+    return (len(rows) if not low else kept), len(rows)
 
 
 def _fitting(side: _Side, low: Tuple[int, ...]) -> Any:
@@ -133,20 +175,31 @@ def _first_dim(vector: Sequence[int], shape: Tuple[int, ...]) -> int:
     return len(shape) - 1
 
 
-def _polish(columns: List[int], key: tuple, sides: List[_Side], geometry: _Banks) -> Optional[List[int]]:
+def _polish(columns: List[int], key: tuple, sides: List[_Side], geometry: _Banks,
+            bounds: Optional[_WidthBounds] = None) -> Optional[List[int]]:
     """A better layout near ``columns`` (score ``key``), or None: one column at a time XORed with
     another (every invertible layout is a product of such steps), each step taken that lowers the
-    score, until none does or ``_POLISH_STEPS`` layouts were scored."""
+    score, until none does or ``_POLISH_STEPS`` layouts were scored. ``bounds`` skips the steps
+    whose widths alone lose.
+
+    Column ``j`` XORed with column ``i`` composes the layout with the step that adds offset bit
+    ``j`` into bit ``i`` (its own inverse), so each step's offsets are the layout's with bit ``j``
+    of every offset XORed into bit ``i``.
+    """
+    bounds = bounds if bounds is not None else _WidthBounds(sides)
     best, found = key[:3], None
     scored = 0
     improved = True
     while improved and scored < _POLISH_STEPS:
         improved = False
+        offsets = offsets_of(columns)
         for j, i in itertools.permutations(range(len(columns)), 2):
             trial = list(columns)
             trial[j] ^= columns[i]
             scored += 1
-            score = _score(trial, offsets_of(trial), sides, geometry, best)
+            score = None
+            if bounds(trial) <= best[0]:
+                score = _score(trial, offsets ^ ((offsets >> j & 1) << i), sides, geometry, best)
             if score is not None and score < best:
                 best, columns, found, improved = score, trial, trial, True
                 break
@@ -160,9 +213,9 @@ _POLISH_STEPS = 600
 
 
 def _plain_and_swizzled(shape: Tuple[int, ...], bits: int) -> list:
-    """(rank, columns, cute layout) of the plain row/column-major layouts and their swizzles."""
+    """(rank, columns, cute layout) of the plain row/column-major layouts and their swizzles (the
+    swizzles' cute layouts as :class:`SwizzledForm`, made only for the one chosen)."""
     from ..cute.layout import Layout
-    from ..cute.swizzle import ComposedLayout, Swizzle
     out: list = []
     dims = [_log2(s) for s in shape]
     plains = []
@@ -177,19 +230,57 @@ def _plain_and_swizzled(shape: Tuple[int, ...], bits: int) -> list:
         plains.append((cols, inner))
         out.append((0, cols, inner))
     for cols, inner in plains:
+        plain = _Plain(cols)
         for b in range(1, bits):
             for m in range(0, bits - 2 * b + 1):
                 for s in range(b, bits - m - b + 1):
-                    sw = Swizzle(b, m, s)
-                    # the swizzle permutes offsets: column k becomes the element at offset sw^-1(2^k) = sw(2^k)
-                    swizzled = [0] * bits
-                    for k in range(bits):
-                        target = sw(1 << k)          # a swizzle is an involution on offsets
-                        e = 0
-                        for j in range(bits):
-                            if target >> j & 1:
-                                e ^= cols[j]
-                        swizzled[k] = e
-                    out.append((1, swizzled, ComposedLayout(sw, 0, inner)))
+                    # Swizzle<b,m,s> XORs offset bit k - s into bit k for m + s <= k < m + s + b; it is an
+                    # involution, so column k (the element at offset sw(2^k)) is cols[k] ^ cols[k - s] there
+                    top = m + s
+                    swizzled = cols[:top] + [cols[k] ^ cols[k - s] for k in range(top, top + b)] + cols[top + b:]
+                    out.append((1, swizzled, SwizzledForm(b, m, s, inner, plain)))
     return out
 
+
+class _Plain:
+    """A plain layout's columns and, once asked for, its offsets (shared by all its swizzles)."""
+
+    __slots__ = ("columns", "_offsets")
+
+    def __init__(self, columns: List[int]) -> None:
+        self.columns = columns
+        self._offsets: Any = None
+
+    @property
+    def offsets(self) -> Any:
+        if self._offsets is None:
+            self._offsets = offsets_of(self.columns)
+        return self._offsets
+
+
+class SwizzledForm:
+    """``Swizzle<bits, base, shift> o 0 o inner`` not yet made (most candidates never need it),
+    with the offsets of its columns read off the plain layout's.
+
+    >>> from layouts.cute.layout import Layout
+    >>> form = SwizzledForm(3, 3, 3, Layout((8, 64), (64, 1)), _Plain([8, 16, 32, 64, 128, 256, 1, 2, 4]))
+    >>> print(form.made())
+    Sw<3,3,3> o 0 o (8,64):(64,1)
+    >>> form.offsets()[:4].tolist()           # column 0 of rows 0..3: row r's first 16 bytes go to chunk r
+    [0, 72, 144, 216]
+    """
+
+    __slots__ = ("bits", "base", "shift", "inner", "plain")
+
+    def __init__(self, bits: int, base: int, shift: int, inner: Any, plain: _Plain) -> None:
+        self.bits, self.base, self.shift, self.inner, self.plain = bits, base, shift, inner, plain
+
+    def made(self) -> Any:
+        from ..cute.swizzle import ComposedLayout, Swizzle
+        return ComposedLayout(Swizzle(self.bits, self.base, self.shift), 0, self.inner)
+
+    def offsets(self) -> Any:
+        """The swizzle applied to the plain layout's offsets: the element at plain offset ``o``
+        sits at ``sw(o)`` (a swizzle is its own inverse)."""
+        o = self.plain.offsets
+        return o ^ ((o & (((1 << self.bits) - 1) << (self.base + self.shift))) >> self.shift)

@@ -308,21 +308,26 @@ def conflicts(shared_layout: Any, acc: Any, element_bytes: Optional[int] = None,
                           f"are no shared memory")
     first, width, per_phase, what = resolve(mem, acc, element_bytes)
     offsets = mem.offsets
-    warps = warp_values(acc, first)
+    # warps that hold the same thread map (a layout that broadcasts over warps) are counted once
+    distinct: dict = {}
+    which = [distinct.setdefault((values.shape, values.tobytes()), (len(distinct), values))[0]
+             for values in warp_values(acc, first)]
+    warps = tuple(values for _, values in distinct.values())
     if isinstance(acc, Access) and acc.order == "triton":
         warps = tuple(triton_order(values, offsets, element_bytes) for values in warps)
     vector = min(widest(offsets, values, element_bytes) for values in warps)
+    checked = width is None              # the widest every warp allows: each warp's requests of it were checked
     if width is None:
         width = vector
         per_phase = threads_per_phase(width)
     if width < element_bytes:
         raise LayoutError(f"width_bytes={width} is narrower than one {element_bytes}-byte element")
-    results = []
-    for number, values in enumerate(warps):
-        check_requests(offsets, values, width, element_bytes, vector,
-                       what if len(warps) == 1 else f"{what} (warp {number})")
-        counts = count(offsets, values, width, element_bytes, per_phase, banks, bank_bytes)
-        results.append(Conflicts(mem, acc, counts, width, vector, element_bytes, banks, bank_bytes))
+    if not checked:
+        for number, index in enumerate(which):
+            check_requests(offsets, warps[index], width, element_bytes, vector,
+                           what if len(which) == 1 else f"{what} (warp {number})")
+    counted = [count(offsets, values, width, element_bytes, per_phase, banks, bank_bytes) for values in warps]
+    results = [Conflicts(mem, acc, counted[index], width, vector, element_bytes, banks, bank_bytes) for index in which]
     first_warp = acc.warp if isinstance(acc, Access) and acc.warp is not None else 0
     for number, result in enumerate(results):
         result.warp, result.warps = first_warp + number, tuple(results)

@@ -23,8 +23,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..linear.gf2 import in_span, pivots, span_elements, span_table, xor_basis
+from ..linear.gf2 import in_span, xor_basis
+from . import bitsets
 from .model import groups_of
+from .pools import (Span, bank_candidates, cheapest, first_in_pool, first_smallest, least_cost,
+                    pivot_mask, pool_arrays, pool_set, table_of)
 
 
 def vector_directions(values: np.ndarray, element_bytes: int, cap: int = 16) -> List[int]:
@@ -129,63 +132,76 @@ def greedy_columns(vector: List[int], spaces: Dict[Tuple[int, ...], int], bits: 
     [1, 2, 4, 8, 16]
     """
     in_word, _, segment = classes
-    rank = {b: i for i, b in enumerate(order)}
-    if complement is None:
-        pool = np.arange(1, 1 << bits, dtype=np.int64)
-        pool = pool[(pool & pivots(vector)) == 0]                 # a complement of the vector's span
-    else:
-        pool = span_elements(complement)[1:].astype(np.int64)
-    member = np.zeros(1 << bits, dtype=bool)
-    member[pool] = True
-    popcount = np.zeros(pool.size, dtype=np.int64)
-    top_rank = np.full(pool.size, -1, dtype=np.int64)
-    for b in range(bits):
-        has = (pool >> b) & 1
-        popcount += has
-        top_rank = np.where(has == 1, np.maximum(top_rank, rank[b]), top_rank)
+    pivots = pivot_mask(vector) if complement is None else None
+    spanned = None if complement is None else tuple(int(c) for c in complement)
+    arrays = (bits, tuple(order), pivots, spanned)              # pool_arrays' arguments: built only where needed
     chosen: List[int] = []                                       # columns besides the vector
     word_cols = list(vector[:in_word])
     weights = list(spaces.values())
     bases = [list(k) for k in spaces]
 
     # free in-word slots: the differences most phases share (they become broadcasts)
-    for _ in range(max(0, in_word - len(vector))):
-        taken = span_table(vector + chosen, bits)[pool]
-        score = sum(w * span_table(b, bits)[pool] for w, b in zip(weights, bases)) if bases else np.zeros(pool.size)
-        key = np.lexsort((top_rank, popcount, -np.asarray(score, dtype=np.int64), taken))
-        x = int(pool[key[0]])
-        chosen.append(x)
-        word_cols.append(x)
+    if in_word > len(vector):
+        pool, popcount, top_rank = pool_arrays(*arrays)
+        span = Span.of(vector, bits)
+        score = sum(w * Span.of(b, bits).table[pool] for w, b in zip(weights, bases)) if bases else np.zeros(pool.size)
+        shared = -np.asarray(score, dtype=np.int64)
+        for _ in range(in_word - len(vector)):
+            x = int(pool[first_smallest((span.table[pool], shared, popcount, top_rank))])
+            chosen.append(x)
+            word_cols.append(x)
+            span = span.grown(x)
 
-    # segment slots: the fewest added wavefronts
-    tables = [span_table(b + word_cols, bits) for b in bases]
+    # segment slots: the fewest added wavefronts. A space of weight w and dimension d (over the
+    # columns so far) costs w * 2**d, doubled by a column in it: the cost of a column is a constant
+    # plus the weights of the spaces it lies in, each times 2**d -- exact integers, so the order
+    # (and every tie) is that of the float sum of w * 2**(d + [x in span]).
+    lows = bitsets.low_masks(bits)
+    in_pool = pool_set(bits, pivots, spanned)
+    taken = bitsets.span_set(tuple(int(v) for v in vector) + tuple(chosen), bits)     # the span of the columns so far
+    spans = [bitsets.span_set(tuple(int(v) for v in b) + tuple(word_cols), bits) for b in bases]
     dims = [0] * len(bases)
+    levels = bitsets.popcount_masks(bits)[1:]                   # the pool holds no 0
+    latest_first = bitsets.top_rank_masks(bits, arrays[1])[::-1]
     for _ in range(segment):
-        taken = span_table(vector + chosen, bits)[pool]
-        cost = np.zeros(pool.size, dtype=np.float64)
-        for w, t, d in zip(weights, tables, dims):
-            cost += w * np.exp2(d + t[pool])
-        key = np.lexsort((-top_rank, popcount, cost, taken))
-        x = int(pool[key[0]])
-        for i, t in enumerate(tables):
-            if t[x]:
+        open_ = in_pool & ~taken or in_pool                       # untaken vectors first
+        costs = [w << d for w, d in zip(weights, dims)]
+        tied = least_cost(open_, spans, costs)
+        if tied is None:                                         # too many cost classes: rank the whole pool
+            pool, popcount, top_rank = pool_arrays(*arrays)
+            cost = np.zeros(pool.size, dtype=np.int64)
+            for c, span_ in zip(costs, spans):
+                cost += c * table_of(span_, bits)[pool]
+            x = int(pool[cheapest(table_of(taken, bits)[pool], cost, popcount, top_rank)])
+        else:
+            for level in levels:                                 # then the fewest bits
+                tied_bits = tied & level
+                if tied_bits:
+                    break
+            for rank in latest_first:                            # then the latest top rank
+                if tied_bits & rank:
+                    tied_bits &= rank
+                    break
+            x = bitsets.lowest(tied_bits) if spanned is None else first_in_pool(tied_bits, arrays)
+        for i, span_ in enumerate(spans):
+            if span_ >> x & 1:
                 dims[i] += 1
             else:
-                tables[i] = t | t[np.arange(t.size) ^ x]
+                spans[i] = span_ | bitsets.translate(span_, x, lows)
         chosen.append(x)
+        taken |= bitsets.translate(taken, x, lows)
 
     # bank slots: complete the basis, unit vectors of the plain layout first
     segment_cols = chosen[len(chosen) - segment:] if segment else []
     word_free = chosen[: len(chosen) - segment] if segment else chosen
-    basis = xor_basis(vector + chosen)
     bank_cols: List[int] = []
-    candidates = [1 << b for b in order] + [int(x) for x in pool[np.lexsort((top_rank, popcount))]]
-    for x in candidates:
-        if len(basis) == bits:
+    full = bitsets.everything(bits)
+    for x in bank_candidates(order, arrays):
+        if taken == full:
             break
-        if not member[x] or in_span(basis, x):
+        if not in_pool >> x & 1 or taken >> x & 1:
             continue
-        basis = xor_basis(list(basis.values()) + [x])
+        taken |= bitsets.translate(taken, x, lows)
         bank_cols.append(x)
     return list(vector) + word_free + bank_cols + segment_cols
 
@@ -196,9 +212,11 @@ def offsets_of(columns: Sequence[int]) -> np.ndarray:
     >>> offsets_of([2, 1]).tolist()          # a 2 x 2 tile stored row-major
     [0, 2, 1, 3]
     """
-    elements = span_elements([])                                # element of offset 0
+    elements = np.zeros(1 << len(columns), dtype=np.int64)      # element of each offset, in offset order
+    size = 1
     for c in columns:
-        elements = np.concatenate([elements, elements ^ c])    # element of each offset, in offset order
+        np.bitwise_xor(elements[:size], c, out=elements[size:2 * size])
+        size *= 2
     offsets = np.empty(elements.size, dtype=np.int64)
     offsets[elements] = np.arange(elements.size)
     return offsets

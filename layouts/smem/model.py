@@ -72,12 +72,23 @@ def widest(offsets: np.ndarray, values: np.ndarray, element_bytes: int, cap: int
     8
     """
     best, n = element_bytes, 2
-    per = values.shape[1]
+    threads, per = values.shape
+    offs = None
     while n * element_bytes <= cap and per % n == 0:
-        if not contiguous(offsets, groups_of(values, n), element_bytes).all():
+        if offs is None:                  # what contiguous() reads, gathered once for every n
+            offs = offsets[np.where(values >= 0, values, 0)]
+        groups = offs.reshape(threads, per // n, n)
+        inactive = values.reshape(threads, per // n, n)[..., 0] < 0
+        ok = np.all(groups == groups[..., :1] + np.arange(n), axis=-1) & (groups[..., 0] % n == 0)
+        if not (ok | inactive).all():
             break
         best, n = n * element_bytes, n * 2
     return best
+
+
+#: :func:`count` marks (phase, word) pairs in a table, not sorting them, while the table has at
+#: most this many entries, or this many per pair (a table longer than that costs more to scan).
+_TABLE, _TABLE_PER_PAIR = 1 << 12, 32
 
 
 def count(offsets: np.ndarray, values: np.ndarray, width_bytes: int, element_bytes: int,
@@ -100,11 +111,17 @@ def count(offsets: np.ndarray, values: np.ndarray, width_bytes: int, element_byt
     words = (first // bank_bytes)[:, None] + np.arange(max(1, width_bytes // bank_bytes))
     per_request = threads // threads_per_phase
     phase = request * per_request + thread // threads_per_phase
-    used, phase_of = np.unique(phase, return_inverse=True)         # only phases with a thread count
-    phase_of = phase_of.reshape(-1)
+    present = np.bincount(phase) > 0                                # only phases with a thread count
+    used = np.flatnonzero(present)
+    phase_of = (np.cumsum(present) - 1)[phase]                     # what np.unique's inverse says, unsorted
     top = int(words.max()) + 1 if words.size else 1
     flat_phase = np.repeat(phase_of, words.shape[1])
-    if top * max(1, used.size) < 1 << 62:
+    if top * max(1, used.size) <= max(_TABLE, _TABLE_PER_PAIR * flat_phase.size):
+        seen = np.zeros(top * max(1, used.size), dtype=bool)      # (phase, word) pairs marked, read in order
+        seen[flat_phase * top + words.reshape(-1)] = True
+        key = np.flatnonzero(seen)
+        distinct_phase, word = key // top, key % top
+    elif top * max(1, used.size) < 1 << 62:
         key = np.unique(flat_phase * top + words.reshape(-1))
         distinct_phase, word = key // top, key % top
     else:                                   # offsets too far apart for one int64 key: pairs instead

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import LayoutError, LayoutTypeError, type_name
 from ..linear.gf2 import rank, xor_basis
-from .access import Access, triton_order
+from .access import Access, register_columns, triton_order
 from .conflicts import Conflicts, conflicts, resolve, stated_element_bytes, warp_values
 from .construct import phase_spaces, vector_directions
 from .instructions import MatrixAccess, MatrixInstruction, threads_per_phase, vector_name
@@ -86,6 +86,7 @@ class _Side:
         self.fragments: List[_Fragment] = []
         self.by_low: dict = {}                                         # a fragment's row columns -> it
         self._others: dict = {}
+        self._others_arrays: dict = {}
         self._spaces: dict = {}
         self.linear = self._read_bases()
         if self.linear and self.reorder:
@@ -113,7 +114,7 @@ class _Side:
         self.index = {b: i for i, b in enumerate(self.registers)}
         self.lanes = lanes
         self.shifts = [int(w[0, 0]) for w in self.warps]               # each warp moves every offset by its own
-        columns = [sum(1 << kept[i] for i in range(len(kept)) if r >> i & 1) for r in range(1 << len(kept))]
+        columns = register_columns(kept)
         self.compact = values[:, columns]
         return True
 
@@ -139,6 +140,14 @@ class _Side:
                                  + [b for j, b in enumerate(self.lanes) if j not in lanes] + self.shifts if e]
         return self._others[key]
 
+    def others_array(self, registers: Sequence[int] = ()) -> np.ndarray:
+        """:meth:`others` of these registers (and every lane) as an index array."""
+        key = tuple(registers)
+        found = self._others_arrays.get(key)
+        if found is None:
+            found = self._others_arrays[key] = np.array(self.others(registers), dtype=np.int64)
+        return found
+
     def vector_of(self, low: Sequence[int]) -> List[int]:
         """The registers (indices into ``registers``) whose elements open ``low``, in order, up to
         16 bytes: in Triton's order any of them, in register order the first ones in turn."""
@@ -154,7 +163,7 @@ class _Side:
     def reordered(self, vector: Sequence[int]) -> np.ndarray:
         """Warp 0's values with the ``vector`` registers first, the others after in register order."""
         order = list(vector) + [k for k in range(len(self.registers)) if k not in vector]
-        columns = [sum(1 << order[i] for i in range(len(order)) if r >> i & 1) for r in range(1 << len(order))]
+        columns = register_columns(order)
         return self.compact[:, columns]
 
     def vector_spaces(self, vector: Sequence[int], width: int) -> dict:
@@ -196,8 +205,10 @@ class _Side:
             return w, max(int(count(offsets, values, w, eb, per_phase, geometry.banks,
                                     geometry.bank_bytes).per_phase.sum()) for values in warps)
         vector = self.vector_of(columns)
-        # a request of 2**k values needs every thread's first value at a multiple of 2**k
-        aligned = min((_trailing_zeros(int(offsets[e])) for e in self.others(sorted(vector))), default=len(vector))
+        # a request of 2**k values needs every thread's first value at a multiple of 2**k: the
+        # fewest trailing zeros of their offsets are those of the offsets ORed (none is 0)
+        others = self.others_array(sorted(vector))
+        aligned = _trailing_zeros(int(np.bitwise_or.reduce(offsets[others]))) if others.size else len(vector)
         k = min(len(vector), aligned)
         w = self.width if self.width is not None else eb << k
         if w > eb << k:
@@ -236,6 +247,22 @@ class _Fragment:
         self.row_mask = (1 << len(self.low)) - 1
         self._instruction: Optional[MatrixAccess] = None
         self._spaces: Optional[dict] = None
+
+    def first_row_fits(self, offsets: np.ndarray) -> bool:
+        """Does warp 0's first matrix row lie at consecutive offsets, aligned to its 16 bytes?
+        Element ``k`` of that row is the thread map's first element XOR the ``low`` elements of
+        ``k``'s bits, so this reads a row's offsets without building the fragment; the
+        instruction needs every row to, so a layout failing it takes no matrix instruction."""
+        origin = self.side.shifts[0]
+        start = int(offsets[origin])
+        if start & self.row_mask:
+            return False
+        element = origin
+        for k in range(1, self.row_mask + 1):
+            element ^= self.low[(k & -k).bit_length() - 1]            # Gray order: one element changes each step
+            if int(offsets[element]) != start + (k ^ (k >> 1)):
+                return False
+        return True
 
     @property
     def instruction(self) -> MatrixAccess:
@@ -307,11 +334,13 @@ def _trailing_zeros(n: int) -> int:
 
 
 def _chosen_fragment(memory: SharedMemory, side: _Side, element_bytes: int, banks: int,
-                     bank_bytes: int) -> Optional[_Fragment]:
+                     bank_bytes: int) -> Tuple[Optional[_Fragment], Optional[Conflicts]]:
     """The fragment ``side`` takes on ``memory`` (any shared layout, counted by the model warp by
-    warp), or None where vector requests are as wide and take no more wavefronts."""
+    warp), or None where vector requests are as wide and take no more wavefronts; with the
+    vector requests' Conflicts where they were counted (None: refused, or no fragment to weigh)."""
     if not side.fragments:
-        return None
+        return None, None
+    vector: Optional[Conflicts] = None
     try:
         vector = conflicts(memory, side.access, element_bytes, banks, bank_bytes)
         best: tuple = ((-vector.width_bytes, vector.wavefronts), None)
@@ -320,15 +349,17 @@ def _chosen_fragment(memory: SharedMemory, side: _Side, element_bytes: int, bank
     offsets = memory.offsets
     moves = [shift ^ side.shifts[0] for shift in side.shifts]          # warp w's elements: warp 0's XOR this
     for fragment in side.fragments:
-        values, _, per_phase = fragment.instruction.thread_map(memory.shape, element_bytes)
-        warps = [np.where(values >= 0, values ^ move, -1) for move in moves]
+        if not fragment.first_row_fits(offsets):
+            continue
         if not all(_rows_fit(offsets, fragment.instruction.rows ^ move) for move in moves):
             continue
+        values, _, per_phase = fragment.instruction.thread_map(memory.shape, element_bytes)
+        warps = [np.where(values >= 0, values ^ move, -1) for move in moves]
         waves = max(int(count(offsets, w, 16, element_bytes, per_phase, banks, bank_bytes).per_phase.sum())
                     for w in warps)
         if (-16, waves) < best[0]:
             best = ((-16, waves), fragment)
-    return best[1]
+    return best[1], vector
 
 
 def _rows_fit(offsets: np.ndarray, rows: np.ndarray) -> bool:
@@ -340,12 +371,12 @@ def _rows_fit(offsets: np.ndarray, rows: np.ndarray) -> bool:
 
 def _counted(memory: SharedMemory, side: _Side, element_bytes: int, banks: int, bank_bytes: int) -> Conflicts:
     """The Conflicts of ``side`` on ``memory`` with the instruction it takes there, named in ``.instruction``."""
-    fragment = _chosen_fragment(memory, side, element_bytes, banks, bank_bytes)
+    fragment, vector = _chosen_fragment(memory, side, element_bytes, banks, bank_bytes)
     if fragment is not None:
         result = conflicts(memory, fragment.instruction, element_bytes, banks, bank_bytes)
         result.instruction = fragment.instruction.name
         return result
-    result = conflicts(memory, side.access, element_bytes, banks, bank_bytes)
+    result = vector if vector is not None else conflicts(memory, side.access, element_bytes, banks, bank_bytes)
     access = side.access
     result.instruction = access.name if isinstance(access, MatrixInstruction) else vector_name(
         side.store, result.width_bytes)
@@ -379,6 +410,10 @@ def _score(columns: Sequence[int], offsets: np.ndarray, sides: List[_Side], geom
         chosen.append(option)
         if side.width is None:
             free.append(_log2(option[0]))
+        # the accesses so far bound the key from below (the narrowest only narrows, wavefronts only
+        # add up): once that loses, the rest need not be counted
+        if bound is not None and free and (-min(free), sum(option[1] for option in chosen)) > bound[:2]:
+            return None
     common = -min(free) if free else 0
     if bound is not None and common > bound[0]:
         return None
@@ -386,6 +421,107 @@ def _score(columns: Sequence[int], offsets: np.ndarray, sides: List[_Side], geom
     if bound is not None and (common, waves) > bound[:2]:
         return None
     return (common, waves, -sum(free))
+
+
+def _narrowest_bound(columns: Sequence[int], sides: List[_Side]) -> int:
+    """A lower bound of the first entry of :func:`_score`'s key on the layout ``columns``, read
+    off the columns alone (no offsets): so a layout whose bound already exceeds the best key's
+    first entry cannot beat it, and is not scored.
+
+    It is a bound because no free access gets wider requests than it allows here: vector requests
+    (:meth:`_Side.vector_option`) take at most the registers :meth:`_Side.vector_of` finds at the
+    first columns (alignment may take fewer), other thread maps at most 16 bytes, and a matrix
+    instruction (16 bytes) only where a fragment's row columns open the layout. A narrower
+    widest request gives a larger ``-log2``, so the true first entry is at least this one.
+
+    >>> from layouts.linear import triton as tt
+    >>> from .access import Access
+    >>> from .memory import SharedMemory
+    >>> acc = Access((tt.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]), (64, 64)), order="triton")
+    >>> values, _, _, _ = resolve(SharedMemory((64, 64), np.arange(4096), "tile"), acc, 2)
+    >>> side = _Side("s", acc, _distinct(warp_values(acc, values)), None, 0, True, True, 2)
+    >>> _narrowest_bound([64, 128, 256] + [1 << b for b in range(12) if b not in (6, 7, 8)], [side])
+    -4
+    >>> _narrowest_bound([1 << b for b in range(12)], [side])       # column-major: 2-byte requests at most
+    -1
+    """
+    free = []
+    for side in sides:
+        if side.width is not None:
+            continue
+        widest = side.element_bytes << len(side.vector_of(columns)) if side.linear else 16
+        if side.fragments and side.by_low.get(tuple(columns[:2 + 2 // side.element_bytes])):
+            widest = 16
+        free.append(_log2(widest))
+    return -min(free) if free else 0
+
+
+def _least_possible(sides: List[_Side]) -> Optional[tuple]:
+    """A lower bound of :func:`_score`'s key on every layout, or None (a thread map that is not
+    linear): each free access at the widest it could ever take, and each access at the fewest
+    phases any of its instructions has, one wavefront each. A layout whose key is this bound is
+    the best there is: nothing near it can score lower.
+
+    The widest vector is 16 bytes or all of a thread's registers, a matrix instruction's 16 bytes;
+    vector requests of ``2**k`` elements take ``(32 / threads per phase) * 2**(registers - k)``
+    phases, which only shrinks as ``k`` grows, and a matrix instruction one phase per 8 x 8 matrix.
+
+    >>> from layouts.linear import triton as tt
+    >>> from .access import Access
+    >>> from .memory import SharedMemory
+    >>> acc = Access((tt.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]), (64, 64)), order="triton")
+    >>> values, _, _, _ = resolve(SharedMemory((64, 64), np.arange(4096), "tile"), acc, 2)
+    >>> _least_possible([_Side("s", acc, _distinct(warp_values(acc, values)), None, 0, True, True, 2)])
+    (-4, 16, -4)
+    """
+    free, waves = [], 0
+    for side in sides:
+        if not side.linear:
+            return None
+        n, eb = len(side.registers), side.element_bytes
+        widest = side.width if side.width is not None else min(16, eb << n)
+        k = _log2(widest // eb)
+        if k > n:
+            return None
+        fewest = (32 // (side.per_phase or threads_per_phase(widest))) << (n - k)
+        if side.fragments:                       # read only where the width is free or 16 bytes
+            widest = 16
+            fewest = min(fewest, 1 << (n - (1 if eb == 2 else 2)))
+        waves += fewest
+        if side.width is None:
+            free.append(_log2(widest))
+    return (-min(free) if free else 0, waves, -sum(free))
+
+
+#: The columns :func:`_narrowest_bound` reads: a vector of at most 16 bytes spans at most 4
+#: columns (1-byte elements), and so do a matrix row's columns.
+_BOUND_COLUMNS = 4
+
+
+class _WidthBounds:
+    """:func:`_narrowest_bound` of ``sides``, remembered by the first columns (all it reads):
+    the swizzles of one plain layout, and a layout's one-column changes, share most of them.
+
+    >>> from layouts.linear import triton as tt
+    >>> from .access import Access
+    >>> from .memory import SharedMemory
+    >>> acc = Access((tt.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]), (64, 64)), order="triton")
+    >>> values, _, _, _ = resolve(SharedMemory((64, 64), np.arange(4096), "tile"), acc, 2)
+    >>> bounds = _WidthBounds([_Side("s", acc, _distinct(warp_values(acc, values)), None, 0, True, True, 2)])
+    >>> bounds([1 << b for b in range(12)]), len(bounds.known)
+    (-1, 1)
+    """
+
+    def __init__(self, sides: List[_Side]) -> None:
+        self.sides = sides
+        self.known: dict = {}
+
+    def __call__(self, columns: Sequence[int]) -> int:
+        head = tuple(columns[:_BOUND_COLUMNS])
+        found = self.known.get(head)
+        if found is None:
+            found = self.known[head] = _narrowest_bound(head, self.sides)
+        return found
 
 
 def _distinct(warps: Sequence[np.ndarray]) -> Tuple[np.ndarray, ...]:
