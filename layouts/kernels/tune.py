@@ -90,7 +90,7 @@ def _case(direction: str, dtype: str, nbytes: int, C: int = 64, side: int = 0) -
     """(out, source view) of a conversion of about ``nbytes`` bytes of NCHW tensors with C
     channels and H = W = ``side`` (default 16, 32 when C < 16), N grown (or H = W shrunk below one
     image).
-    Directions: 'A->B' among NCHW, NHWC, CHWN, and 'NCHW16c->NCHW'."""
+    Directions: 'A->B' among NCHW, NHWC, CHWN, and 'NCHW16c->NCHW', 'NCHW->NCHW16c'."""
     dt = np.dtype(dtype)
     side = side or (16 if C >= 16 else 32)
     per = C * side * side * dt.itemsize
@@ -101,6 +101,8 @@ def _case(direction: str, dtype: str, nbytes: int, C: int = 64, side: int = 0) -
     if src == "NCHW16c":
         xs = np.ascontiguousarray(x.reshape(n, C // 16, 16, hw, hw).transpose(0, 1, 3, 4, 2))
         v = xs.transpose(0, 1, 4, 2, 3)
+    elif dst == "NCHW16c":
+        v = x.reshape(n, C // 16, 16, hw, hw).transpose(0, 1, 3, 4, 2)
     else:
         xs = np.ascontiguousarray(x.transpose(_ORDER[src]))
         inv = np.argsort(_ORDER[src])
@@ -111,7 +113,7 @@ def _case(direction: str, dtype: str, nbytes: int, C: int = 64, side: int = 0) -
 #: conversions on which each strategy's thread threshold is measured (direction, dtype, C)
 THREAD_CASES = {
     "simd-tiles": [("NCHW->NHWC", "float32", 64), ("NHWC->NCHW", "float32", 64), ("NCHW->NHWC", "float16", 64),
-                   ("NCHW16c->NCHW", "uint8", 64)],
+                   ("NCHW16c->NCHW", "uint8", 64), ("NCHW->CHWN", "float32", 64, 56), ("NCHW->NCHW16c", "float32", 64, 56)],
     "grouped": [("NCHW->NHWC", "uint8", 64, 56), ("NCHW->NHWC", "uint16", 64, 56)],
     "small-c": [("NCHW->NHWC", "uint8", 3), ("NHWC->NCHW", "float32", 3)],
     "staged": [("CHWN->NHWC", "float16", 3), ("NHWC->CHWN", "float32", 3)],
