@@ -1,7 +1,7 @@
 """Is a second thread ever slower than one, and is the default ever slower than the best count?
 
-    python bench/threads.py                         # the 84-case matrix (~10 min on 2 cores)
-    python bench/threads.py --only 256x3x32x32 --rounds 61
+    python bench/threads.py                         # the 84-case matrix (~3 min on 2 cores)
+    python bench/threads.py --only 256x3x32x32 --rounds 61 --blocks 5
 
 Issue 59's targets, judged with their uncertainty. For every case of ``bench/run.py``'s matrix
 (its shapes, dtypes and directions; its arrays), these calls run interleaved, one round calling
@@ -10,8 +10,12 @@ of its own: ``ly.convert(..., threads=k)`` for k = 1, 2 and None (the default), 
 second time into another ``out`` -- the same code timed twice, the A/A ratio that says how far
 this machine's noise alone moves a ratio.
 
-For each ratio ``t(1) / t(k)`` (and ``t(best explicit) / t(None)``) the figure is the ratio of
-medians over the rounds, with a 95% interval from resampling the rounds (bootstrap). A cell
+The rounds come in ``--blocks`` blocks, each with arrays allocated afresh: on a VM the same cell
+can run 1.4x faster on two threads with one allocation and 0.9x with the next, each with a tight
+interval over its own rounds, so a verdict must see more than one allocation. For each ratio
+``t(1) / t(k)`` (and ``t(best explicit) / t(None)``) the figure is the ratio of medians over all
+rounds, with a 95% interval from resampling blocks and then rounds within them (a cluster
+bootstrap), and the range of the blocks' own ratios is printed beside it. A cell
 *loses* when the whole interval lies below 0.95, *holds* when it lies at or above 0.95, and is
 *undecided* otherwise. The planner's own word (``layouts.kernels.explain_copy``) says how many
 threads a count really runs; a count run on one thread is the threads=1 code.
@@ -40,20 +44,46 @@ BAR = 0.95
 
 
 def ratio_interval(num, den, rng, resamples=2000):
-    """median(num) / median(den) and its 95% bootstrap interval, resampling rounds in pairs."""
-    num, den = np.asarray(num), np.asarray(den)
-    idx = rng.integers(0, len(num), size=(resamples, len(num)))
-    boot = np.median(num[idx], axis=1) / np.median(den[idx], axis=1)
+    """median(num) / median(den) over all rounds and its 95% interval, ``num`` and ``den`` lists
+    of blocks of per-round seconds (paired by round): blocks resampled, then rounds within each."""
+    num, den = [np.asarray(b) for b in num], [np.asarray(b) for b in den]
+    boot = np.empty(resamples)
+    for r in range(resamples):
+        picks = rng.integers(0, len(num), size=len(num))
+        rows = [rng.integers(0, len(num[b]), size=len(num[b])) for b in picks]
+        boot[r] = (np.median(np.concatenate([num[b][i] for b, i in zip(picks, rows)]))
+                   / np.median(np.concatenate([den[b][i] for b, i in zip(picks, rows)])))
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return float(np.median(num) / np.median(den)), float(lo), float(hi)
+    return float(np.median(np.concatenate(num)) / np.median(np.concatenate(den))), float(lo), float(hi)
+
+
+def block_range(num, den):
+    """The least and largest of the blocks' own ratios of medians."""
+    ratios = [np.median(n) / np.median(d) for n, d in zip(num, den)]
+    return float(min(ratios)), float(max(ratios))
 
 
 def verdict(lo, hi, bar=BAR):
     return "loses" if hi < bar else "holds" if lo >= bar else "undecided"
 
 
-def time_case(shape, dtype, direction, rounds, gap):
-    """{call name: [seconds per round]} and the threads each count really runs, or None."""
+def time_case(shape, dtype, direction, rounds, gap, blocks):
+    """{call name: [[seconds per round] per block]} and the threads each count really runs, or
+    None where the case does not apply; each block on arrays of its own."""
+    times = None
+    for _ in range(blocks):
+        got = _time_block(shape, dtype, direction, max(1, rounds // blocks), gap)
+        if got is None:
+            return None
+        block, used = got
+        times = {k: [] for k in block} if times is None else times
+        for k, v in block.items():
+            times[k].append(v)
+    return times, used
+
+
+def _time_block(shape, dtype, direction, rounds, gap):
+    """One block: fresh arrays, ``rounds`` interleaved rounds."""
     import layouts as ly
     s, d = matrix.check_direction(direction)
     if "NCHW16c" in (s, d) and shape[1] % 16:
@@ -86,37 +116,42 @@ def main(argv=None):
     ap.add_argument("--only", default=None, help="substring of the shape label, e.g. 256x3")
     ap.add_argument("--dtypes", default=",".join(matrix.DTYPES))
     ap.add_argument("--dirs", default=",".join(matrix.DIRS))
-    ap.add_argument("--rounds", type=int, default=31)
+    ap.add_argument("--rounds", type=int, default=45, help="rounds per case, over all blocks")
+    ap.add_argument("--blocks", type=int, default=3, help="allocations per case, each timed in rounds // blocks rounds")
     ap.add_argument("--gap", type=float, default=0.001, help="seconds slept before each timed call")
     a = ap.parse_args(argv)
     ly.load_kernels()
     random.seed(1)
     rng = np.random.default_rng(2)
     print("\n".join(_machine.describe(_machine.machine_info())))
-    print(f"\n{a.rounds} rounds, ratios t(1)/t(k) (higher: k faster), 95% bootstrap intervals; bar {BAR}\n")
-    print("| case | us t1 | threads run by 2 / None | A/A t1/t1b | t1/t2 | verdict | best/None | verdict |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(f"\n{a.rounds} rounds in {a.blocks} allocations, ratios t(1)/t(k) (higher: k faster), 95% cluster "
+          f"bootstrap intervals, [least, largest] of the allocations' own ratios; bar {BAR}\n")
+    print("| case | us t1 | threads run by 2 / None | A/A t1/t1b | t1/t2 | blocks | verdict | best/None | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     rows = []
     shapes = [sh for sh in matrix.SHAPES if a.only is None or a.only in matrix.label(sh)]
     for shape in shapes:
         for dtype in a.dtypes.split(","):
             for direction in a.dirs.split(","):
-                got = time_case(shape, dtype, direction, a.rounds, a.gap)
+                got = time_case(shape, dtype, direction, a.rounds, a.gap, a.blocks)
                 if got is None:
                     continue
                 times, used = got
                 t1 = times["1"]
                 aa = ratio_interval(t1, times["1b"], rng)
                 two = ratio_interval(t1, times["2"], rng)
-                best = times["1"] if np.median(times["1"]) <= np.median(times["2"]) else times["2"]
+                spread = block_range(t1, times["2"])
+                flat = {k: np.concatenate(v) for k, v in times.items()}
+                best = times["1"] if np.median(flat["1"]) <= np.median(flat["2"]) else times["2"]
                 default = ratio_interval(best, times["None"], rng)
-                row = dict(case=f"{matrix.label(shape)} {dtype} {direction}", t1=np.median(t1) * 1e6,
+                row = dict(case=f"{matrix.label(shape)} {dtype} {direction}", t1=np.median(flat["1"]) * 1e6,
                            used=(used.get(2), used.get(None)), aa=aa, two=two, default=default,
                            v_two=verdict(two[1], two[2]), v_default=verdict(default[1], default[2]))
                 rows.append(row)
                 f = "{:.2f} [{:.2f}, {:.2f}]".format
                 print(f"| {row['case']} | {row['t1']:.0f} | {row['used'][0]} / {row['used'][1]} | {f(*aa)} | "
-                      f"{f(*two)} | {row['v_two']} | {f(*default)} | {row['v_default']} |", flush=True)
+                      f"{f(*two)} | {spread[0]:.2f}-{spread[1]:.2f} | {row['v_two']} | {f(*default)} | "
+                      f"{row['v_default']} |", flush=True)
     for key, what in (("v_two", "threads=2 against threads=1"), ("v_default", "the default against the best count")):
         counts = {v: sum(r[key] == v for r in rows) for v in ("holds", "undecided", "loses")}
         print(f"\n{what}: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + f" of {len(rows)} cells")
