@@ -31,52 +31,17 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 from _machine import describe, machine_info  # noqa: E402
+from random_encodings import ENCODING_KINDS  # noqa: E402  (tests/: the oracle test's encodings)
 from layouts import smem  # noqa: E402
 from layouts.errors import LayoutError  # noqa: E402
-from layouts.linear import triton as tt  # noqa: E402
-
-
-def _split(rng, total, rank=2):
-    parts = [1] * rank
-    for _ in range(total.bit_length() - 1):
-        parts[rng.randrange(rank)] *= 2
-    return parts
-
-
-def _blocked(rng, warps, rank=2):
-    order = list(range(rank))
-    rng.shuffle(order)
-    return tt.BlockedLayout(_split(rng, 1 << rng.randint(0, 3), rank), _split(rng, 32, rank), _split(rng, warps, rank),
-                            order)
-
-
-def _mma2(rng, warps):
-    return tt.NVMMADistributedLayout([2, 0], _split(rng, warps), [16, 8])
-
-
-def _mma3(rng, warps):
-    per_cta = [warps, 1] if warps == 4 or rng.random() < 0.5 else [4, 2]
-    return tt.NVMMADistributedLayout([3, 0], per_cta, [16, 8 << rng.randint(0, 4), 16])
-
-
-def _dot(rng, warps):
-    if rng.random() < 0.5:
-        return tt.DotOperandLayout(rng.randint(0, 1), _mma2(rng, warps), 1 << rng.randint(0, 3))
-    return tt.DotOperandLayout(0, _mma3(rng, warps), 1 << rng.randint(0, 3))
-
-
-def _sliced(rng, warps):
-    return tt.SliceLayout(rng.randrange(3), _blocked(rng, warps, 3))
-
-
-KINDS = [_blocked, _blocked, _mma2, _mma3, _dot, _sliced]
 
 
 def random_conversion(rng, shape=(64, 64)):
     """``(src, dst, shape, element_bytes, capability)``: two encodings of the same warps, as the oracle test draws them."""
     warps, element_bytes, capability = rng.choice([4, 8]), rng.choice([1, 2, 4]), rng.choice([80, 90])
-    return rng.choice(KINDS)(rng, warps), rng.choice(KINDS)(rng, warps), shape, element_bytes, capability
+    return rng.choice(ENCODING_KINDS)(rng, warps), rng.choice(ENCODING_KINDS)(rng, warps), shape, element_bytes, capability
 
 
 def plan_caches():

@@ -29,6 +29,7 @@ from layouts.errors import LayoutError, LayoutTypeError
 from layouts.linear import LinearLayout
 from layouts.linear import triton as tt
 from oracle_procs import TRITON_MISSING, have_triton, require_oracle
+from random_encodings import ENCODING_KINDS
 
 
 def _ll(regs, lanes, warps, dims):
@@ -210,42 +211,6 @@ def test_get_default_for_is_gluons_choice():
 
 
 # ---------------------------------------------------------------- against Triton's generated code
-def _split(rng, total, rank=2):
-    parts = [1] * rank
-    for _ in range(total.bit_length() - 1):
-        parts[rng.randrange(rank)] *= 2
-    return parts
-
-
-def _blocked(rng, warps, rank=2):
-    order = list(range(rank))
-    rng.shuffle(order)
-    return tt.BlockedLayout(_split(rng, 1 << rng.randint(0, 3), rank), _split(rng, 32, rank), _split(rng, warps, rank),
-                            order)
-
-
-def _mma2(rng, warps):
-    return tt.NVMMADistributedLayout([2, 0], _split(rng, warps), [16, 8])
-
-
-def _mma3(rng, warps):
-    per_cta = [warps, 1] if warps == 4 or rng.random() < 0.5 else [4, 2]
-    return tt.NVMMADistributedLayout([3, 0], per_cta, [16, 8 << rng.randint(0, 4), 16])
-
-
-def _dot(rng, warps):
-    if rng.random() < 0.5:
-        return tt.DotOperandLayout(rng.randint(0, 1), _mma2(rng, warps), 1 << rng.randint(0, 3))
-    return tt.DotOperandLayout(0, _mma3(rng, warps), 1 << rng.randint(0, 3))
-
-
-def _sliced(rng, warps):
-    return tt.SliceLayout(rng.randrange(3), _blocked(rng, warps, 3))
-
-
-_KINDS = [_blocked, _blocked, _mma2, _mma3, _dot, _sliced]
-
-
 def random_conversion(rng):
     """(src, dst, shape, element bytes, capability): two valid encodings of the same warps over a
     2-D shape of 16..256 per dim (at most 16K elements, which keeps the emulator quick)."""
@@ -254,7 +219,7 @@ def random_conversion(rng):
         shape = (1 << rng.randint(4, 8), 1 << rng.randint(4, 8))
         if shape[0] * shape[1] <= 1 << 14:
             break
-    return rng.choice(_KINDS)(rng, warps), rng.choice(_KINDS)(rng, warps), shape, element_bytes, capability
+    return rng.choice(ENCODING_KINDS)(rng, warps), rng.choice(ENCODING_KINDS)(rng, warps), shape, element_bytes, capability
 
 
 #: conversions compiled; 520 take about 3 minutes on 2 busy cores (compiling and emulating about 2)
