@@ -3,7 +3,8 @@
 A data loader converts batch after batch from the same source buffer into the same ``out``.
 After the first checked call (:func:`layouts.convert`'s full path) and the second (which records
 the kernel calls its steps make), each later call only makes those calls again: one lookup keyed
-by the two buffers' addresses (as numpy states them, ``ndarray.ctypes.data``), then the checks of
+by the two buffers' addresses (read through numpy's public interfaces:
+:func:`layouts.kernels.runtime.pointers.address`), then the checks of
 what fixes every byte the calls touch (shapes, strides, dtypes, ``out`` writable) and of the
 profile they were planned under.
 
@@ -60,8 +61,6 @@ class Replay(NamedTuple):
     window_ns: int | None
     #: ``out``'s first byte, where :mod:`layouts.kernels.runtime.recency` notes the write
     out_address: int
-    #: x's first byte
-    x_address: int
     #: [calls with plain stores, calls with those for a cold ``out``]; None: not recorded yet
     calls: list
 
@@ -81,8 +80,7 @@ def replayed(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any) -
     r = _replays.get((src, dst, address(x), address(out), threads))
     if r is None:
         return None
-    (x_shape, x_strides, x_dtype, out_shape, out_strides, out_dtype, profile, probes, window, out_addr, _,
-     calls) = r
+    x_shape, x_strides, x_dtype, out_shape, out_strides, out_dtype, profile, probes, window, out_addr, calls = r
     if (x.shape != x_shape or x.strides != x_strides or out.shape != out_shape or out.strides != out_strides
             or not (x.dtype is x_dtype or x.dtype == x_dtype) or not (out.dtype is out_dtype or out.dtype == out_dtype)
             or not out.flags.writeable):
@@ -123,7 +121,7 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
                                                  r.out_dtype) != (x.shape, x.strides, x.dtype, out.shape,
                                                                   out.strides, out.dtype):
         r = Replay(x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, profile, probes,
-                   recency.window_ns(out.nbytes, profile), out_addr, x_addr, [None, None])
+                   recency.window_ns(out.nbytes, profile), out_addr, [None, None])
     r.calls[cold] = calls
     if key not in _replays and len(_replays) >= MAX_KEPT:
         forget()
