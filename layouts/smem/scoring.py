@@ -308,20 +308,8 @@ class _Banks:
                 words = [o >> self.shift for o in moved]
             else:
                 words = [o << -self.shift for o in moved] + self.inner
-            self._known[moved] = 1 << (_rank(words) - _rank([w & (self.banks - 1) for w in words]))
+            self._known[moved] = 1 << (len(xor_basis(words)) - len(xor_basis([w & (self.banks - 1) for w in words])))
         return self._known[moved]
-
-
-def _rank(vectors: Sequence[int]) -> int:
-    """The dimension of the span of a few bit vectors: each kept vector is reduced by the ones
-    before it, so no kept vector holds an earlier one's top bit and they are independent."""
-    kept: List[int] = []
-    for v in vectors:
-        for b in kept:
-            v = min(v, v ^ b)
-        if v:
-            kept.append(v)
-    return len(kept)
 
 
 def _span_key(vectors: Sequence[int]) -> Tuple[int, ...]:
