@@ -85,11 +85,12 @@ def _splits(src: Layout, dst: Layout) -> dict[str, _Split] | None:
 class CopyStep:
     """Copy one region: for each axis 'full' (the whole blocks), 'range' (the tail) or an index.
 
-    The views are worked out once, when the plan is made: running the step is two numpy
-    indexings, two reshapes (pure splits, always views), a transpose and the kernel call.
+    The views are worked out once, when the plan is made: running the step is at most two numpy
+    indexings, two reshapes (pure splits, always views), a transpose and the kernel call; each
+    of these that would change nothing is left out (a small copy's views cost as much as it).
     """
 
-    __slots__ = ("regions", "_src", "_dst", "_perm")
+    __slots__ = ("regions", "_src", "_dst", "_perm", "_src_ops", "_dst_ops")
 
     def __init__(self, src: Layout, dst: Layout, regions: tuple[tuple[str, Any], ...]) -> None:
         splits = _splits(src, dst)
@@ -97,6 +98,14 @@ class CopyStep:
         self._src = _side_recipe(src, splits, dict(regions))
         self._dst = _side_recipe(dst, splits, dict(regions))
         self._perm = tuple(self._src[2].index(label) for label in self._dst[2])
+        self._settle_ops(src, dst)
+
+    def _settle_ops(self, src: Layout, dst: Layout) -> None:
+        """Each side's view steps, (index or None, shape or None, perm or None), None where the
+        step would give the array as it is."""
+        perm = None if self._perm == tuple(range(len(self._perm))) else self._perm
+        self._src_ops = _view_ops(self._src, src.shape) + (perm,)
+        self._dst_ops = _view_ops(self._dst, dst.shape) + (None,)
 
     @property
     def ndim(self) -> int:
@@ -105,11 +114,11 @@ class CopyStep:
 
     def views(self, x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Same-shape views (source, destination) of this region, dims in destination order."""
-        return self.source_view(x), target[self._dst[0]].reshape(self._dst[1])
+        return _viewed(x, self._src_ops), _viewed(target, self._dst_ops)
 
     def source_view(self, x: np.ndarray) -> np.ndarray:
         """The source view alone (dims in destination order)."""
-        return x[self._src[0]].reshape(self._src[1]).transpose(self._perm)
+        return _viewed(x, self._src_ops)
 
     def run(self, x: np.ndarray, target: np.ndarray, movers: Any, threads: Any) -> None:
         """Copy with ``movers`` (:mod:`layouts.kernels`, or numpy's functions of the same names)."""
@@ -129,6 +138,7 @@ class PaddedCopyStep(CopyStep):
     def __init__(self, src: Layout, dst: Layout, regions: tuple[tuple[str, Any], ...]) -> None:
         super().__init__(src, dst, regions)
         self._dst = _side_recipe(dst, _splits(src, dst), dict(regions), whole_blocks=True)
+        self._settle_ops(src, dst)
 
     def run(self, x: np.ndarray, target: np.ndarray, movers: Any, threads: Any) -> None:
         sv, dv = self.views(x, target)
@@ -233,6 +243,34 @@ def pitch_gap_views(layout: Layout, flat: np.ndarray) -> list[np.ndarray]:
         views.append(np.lib.stride_tricks.as_strided(
             start, shape=shape[:i + 1] + (gap,), strides=tuple(s * item for s in strides[:i + 1]) + (item,)))
     return views
+
+
+def _view_ops(recipe: tuple[tuple, tuple, list], shape: tuple[int, ...]) -> tuple[Any, Any]:
+    """(index, shape) of a side's recipe for an array of ``shape``, each None where it changes
+    nothing: an index that keeps every element (whole slices, 0 on dims of 1) and a reshape to
+    the shape the array already has."""
+    index, fine, _ = recipe
+    if not all(_keeps_all(i, n) for i, n in zip(index[:-1], shape)):
+        return index, fine
+    kept = tuple(n for i, n in zip(index[:-1], shape) if type(i) is slice)
+    return None, (None if kept == fine and len(kept) == len(shape) else fine)
+
+
+def _keeps_all(i: Any, n: int) -> bool:
+    """Whether index entry ``i`` keeps all ``n`` elements of its dim."""
+    if type(i) is slice:
+        return i.start in (0, None) and i.step is None and (i.stop is None or i.stop >= n)
+    return i == 0 and n == 1
+
+
+def _viewed(a: np.ndarray, ops: tuple[Any, Any, Any]) -> np.ndarray:
+    """``a`` through a side's view steps (:func:`_view_ops`)."""
+    index, shape, perm = ops
+    if index is not None:
+        a = a[index]
+    if shape is not None:
+        a = a.reshape(shape)
+    return a if perm is None else a.transpose(perm)
 
 
 def _side_recipe(layout: Layout, splits: dict[str, _Split], regions: dict[str, Any],
