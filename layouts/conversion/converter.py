@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import operator
 import warnings
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -87,12 +86,12 @@ class Converter:
     """A conversion decided once (see :func:`converter`); call it with ``x`` and, optionally, ``out``."""
 
     __slots__ = ("src", "dst", "shape", "dtype", "element", "threads", "dims", "_request", "_steps", "_pads", "_generic",
-                 "_flat_src", "repeats", "_probes", "_rows", "__weakref__")
+                 "_flat_src", "repeats", "_probes", "_numpy_under", "__weakref__")
     _request: Any       # the checked pair of layouts (None for a layout of another kind)
     _steps: Any
     _pads: Any
     _probes: tuple      # a blocked source's suspect slots, probed per call (see again)
-    _rows: Any          # the most short rows numpy would loop over in one copy; None: not counted yet
+    _numpy_under: Any   # the kernels' profile under which numpy's copies make this conversion (None: not known)
 
     def __init__(self, src: Any, dst: Any, shape: Any, dtype: Any, *, threads: int | None = None,
                  **dims: int) -> None:
@@ -123,7 +122,7 @@ class Converter:
         self._generic = beyond_specs(src, dst)
         self._request = self._steps = self._pads = None
         self._flat_src = self.repeats = False
-        self._probes, self._rows = (), None
+        self._probes, self._numpy_under = (), None
         try:
             if self._generic:       # a CuTe, linear or other kind: each call goes through convert's protocol path
                 _check_generic(src, dst)
@@ -154,7 +153,7 @@ class Converter:
         c.src, c.dst, c.shape, c.dtype, c.element, c.threads, c.dims = src, dst, shape, dtype, dtype, None, {}
         c._generic, c._flat_src = False, False
         c._request, c._steps, c._pads = request, steps, pads
-        c._probes, c._rows = (), None
+        c._probes, c._numpy_under = (), None
         c._settle_repeats(True)
         return c
 
@@ -172,19 +171,18 @@ class Converter:
     # ------------------------------------------------------------------ calls
     def __call__(self, x: Any, out: Any = None) -> Any:
         """``x`` converted: a new array of ``x``'s kind, or ``out`` written and returned."""
-        if type(x) is np.ndarray and (out is None or type(out) is np.ndarray) and not self._generic:
-            return self._run(x, out)
-        return self._foreign(x, out)
-
-    def _run(self, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        if type(x) is not np.ndarray or (out is not None and type(out) is not np.ndarray) or self._generic:
+            return self._foreign(x, out)
         if x.shape != self.shape or x.dtype != self.element:
             raise self._mismatch(x.shape, x.dtype)
         if out is not None and self.repeats:
-            done = replays.replayed(x, self.src, self.dst, out, self.threads)
-            if done is None and out.shape == self._request.dst.shape and out.dtype == x.dtype:
-                done = self.again(x, out, self.threads)
+            done = self.repeat(x, out, self.threads)
             if done is not None:
                 return done
+        return self._checked(x, out)
+
+    def _checked(self, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        """The full path: ``out`` checked (or a result allocated), the padding warning, the steps."""
         request = self._request
         if self._flat_src:
             x = flat_source(x, request.src)
@@ -200,47 +198,43 @@ class Converter:
         write(x, shaped, flat, self._steps, self._pads, layout, self.threads)
         return result
 
+    def repeat(self, x: np.ndarray, out: np.ndarray, threads: int | None) -> np.ndarray | None:
+        """:meth:`again` by the shortest way known: one ``np.copyto`` a step for a conversion
+        small enough for numpy's copies under the current profile, else the kernel calls kept
+        for these two buffers (:mod:`.replays`), else :meth:`again`."""
+        small = self._numpy_under       # None for a conversion that has run on the kernels only
+        if small is not None:
+            kernels = kernel_loading.loaded()
+            if kernels is not None and small is kernels.current():
+                return self._numpy_copies(x, out) if self._fits(x, out) else None    # no kernel calls to keep
+        done = replays.replayed(x, self.src, self.dst, out, threads)
+        return self.again(x, out, threads) if done is None else done
+
     def again(self, x: np.ndarray, out: np.ndarray, threads: int | None) -> np.ndarray | None:
-        """This conversion from ``x`` (of the converter's shape and dtype) into ``out`` (of its
-        output shape and ``x``'s dtype) with the fewest per-call steps: each copy one
-        ``np.copyto`` when it is small (what the copy engine does below ``small_bytes``, unless
-        numpy would loop over many short rows), else the copy engine's ``copy_into``, which plans
-        on the strides it is given; either way the calls are kept for :mod:`.replays` (numpy's once
-        the kernels are loaded). ``out``, or None when the full path must run: ``out`` read-only
-        or overlapping ``x`` (its refusal is worded there), or a probed slot of a blocked source
-        holding zero (the full path scans it for the padding warning). Only where
-        :attr:`repeats`; ``threads`` None or a valid count."""
-        probes = self._probes
-        if probes and not replays.probed(x, probes):
-            return None
-        if not out.flags.writeable or np.may_share_memory(out, x):
+        """This conversion from ``x`` (of the converter's shape and dtype) into ``out`` with the
+        fewest per-call steps: each copy one ``np.copyto`` when it is small (what the copy engine
+        does below ``small_bytes``, unless numpy would loop over many short rows), else the copy
+        engine's ``copy_into``, which plans on the strides it is given, its calls kept for
+        :mod:`.replays`. ``out``, or None when the full path must run (see :meth:`_fits`). Only
+        where :attr:`repeats`; ``threads`` None or a valid count."""
+        if not self._fits(x, out):
             return None
         kernels = kernel_loading.loaded()
         if kernels is None:         # numpy's copies may do it: count its bytes only for a call that runs
             kernels = kernel_loading.movers(x.nbytes)
-        prof = None if kernels is kernel_loading.NUMPY_MOVERS else kernels.current()
+        if kernels is kernel_loading.NUMPY_MOVERS:
+            return self._numpy_copies(x, out)
+        prof = kernels.current()
+        if self._numpy_under is not prof and x.nbytes < prof.small_bytes:
+            # the copy engine's rule, once per profile: other strides only make the short path slower
+            rows = max([kernels.short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in self._steps)], default=0)
+            if rows < prof.small_short_rows:
+                self._numpy_under = prof
+        if self._numpy_under is prof:
+            return self._numpy_copies(x, out)
+        pointers, pool, recency = _engine()
         steps, src, dst = self._steps, self.src, self.dst
-        if prof is not None:
-            from ..kernels.runtime import pointers, pool, recency
-            rows = self._rows
-            if rows is None:    # the copy engine's rule, kept per shape: other strides only make the short path slower
-                rows = self._rows = max([kernels.short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in steps)],
-                                        default=0)
-        if prof is None or (x.nbytes < prof.small_bytes and rows < prof.small_short_rows):
-            views = [step.views(x, out) for step in steps]
-            for sv, dv in views:
-                np.copyto(dv, sv, casting="no")
-            if prof is not None and replays.worth_keeping(x, out, pointers.address):
-                # kernels loaded: numpy's copies are made again as kernel calls are,
-                # through views by address (as the kernels' are: numpy's would keep x's whole base alive)
-                unowned = pointers.unowned_view
-                copies = tuple((_copy_as_is, (unowned(dv), unowned(sv))) for sv, dv in views)
-                pool.made(copies)
-                for cold in (False, True):      # no stores to choose: the same copies for either kind
-                    replays.keep(x, src, dst, out, threads, prof, probes, cold, copies)
-            elif prof is not None:
-                pool.made(None)     # not kept: a recording around this call cannot repeat it
-            return out
+        probes = self._probes
         cold = recency.cold(pointers.address(out), out.nbytes, prof)   # before the steps note their writes
         setting = settings.get_threads()
         def run_steps() -> None:
@@ -249,6 +243,23 @@ class Converter:
         calls = pool.recorded(run_steps)
         if calls is not None and (threads is not None or settings.get_threads() == setting):   # no set_threads since
             replays.keep(x, src, dst, out, threads, prof, probes, cold, calls)
+        return out
+
+    def _fits(self, x: np.ndarray, out: np.ndarray) -> bool:
+        """Whether a repeat may write ``out`` from ``x`` (of the converter's shape and dtype):
+        ``out`` of the output's shape and ``x``'s dtype, writable, apart from ``x``, and each
+        probed slot of a blocked source nonzero. Where not, the full path refuses or warns in
+        its own words (it scans a blocked source's padding)."""
+        return (out.shape == self._request.dst.shape and out.dtype == x.dtype and out.flags.writeable
+                and not np.may_share_memory(out, x) and (not self._probes or replays.probed(x, self._probes)))
+
+    def _numpy_copies(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``out`` written by one ``np.copyto`` a step (a small conversion, or the kernels not loaded)."""
+        for step in self._steps:
+            sv, dv = step.views(x, out)
+            np.copyto(dv, sv, casting="no")
+        if _engine_modules is not None and _engine_modules[1].RECORDING:
+            _engine_modules[1].made(None)   # a recording around this call cannot make these copies again
         return out
 
     def _foreign(self, x: Any, out: Any) -> Any:
@@ -314,8 +325,18 @@ class Converter:
         return (_rebuild, (self.src, self.dst, self.shape, element, self.threads, self.dims))
 
 
-#: numpy's copy with no cast at all (the steps of a known conversion are of one dtype)
-_copy_as_is = partial(np.copyto, casting="no")
+def _engine() -> tuple:
+    """(pointers, pool, recency) of :mod:`layouts.kernels.runtime`, imported at the first call
+    that runs on the kernels (an import statement in every call costs more than a small copy)."""
+    global _engine_modules
+    if _engine_modules is None:
+        from ..kernels.runtime import pointers, pool, recency
+        _engine_modules = (pointers, pool, recency)
+    return _engine_modules
+
+
+#: :func:`_engine`'s modules; None until a call has run on the kernels (no recording can be open before)
+_engine_modules: tuple | None = None
 
 
 def _dtype_name(dtype: Any) -> str:

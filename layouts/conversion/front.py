@@ -157,13 +157,13 @@ def repeat_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     """A conversion between two specs into ``out`` that a full call has checked before
     (:func:`remember`), made again without the front end's per-call work: the kernel calls kept
     for these two buffers (:mod:`.replays`), else the :class:`~.converter.Converter` kept for the
-    call's signature; ``out``, or None when the full path must run. ``threads``: None or a valid
-    count."""
-    done = replays.replayed(x, src, dst, out, threads)
+    call's signature (:meth:`~.converter.Converter.repeat`); ``out``, or None when the full path
+    must run. ``threads``: None or a valid count."""
+    done = replays.replayed(x, src, dst, out, threads)     # first: after other work, each step costs misses
     if done is not None:
         return done
     known = _converters.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
-    return None if known is None else known.again(x, out, threads)
+    return None if known is None else known.repeat(x, out, threads)
 
 
 #: (src, dst, x's shape and dtype, out's shape and dtype) -> the :class:`~.converter.Converter` of

@@ -31,12 +31,10 @@ import numpy as np
 from .. import settings
 from ..request import holds_nonzero
 
-__all__ = ["Replay", "replayed", "keep", "worth_keeping", "kept", "count", "probed", "forget", "MAX_KEPT"]
+__all__ = ["Replay", "replayed", "keep", "kept", "count", "probed", "forget", "MAX_KEPT"]
 
 #: (src, dst, x's address, out's address, threads as given) -> :class:`Replay`
 _replays: dict = {}
-#: out's address -> x's address in the last small conversion into ``out`` (:func:`worth_keeping`)
-_met: dict = {}
 #: records the lookup holds at most: one more, and it is emptied (:func:`forget`)
 MAX_KEPT = 256
 #: what a replay reads in :mod:`layouts.kernels`, bound by the first :func:`keep` (so this module
@@ -128,20 +126,6 @@ def keep(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: Any, profi
     _replays[key] = r
 
 
-def worth_keeping(x: np.ndarray, out: np.ndarray, address) -> bool:
-    """Whether numpy's copies of a small conversion from ``x`` into ``out`` are worth keeping: the
-    first time ``out``'s buffer is met here, or when ``x``'s buffer is the one met with it last
-    time. A loader that converts a fresh source each call would otherwise pay on every call for a
-    record it never uses, and crowd out the records it does use."""
-    out_addr, x_addr = address(out), address(x)
-    last = _met.get(out_addr)
-    if last != x_addr:
-        if last is None and len(_met) >= MAX_KEPT:
-            _met.clear()
-        _met[out_addr] = x_addr
-    return last is None or last == x_addr
-
-
 def kept(out: np.ndarray) -> list[Replay]:
     """The replays kept for conversions into ``out`` (into its first byte)."""
     addr = out.ctypes.data
@@ -162,7 +146,6 @@ def forget() -> None:
     """Drop every kept replay: :func:`layouts.set_threads` does, as the calls were recorded for
     the thread count of its setting (and tests start from this)."""
     _replays.clear()
-    _met.clear()
 
 
 settings.on_change(forget)      # kept calls ran on the thread count of the setting before

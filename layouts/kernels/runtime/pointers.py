@@ -9,8 +9,6 @@ each array's first-byte address as numpy's public interfaces state it (the buffe
 >>> b = np.zeros(5)
 >>> address(a) == a.__array_interface__["data"][0], address(b) == b.__array_interface__["data"][0]
 (True, True)
->>> v = unowned_view(a); v[0, 0] = 7; float(a[0, 0]), v.base is not None and v.base is not a.base
-(7.0, True)
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ import ctypes
 
 import numpy as np
 
-__all__ = ["address", "flat_view", "unowned_view"]
+__all__ = ["address", "flat_view"]
 
 
 _addressof, _over = ctypes.addressof, ctypes.c_char.from_buffer
@@ -36,19 +34,6 @@ def address(a: np.ndarray) -> int:
         return _addressof(_over(a))    # type: ignore[arg-type]  # an ndarray exports a buffer
     except (TypeError, ValueError, BufferError):   # read-only, strided, empty or not exportable
         return a.ctypes.data
-
-
-def unowned_view(a: np.ndarray) -> np.ndarray:
-    """A view of ``a``'s elements that refers to their memory by address only, so that it keeps
-    no array alive (a view made by numpy keeps its whole base, a large buffer for a small slice).
-    Use it only while ``a``'s memory lives."""
-    if a.size == 0:
-        return np.empty(a.shape, a.dtype)
-    reach = [(n - 1) * s for n, s in zip(a.shape, a.strides)]
-    low = sum(r for r in reach if r < 0)
-    span = sum(r for r in reach if r > 0) - low + a.itemsize
-    memory = (ctypes.c_char * span).from_address(address(a) + low)
-    return np.ndarray(a.shape, a.dtype, buffer=memory, offset=-low, strides=a.strides)
 
 
 def flat_view(arr, ext, unit, addr=None):
