@@ -583,17 +583,18 @@ def test_tune_saves_a_profile_that_later_processes_load(tmp_path):
     out = tmp_path / "profile.json"
     r = _cli("tune", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    for field in ("small_bytes", "small_short_rows", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes",
+    for field in ("small_bytes", "small_short_rows", "small_units", "thread_min_bytes", "group_min_bytes", "block_j_long_bytes",
                   "block_j_plain_bytes", "inplace_cost_scratch", "inplace_chunk_cost_4k", "inplace_alias_penalty_4k", "blob_thread_min_bytes",
                   "narrow_when_aliased"):
         assert field in r.stdout
     loaded = prof.load(out)
     doc = json.loads(out.read_text())
-    for field in ("small_bytes", "small_short_rows", "inplace_cost_scratch", "inplace_cost_ckg", "inplace_chunk_cost_short",
-                  "inplace_alias_penalty_2k", "blob_thread_min_bytes", "blob_chunk_bytes", "narrow_when_aliased"):
+    for field in ("small_bytes", "small_short_rows", "small_units", "inplace_cost_scratch", "inplace_cost_ckg",
+                  "inplace_chunk_cost_short", "inplace_alias_penalty_2k", "blob_thread_min_bytes", "blob_chunk_bytes",
+                  "narrow_when_aliased"):
         if field in doc["measured"]:            # the blob's thread rule is measured on 2+ cores only
             assert doc["measured"][field]["chosen"] == getattr(loaded, field), field
-    assert "inplace_cost_square" in doc["measured"]
+    assert "inplace_cost_square" in doc["measured"] and "small_units" in doc["measured"]
     r = _cli("explain-copy", "NCHW", "NHWC", "N=8", "C=64", "H=32", "W=32", env={"LAYOUTS_PROFILE": str(out)})
     assert r.returncode == 0 and f"profile: {out}" in r.stdout, r.stdout + r.stderr
 
@@ -747,6 +748,41 @@ def test_small_copies_of_many_short_rows_are_planned_not_handed_to_numpy(dtype, 
             assert (len(calls) == 2) is planned, calls
         same = np.empty_like(x)                           # same layout: contiguous rows, numpy's copy
         assert kernels.copied_by_numpy(same, x)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_small_transposes_of_many_units_are_planned_not_handed_to_numpy(dtype, monkeypatch):
+    """Below small_bytes a transpose with long rows (one RGB image NHWC->NCHW: numpy reads each
+    unit through a stride of 3) is one np.copyto only while it has fewer than small_units units:
+    numpy's cost is per unit, whatever their size. Each way gives numpy's answer."""
+    units = AMD.small_units
+    side = 2 * int((units / 3) ** 0.5 / 2 + 1)          # 3*side*side >= units, and side/2 images fewer
+    assert 3 * side * side >= units > 3 * side * (side // 2)
+    assert 3 * side * side * np.dtype(dtype).itemsize < AMD.small_bytes
+    with kernels.use_profile(AMD):
+        x = np.random.default_rng(1).integers(0, 200, (1, side, side, 3)).astype(dtype)
+        fewer = x[:, : side // 2]
+        for image, planned in ((x, True), (fewer, False)):
+            out = np.empty((1, 3) + image.shape[1:3], dtype)
+            view = image.transpose(0, 3, 1, 2)
+            assert kernels.copied_by_numpy(out, view) is not planned
+            e = kernels.explain_copy(out, view, threads=1)
+            assert (e.strategy != "numpy") is planned, str(e)
+            if planned:
+                assert "small_units" in str(e)
+            calls = []
+            real = kernels.copy_into
+            monkeypatch.setattr(kernels, "copy_into", lambda d, s, **kw: (calls.append(d.shape), real(d, s, **kw))[1])
+            for _ in range(3):                            # checked, recorded (planned), made again
+                out[...] = 0
+                assert ly.convert(image, "NHWC", "NCHW", out=out) is out
+                assert np.array_equal(out, view)
+            monkeypatch.setattr(kernels, "copy_into", real)
+            assert len(calls) == (2 if planned else 1), calls
+            c = ly.converter("NHWC", "NCHW", image.shape, dtype)
+            out[...] = 0
+            assert c(image, out=out) is out and np.array_equal(out, view)
+            assert (c._numpy_under is AMD) is not planned
 
 
 @pytest.mark.parametrize("kind", sorted(REFERENCES))

@@ -212,9 +212,9 @@ class Converter:
 
     def again(self, x: np.ndarray, out: np.ndarray, threads: int | None) -> np.ndarray | None:
         """This conversion from ``x`` (of the converter's shape and dtype) into ``out`` with the
-        fewest per-call steps: each copy one ``np.copyto`` when it is small (what the copy engine
-        does below ``small_bytes``, unless numpy would loop over many short rows), else the copy
-        engine's ``copy_into``, which plans on the strides it is given, its calls kept for
+        fewest per-call steps: each copy one ``np.copyto`` where the copy engine would hand it to
+        numpy (:func:`layouts.kernels.copied_by_numpy`), else the copy engine's ``copy_into``,
+        which plans on the strides it is given, its calls kept for
         :mod:`.replays`. ``out``, or None when the full path must run (see :meth:`_fits`). Only
         where :attr:`repeats`; ``threads`` None or a valid count."""
         if not self._fits(x, out):
@@ -225,11 +225,9 @@ class Converter:
         if kernels is kernel_loading.NUMPY_MOVERS:
             return self._numpy_copies(x, out)
         prof = kernels.current()
-        if self._numpy_under is not prof and x.nbytes < prof.small_bytes:
-            # the copy engine's rule, once per profile: other strides only make the short path slower
-            rows = max([kernels.short_rows(dv, sv) for sv, dv in (s.views(x, out) for s in self._steps)], default=0)
-            if rows < prof.small_short_rows:
-                self._numpy_under = prof
+        if (self._numpy_under is not prof and x.nbytes < prof.small_bytes
+                and all(kernels.copied_by_numpy(dv, sv) for sv, dv in (s.views(x, out) for s in self._steps))):
+            self._numpy_under = prof    # the copy engine's rule, once per profile (other strides only slow numpy)
         if self._numpy_under is prof:
             return self._numpy_copies(x, out)
         pointers, pool, recency = _engine()

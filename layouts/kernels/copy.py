@@ -29,7 +29,7 @@ from .strategy import set_engine
 from .runtime.pool import made, recorded, replay, run_items, thread_count
 from .machine.profile import MachineProfile, current, reference, set_profile, use_profile
 from .records import ROWS, batch_axes, record
-from .strategies.numpy_copy import numpy_is_cheaper, short_rows
+from .strategies.numpy_copy import numpy_is_cheaper, short_rows, strided_units
 
 __all__ = ["copy_into", "copied_by_numpy", "short_rows", "fill_zero", "MachineProfile", "current", "reference", "set_profile",
            "use_profile"]
@@ -92,8 +92,9 @@ def _numpy_first(dst, src, prof, overlap=True):
     ``"small"`` below ``small_bytes`` (the numpy strategy's rule, applied first because planning a
     tiny copy costs more than the copy) or, when ``overlap`` is checked, ``"overlap"`` for
     overlapping views (numpy buffers them). A word, not a sentence: this runs on every call."""
-    # the rule is numpy_is_cheaper's; rows are counted only for a copy it could call small
-    if dst.nbytes < prof.small_bytes and numpy_is_cheaper(dst.nbytes, short_rows(dst, src), prof):
+    # the rule is numpy_is_cheaper's; rows and units are counted only for a copy it could call small
+    if dst.nbytes < prof.small_bytes and numpy_is_cheaper(dst.nbytes, short_rows(dst, src), strided_units(dst, src),
+                                                          prof):
         return "small"
     if overlap and np.may_share_memory(dst, src):
         return "overlap"
@@ -102,7 +103,8 @@ def _numpy_first(dst, src, prof, overlap=True):
 
 def copied_by_numpy(dst, src) -> bool:
     """Whether :func:`copy_into` hands this copy of two distinct arrays to one ``np.copyto``
-    without planning: it is small (``small_bytes``) and numpy would not loop over many short rows.
+    without planning: it is small (``small_bytes``), and numpy would neither loop over many short
+    rows (``small_short_rows``) nor move many units one at a time through a stride (``small_units``).
 
     >>> import numpy as np
     >>> x = np.zeros((1, 3, 64, 64), np.uint8)               # 12 KiB: small, but 4096 rows of 3

@@ -23,6 +23,8 @@ field                         first way                               second way
 small_bytes                   one ``np.copyto``                       the kernels
 small_short_rows              one ``np.copyto``                       the kernels, on rows of 3
                               (C=3 uint8 NCHW->NHWC)                  bytes (counted in rows)
+small_units                   one ``np.copyto``                       the kernels, on bytes read
+                              (C=3 uint8 NHWC->NCHW)                  3 apart (counted in units)
 thread_min_bytes_by_strategy  one thread                              every thread, per strategy
                                                                       (``thread_min_bytes`` stays
                                                                       the default of the others;
@@ -280,10 +282,13 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     found = []
     small = [4 * K, 16 * K, 64 * K] if quick else [4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K]
     found.append(_crossover("small_bytes", "np.copyto", "kernels", [("NCHW->NHWC", "float32", 64)], small,
-                            ({"small_bytes": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base))
+                            ({"small_bytes": 1 << 62, "small_units": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds,
+                            base))
     base = base.replace(small_bytes=found[-1].chosen)
     found.append(_short_rows(base, quick, rounds))
     base = base.replace(small_short_rows=found[-1].chosen)
+    found.append(_strided_units(base, quick, rounds))
+    base = base.replace(small_units=found[-1].chosen)
     if base.cpus > 1:
         sizes = [1 * M, 4 * M] if quick else [1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M]
         entries = []
@@ -346,6 +351,17 @@ def _short_rows(base, quick: bool, rounds: int) -> Measured:
     m = _crossover("small_short_rows", "np.copyto", "kernels", [("NCHW->NHWC", "uint8", 3)], sizes,
                    ({"small_bytes": 1 << 62, "small_short_rows": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base)
     return dataclasses.replace(m, chosen=m.chosen // 3, unit="rows")
+
+
+def _strided_units(base, quick: bool, rounds: int) -> Measured:
+    """``small_units``: np.copyto against the kernels on C=3 uint8 images NHWC->NCHW (numpy reads
+    each byte through a stride of 3, so the crossover in bytes is the one in units)."""
+    K = 1 << 10
+    sizes = [2 * K, 8 * K, 32 * K] if quick else [2 * K, 4 * K, 8 * K, 16 * K, 32 * K, 64 * K]
+    m = _crossover("small_units", "np.copyto", "kernels", [("NHWC->NCHW", "uint8", 3)], sizes,
+                   ({"small_bytes": 1 << 62, "small_short_rows": 1 << 62, "small_units": 1 << 62},
+                    {"small_bytes": 0}), (1, 1), rounds, base)
+    return dataclasses.replace(m, unit="units")
 
 
 def _stage(base, quick: bool, rounds: int) -> Measured:

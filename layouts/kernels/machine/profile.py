@@ -78,6 +78,9 @@ class MachineProfile:
     #: *tuned*: ... except when np.copyto would loop over at least this many rows of 2 to 4
     #: elements (dst's last axis, strided in src: one RGB image NCHW->NHWC), each a loop of its own
     small_short_rows: int = 4096
+    #: *tuned*: ... or would move at least this many units one at a time through a stride (a
+    #: transpose with long rows: numpy's cost is per unit, so 64 KiB of uint8 cost it 4x float32's)
+    small_units: int = 16 << 10
     #: *tuned*: copies smaller than this run on one thread: below, starting and splitting cost a
     #: second thread more than it gains on a memory-bound copy
     thread_min_bytes: int = 8 << 20

@@ -36,10 +36,36 @@ def plan_short_rows(p) -> int:
     return p.nj * p.nbatch if p.kind == "transpose" and 2 <= p.ni <= 4 else 0
 
 
-def numpy_is_cheaper(nbytes: int, rows: int, profile) -> bool:
+def strided_units(dst, src) -> int:
+    """The units np.copyto would move one at a time through a stride: all of them when the
+    innermost axis (dst's last of more than one element) is not contiguous on both sides (a
+    transpose: numpy gathers or scatters each unit), else 0 (its inner loop copies runs).
+
+    >>> import numpy as np
+    >>> x = np.zeros((1, 32, 32, 3), np.uint8)                     # NHWC
+    >>> strided_units(np.empty((1, 3, 32, 32), np.uint8), x.transpose(0, 3, 1, 2)), strided_units(x, x)
+    (3072, 0)
+    """
+    unit = dst.itemsize
+    for n, d, s in zip(reversed(dst.shape), reversed(dst.strides), reversed(src.strides)):
+        if n > 1:
+            return 0 if d == unit and s == unit else dst.size
+    return 0
+
+
+def plan_strided_units(p) -> int:
+    """:func:`strided_units` of a plan: every unit of a transpose, or of rows strided on a side."""
+    if p.kind == "transpose" or (p.kind == "rows" and (p.dI != 1 or p.sI != 1)):
+        return p.nbytes // p.unit.itemsize
+    return 0
+
+
+def numpy_is_cheaper(nbytes: int, rows: int, units: int, profile) -> bool:
     """The numpy strategy's size rule: below ``small_bytes`` a kernel call costs more than the
-    copy, unless np.copyto would run a loop for each of at least ``small_short_rows`` short rows."""
-    return nbytes < profile.small_bytes and rows < profile.small_short_rows
+    copy, unless np.copyto would run a loop for each of at least ``small_short_rows`` short rows
+    or move at least ``small_units`` units one at a time through a stride (its cost is per unit,
+    whatever their size: 64 KiB of uint8 take numpy four times as long as of float32)."""
+    return nbytes < profile.small_bytes and rows < profile.small_short_rows and units < profile.small_units
 
 
 def copyto_choice(why: str) -> Choice:
@@ -54,14 +80,17 @@ def consider(task, profile):
         return copyto_choice("negative, zero or unaligned strides, or an object dtype: numpy's own loop")
     if p.kind == "scalar":
         return copyto_choice("one element")
-    rows = plan_short_rows(p)
-    if numpy_is_cheaper(p.nbytes, rows, profile):
+    rows, units = plan_short_rows(p), plan_strided_units(p)
+    if numpy_is_cheaper(p.nbytes, rows, units, profile):
         return copyto_choice(f"{p.nbytes} bytes < small_bytes ({profile.small_bytes}): one numpy call is cheaper")
-    if p.nbytes < profile.small_bytes:
+    if p.nbytes >= profile.small_bytes:
+        return f"{p.nbytes} bytes >= small_bytes ({profile.small_bytes})"
+    if rows >= profile.small_short_rows:
         return (f"{rows} rows of {p.ni} units >= small_short_rows ({profile.small_short_rows}): np.copyto would "
                 f"loop over each")
-    return f"{p.nbytes} bytes >= small_bytes ({profile.small_bytes})"
+    return (f"{units} units >= small_units ({profile.small_units}): np.copyto would move each through a "
+            f"stride")
 
 
 STRATEGY = Strategy("numpy", "negative/zero strides, objects, single elements, and copies below small_bytes",
-                    ("small_bytes", "small_short_rows"), consider)
+                    ("small_bytes", "small_short_rows", "small_units"), consider)
