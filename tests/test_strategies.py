@@ -785,6 +785,21 @@ def test_small_transposes_of_many_units_are_planned_not_handed_to_numpy(dtype, m
             assert (c._numpy_under is AMD) is not planned
 
 
+@pytest.mark.parametrize("case", [("NCHW->NHWC", "float32", 64), ("NCHW->NHWC", "uint8", 3), ("NHWC->NCHW", "uint8", 3)],
+                         ids=["small_bytes", "small_short_rows", "small_units"])
+def test_tunes_numpy_crossovers_time_numpy_against_the_kernels_at_every_size(case):
+    """Each crossover of the numpy strategy times one np.copyto against the kernels: under its
+    first way every size it tries (up to 128 KiB) goes to numpy, whatever the other size rules
+    say, and under its second none does."""
+    from layouts.kernels import tune
+    for nbytes in (2 << 10, 24 << 10, 128 << 10):
+        out, v = tune._case(case[0], case[1], nbytes, case[2])
+        with kernels.use_profile(AMD.replace(**tune.NUMPY_ALWAYS)):
+            assert kernels.copied_by_numpy(out, v), (case, nbytes)
+        with kernels.use_profile(AMD.replace(**tune.KERNELS_ALWAYS)):
+            assert not kernels.copied_by_numpy(out, v), (case, nbytes)
+
+
 @pytest.mark.parametrize("kind", sorted(REFERENCES))
 def test_blocks_of_long_source_rows_stay_in_l1_unless_one_block_covers_all_rows(kind):
     """A source line read by several 4-wide tile columns (NHWC->NCHW with 64 float32 channels:

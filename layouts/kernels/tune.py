@@ -112,6 +112,11 @@ def _case(direction: str, dtype: str, nbytes: int, C: int = 64, side: int = 0) -
     return np.empty(v.shape, dt), v
 
 
+#: the two ways of the numpy strategy's crossovers: every copy to one ``np.copyto`` (each of its
+#: size rules off), and every copy planned for the kernels
+NUMPY_ALWAYS = {"small_bytes": 1 << 62, "small_short_rows": 1 << 62, "small_units": 1 << 62}
+KERNELS_ALWAYS = {"small_bytes": 0}
+
 #: conversions on which each strategy's thread threshold is measured (direction, dtype, C)
 THREAD_CASES = {
     "simd-tiles": [("NCHW->NHWC", "float32", 64), ("NHWC->NCHW", "float32", 64), ("NCHW->NHWC", "float16", 64),
@@ -282,8 +287,7 @@ def tune(quick: bool = False, rounds: int | None = None) -> tuple["_profile.Mach
     found = []
     small = [4 * K, 16 * K, 64 * K] if quick else [4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K]
     found.append(_crossover("small_bytes", "np.copyto", "kernels", [("NCHW->NHWC", "float32", 64)], small,
-                            ({"small_bytes": 1 << 62, "small_units": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds,
-                            base))
+                            (NUMPY_ALWAYS, KERNELS_ALWAYS), (1, 1), rounds, base))
     base = base.replace(small_bytes=found[-1].chosen)
     found.append(_short_rows(base, quick, rounds))
     base = base.replace(small_short_rows=found[-1].chosen)
@@ -349,7 +353,7 @@ def _short_rows(base, quick: bool, rounds: int) -> Measured:
     K = 1 << 10
     sizes = [3 * K, 12 * K, 48 * K] if quick else [3 * K, 6 * K, 12 * K, 24 * K, 48 * K, 96 * K]
     m = _crossover("small_short_rows", "np.copyto", "kernels", [("NCHW->NHWC", "uint8", 3)], sizes,
-                   ({"small_bytes": 1 << 62, "small_short_rows": 1 << 62}, {"small_bytes": 0}), (1, 1), rounds, base)
+                   (NUMPY_ALWAYS, KERNELS_ALWAYS), (1, 1), rounds, base)
     return dataclasses.replace(m, chosen=m.chosen // 3, unit="rows")
 
 
@@ -359,8 +363,7 @@ def _strided_units(base, quick: bool, rounds: int) -> Measured:
     K = 1 << 10
     sizes = [2 * K, 8 * K, 32 * K] if quick else [2 * K, 4 * K, 8 * K, 16 * K, 32 * K, 64 * K]
     m = _crossover("small_units", "np.copyto", "kernels", [("NHWC->NCHW", "uint8", 3)], sizes,
-                   ({"small_bytes": 1 << 62, "small_short_rows": 1 << 62, "small_units": 1 << 62},
-                    {"small_bytes": 0}), (1, 1), rounds, base)
+                   (NUMPY_ALWAYS, KERNELS_ALWAYS), (1, 1), rounds, base)
     return dataclasses.replace(m, unit="units")
 
 
