@@ -159,9 +159,10 @@ def repeat_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
     for these two buffers (:mod:`.replays`), else the :class:`~.converter.Converter` kept for the
     call's signature (:meth:`~.converter.Converter.repeat`); ``out``, or None when the full path
     must run. ``threads``: None or a valid count."""
-    done = replays.replayed(x, src, dst, out, threads)     # first: after other work, each step costs misses
-    if done is not None:
-        return done
+    if x.nbytes >= REPLAYS_FIRST_BYTES:      # first: after other work each step costs misses
+        done = replays.replayed(x, src, dst, out, threads)
+        if done is not None:
+            return done
     known = _converters.get((src, dst, x.shape, x.dtype, out.shape, out.dtype))
     return None if known is None else known.repeat(x, out, threads)
 
@@ -172,6 +173,9 @@ def repeat_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int
 _converters: dict = {}
 #: converters kept at most; one more, and the cache is emptied
 MAX_CONVERTERS = 256
+#: from this size :func:`repeat_into` looks for kept kernel calls before the converter; a smaller
+#: conversion is most often numpy's copies, which keep none (only the order of two lookups)
+REPLAYS_FIRST_BYTES = 64 << 10
 
 
 def remember(x: np.ndarray, src: Any, dst: Any, out: np.ndarray) -> None:
