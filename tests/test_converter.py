@@ -193,8 +193,8 @@ def test_dask_arrays_stay_lazy():
 def test_calls_into_one_out_are_made_again_from_the_first_and_stay_right(shape, monkeypatch):
     """A converter's calls into one ``out`` take the repeat path from the first call, never the
     checked full path (kernel calls kept for the two buffers, or one ``np.copyto`` for a small
-    tensor); each later call on new data equals numpy's transpose, a source of other strides
-    takes the checked path, and a read-only or overlapping ``out`` is still refused by name."""
+    tensor); each later call on new data equals numpy's transpose, so does a source of other
+    strides, and a read-only or overlapping ``out`` is still refused by name."""
     from layouts.conversion import converter as converter_module, replays
     replays.forget()
     rng = np.random.default_rng(5)
@@ -236,3 +236,22 @@ def test_converts_cache_of_converters_stays_bounded_and_right():
             assert ly.convert(x, "NCHW", "NHWC", out=out) is out
             assert np.array_equal(out, x.transpose(0, 2, 3, 1))
         assert 0 < len(front._converters) <= front.MAX_CONVERTERS
+
+
+def test_a_structured_dtypes_gaps_move_on_every_repeat():
+    """A structured dtype with bytes between its fields: every call, the first full one and the
+    repeats of convert and of a converter (numpy's copies for a small tensor, kernel calls for a
+    larger one), moves whole elements, gap bytes included, as numpy's transpose of the raw bytes."""
+    dt = np.dtype({"names": ["a", "b"], "formats": ["u1", "<f4"], "offsets": [0, 4], "itemsize": 8})
+    rng = np.random.default_rng(11)
+    for shape in [(1, 3, 4, 5), (8, 3, 32, 32)]:
+        x = np.empty(shape, dt)
+        c = ly.converter("NCHW", "NHWC", shape, dt)
+        outs = [np.empty((shape[0], shape[2], shape[3], shape[1]), dt) for _ in range(2)]
+        for _ in range(3):
+            x.view(np.uint8)[...] = rng.integers(0, 256, x.nbytes, dtype=np.uint8).reshape(x.view(np.uint8).shape)
+            want = x.view(np.uint8).reshape(shape + (8,)).transpose(0, 2, 3, 1, 4)
+            assert ly.convert(x, "NCHW", "NHWC", out=outs[0]) is outs[0]
+            assert c(x, out=outs[1]) is outs[1]
+            for out in outs:
+                assert np.array_equal(out.view(np.uint8).reshape(want.shape), want)

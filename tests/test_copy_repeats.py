@@ -472,8 +472,8 @@ def test_kept_replays_stay_bounded_and_keep_no_source_alive():
 
 
 def test_small_conversions_of_fresh_sources_do_not_crowd_out_kept_kernel_calls():
-    """A loader that converts a fresh small source each call keeps one record for its ``out``,
-    so a large conversion's kernel calls, kept before, are still kept after many such calls."""
+    """A loader that converts a fresh small source each call keeps no record for it, so a large
+    conversion's kernel calls, kept before, are still kept after many such calls."""
     import layouts
     from layouts.conversion import replays
     rng = np.random.default_rng(24)

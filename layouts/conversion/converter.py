@@ -20,6 +20,7 @@ layouts.errors.LayoutError: converter('NCHW' -> 'NHWC', shape (2, 3, 4, 4), floa
 from __future__ import annotations
 
 import operator
+import sys
 import warnings
 from typing import Any
 
@@ -28,6 +29,7 @@ import numpy as np
 from .. import settings
 from ..arrays.devices import off_host
 from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_converter
+from ..arrays.raw_bytes import whole_elements
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import Layout
 from ..named.torch_names import read_as_named
@@ -86,12 +88,12 @@ class Converter:
     """A conversion decided once (see :func:`converter`); call it with ``x`` and, optionally, ``out``."""
 
     __slots__ = ("src", "dst", "shape", "dtype", "element", "threads", "dims", "_request", "_steps", "_pads", "_generic",
-                 "_flat_src", "repeats", "_probes", "_numpy_under", "__weakref__")
+                 "_flat_src", "repeats", "_probes", "_small", "__weakref__")
     _request: Any       # the checked pair of layouts (None for a layout of another kind)
     _steps: Any
     _pads: Any
     _probes: tuple      # a blocked source's suspect slots, probed per call (see again)
-    _numpy_under: Any   # the kernels' profile under which numpy's copies make this conversion (None: not known)
+    _small: Any         # (the kernels' profile, whether numpy's copies make this conversion under it); None: not known
 
     def __init__(self, src: Any, dst: Any, shape: Any, dtype: Any, *, threads: int | None = None,
                  **dims: int) -> None:
@@ -122,7 +124,7 @@ class Converter:
         self._generic = beyond_specs(src, dst)
         self._request = self._steps = self._pads = None
         self._flat_src = self.repeats = False
-        self._probes, self._numpy_under = (), None
+        self._probes, self._small = (), None
         try:
             if self._generic:       # a CuTe, linear or other kind: each call goes through convert's protocol path
                 _check_generic(src, dst)
@@ -153,7 +155,7 @@ class Converter:
         c.src, c.dst, c.shape, c.dtype, c.element, c.threads, c.dims = src, dst, shape, dtype, dtype, None, {}
         c._generic, c._flat_src = False, False
         c._request, c._steps, c._pads = request, steps, pads
-        c._probes, c._numpy_under = (), None
+        c._probes, c._small = (), None
         c._settle_repeats(True)
         return c
 
@@ -201,20 +203,22 @@ class Converter:
     def repeat(self, x: np.ndarray, out: np.ndarray, threads: int | None) -> np.ndarray | None:
         """:meth:`again` by the shortest way known: one ``np.copyto`` a step for a conversion
         small enough for numpy's copies under the current profile, else the kernel calls kept
-        for these two buffers (:mod:`.replays`), else :meth:`again`."""
-        small = self._numpy_under       # None for a conversion that has run on the kernels only
-        if small is not None:
+        for these two buffers (:mod:`.replays`), else :meth:`again`. As for :meth:`again`, the
+        caller has checked that ``x`` has the converter's shape and dtype."""
+        small = self._small
+        if small is not None and small[1]:
             kernels = kernel_loading.loaded()
-            if kernels is not None and small is kernels.current():
+            if kernels is not None and small[0] is kernels.current():
                 return self._numpy_copies(x, out) if self._fits(x, out) else None    # no kernel calls to keep
         done = replays.replayed(x, self.src, self.dst, out, threads)
         return self.again(x, out, threads) if done is None else done
 
     def again(self, x: np.ndarray, out: np.ndarray, threads: int | None) -> np.ndarray | None:
-        """This conversion from ``x`` (of the converter's shape and dtype) into ``out`` with the
-        fewest per-call steps: each copy one ``np.copyto`` where the copy engine would hand it to
-        numpy (:func:`layouts.kernels.copied_by_numpy`), else the copy engine's ``copy_into``,
-        which plans on the strides it is given, its calls kept for
+        """This conversion from ``x`` (of the converter's shape and dtype: the caller has checked)
+        into ``out`` with the fewest per-call steps: each copy one ``np.copyto`` where the copy
+        engine would hand the copies of the first call under the current profile to numpy
+        (:func:`layouts.kernels.copied_by_numpy`; the answer is kept for the profile), else the
+        copy engine's ``copy_into``, which plans on the strides it is given, its calls kept for
         :mod:`.replays`. ``out``, or None when the full path must run (see :meth:`_fits`). Only
         where :attr:`repeats`; ``threads`` None or a valid count."""
         if not self._fits(x, out):
@@ -225,10 +229,11 @@ class Converter:
         if kernels is kernel_loading.NUMPY_MOVERS:
             return self._numpy_copies(x, out)
         prof = kernels.current()
-        if (self._numpy_under is not prof and x.nbytes < prof.small_bytes
-                and all(kernels.copied_by_numpy(dv, sv) for sv, dv in (s.views(x, out) for s in self._steps))):
-            self._numpy_under = prof    # the copy engine's rule, once per profile (other strides only slow numpy)
-        if self._numpy_under is prof:
+        small = self._small
+        if small is None or small[0] is not prof:
+            small = self._small = (prof, x.nbytes < prof.small_bytes and all(
+                kernels.copied_by_numpy(dv, sv) for sv, dv in (s.views(x, out) for s in self._steps)))
+        if small[1]:
             return self._numpy_copies(x, out)
         pointers, pool, recency = _engine()
         steps, src, dst = self._steps, self.src, self.dst
@@ -252,12 +257,18 @@ class Converter:
                 and not np.may_share_memory(out, x) and (not self._probes or replays.probed(x, self._probes)))
 
     def _numpy_copies(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """``out`` written by one ``np.copyto`` a step (a small conversion, or the kernels not loaded)."""
+        """``out`` written by one ``np.copyto`` a step (a small conversion, or the kernels not
+        loaded); a structured dtype's elements whole, the bytes between fields included, as the
+        copy engine moves them."""
+        whole = x.dtype.fields is not None
         for step in self._steps:
             sv, dv = step.views(x, out)
+            if whole:
+                sv, dv = whole_elements(sv), whole_elements(dv)
             np.copyto(dv, sv, casting="no")
-        if _engine_modules is not None and _engine_modules[1].RECORDING:
-            _engine_modules[1].made(None)   # a recording around this call cannot make these copies again
+        pool = sys.modules.get(_POOL)       # a recording needs the pool: none is open before it is imported
+        if pool is not None and pool.RECORDING:
+            pool.made(None)     # a recording around this call cannot make these copies again
         return out
 
     def _foreign(self, x: Any, out: Any) -> Any:
@@ -333,8 +344,10 @@ def _engine() -> tuple:
     return _engine_modules
 
 
-#: :func:`_engine`'s modules; None until a call has run on the kernels (no recording can be open before)
+#: :func:`_engine`'s modules, once imported
 _engine_modules: tuple | None = None
+#: the module of :func:`layouts.kernels.runtime.pool.recorded`
+_POOL = "layouts.kernels.runtime.pool"
 
 
 def _dtype_name(dtype: Any) -> str:

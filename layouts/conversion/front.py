@@ -155,10 +155,11 @@ def convert(x: Any, src: str | Layout, dst: str | Layout, out: Any = None, *,
 
 def repeat_into(x: np.ndarray, src: str, dst: str, out: np.ndarray, threads: int | None) -> np.ndarray | None:
     """A conversion between two specs into ``out`` that a full call has checked before
-    (:func:`remember`), made again without the front end's per-call work: the kernel calls kept
-    for these two buffers (:mod:`.replays`), else the :class:`~.converter.Converter` kept for the
-    call's signature (:meth:`~.converter.Converter.repeat`); ``out``, or None when the full path
-    must run. ``threads``: None or a valid count."""
+    (:func:`remember`), made again without the front end's per-call work: from
+    :data:`REPLAYS_FIRST_BYTES` the kernel calls kept for these two buffers (:mod:`.replays`),
+    else the :class:`~.converter.Converter` kept for the call's signature
+    (:meth:`~.converter.Converter.repeat`, which looks for kept calls itself); ``out``, or None
+    when the full path must run. ``threads``: None or a valid count."""
     if x.nbytes >= REPLAYS_FIRST_BYTES:      # first: after other work each step costs misses
         done = replays.replayed(x, src, dst, out, threads)
         if done is not None:
@@ -174,7 +175,8 @@ _converters: dict = {}
 #: converters kept at most; one more, and the cache is emptied
 MAX_CONVERTERS = 256
 #: from this size :func:`repeat_into` looks for kept kernel calls before the converter; a smaller
-#: conversion is most often numpy's copies, which keep none (only the order of two lookups)
+#: conversion is most often numpy's copies, which keep none (a fixed size, not the profile's
+#: ``small_bytes``: it orders two lookups, it decides nothing)
 REPLAYS_FIRST_BYTES = 64 << 10
 
 

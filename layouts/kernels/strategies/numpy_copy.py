@@ -37,25 +37,33 @@ def plan_short_rows(p) -> int:
 
 
 def strided_units(dst, src) -> int:
-    """The units np.copyto would move one at a time through a stride: all of them when the
-    innermost axis (dst's last of more than one element) is not contiguous on both sides (a
-    transpose: numpy gathers or scatters each unit), else 0 (its inner loop copies runs).
+    """The units np.copyto would move one at a time through a stride: all of them when its
+    inner loop (dst's axis of the smallest stride among those of more than one element, as numpy
+    orders a copy) is not contiguous on both sides (a transpose: numpy gathers or scatters each
+    unit), else 0 (its inner loop copies runs, or fills from a broadcast source).
 
     >>> import numpy as np
     >>> x = np.zeros((1, 32, 32, 3), np.uint8)                     # NHWC
     >>> strided_units(np.empty((1, 3, 32, 32), np.uint8), x.transpose(0, 3, 1, 2)), strided_units(x, x)
     (3072, 0)
+    >>> f = np.zeros((64, 64), np.uint8, order="F")
+    >>> strided_units(np.empty_like(f), f), strided_units(f.T, f.T)   # Fortran order on both sides: runs
+    (0, 0)
     """
-    unit = dst.itemsize
-    for n, d, s in zip(reversed(dst.shape), reversed(dst.strides), reversed(src.strides)):
-        if n > 1:
-            return 0 if d == unit and s == unit else dst.size
-    return 0
+    inner = None
+    for n, d, s in zip(dst.shape, dst.strides, src.strides):
+        if n > 1 and (inner is None or abs(d) <= abs(inner[0])):
+            inner = (d, s)
+    if inner is None:
+        return 0
+    d, s = inner
+    return 0 if abs(d) == dst.itemsize and s in (d, 0) else dst.size
 
 
 def plan_strided_units(p) -> int:
-    """:func:`strided_units` of a plan: every unit of a transpose, or of rows strided on a side."""
-    if p.kind == "transpose" or (p.kind == "rows" and (p.dI != 1 or p.sI != 1)):
+    """:func:`strided_units` of a plan: every unit where the dst-contiguous axis (numpy's inner
+    loop) is strided in the source (a transpose's gather or scatter) or in dst."""
+    if p.kind in ("transpose", "rows") and (p.dI != 1 or p.sI not in (1, 0)):
         return p.nbytes // p.unit.itemsize
     return 0
 
