@@ -255,3 +255,23 @@ def test_a_structured_dtypes_gaps_move_on_every_repeat():
             assert c(x, out=outs[1]) is outs[1]
             for out in outs:
                 assert np.array_equal(out.view(np.uint8).reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("src,dst", [("NCHW", "NHWC"), ("NHWC", "NCHW"), ("NCHW", "CHWN"), ("CHWN", "NHWC"),
+                                     ("NCHW", "NCHW"), ("NHWC", "WHCN")])
+@pytest.mark.parametrize("shape", [(1, 3, 8, 8), (2, 1, 5, 1), (1, 1, 1, 1), (3, 4, 2, 6)])
+def test_small_repeats_between_unblocked_specs_are_numpys_einsum(src, dst, shape):
+    """Small conversions between unblocked specs repeat as one copy of ``x`` transposed whole:
+    each call, into one ``out`` and for a source of other strides (a view of a larger array) of
+    the same shape, equals ``np.einsum`` of the two specs' letters (an independent oracle)."""
+    rng = np.random.default_rng(len(src + dst) + sum(shape))
+    c = ly.converter(src, dst, shape, np.float32)
+    want_shape = tuple(shape[src.index(a)] for a in dst)
+    out = np.empty(want_shape, np.float32)
+    for strided in (False, True, False):
+        x = rng.random(shape).astype(np.float32)
+        if strided:
+            x = np.repeat(x, 2, axis=-1)[..., ::2]            # same values, other strides
+        want = np.einsum(f"{src}->{dst}", x)
+        assert c(x, out=out) is out and np.array_equal(out, want)
+        assert np.array_equal(c(x), want)

@@ -88,12 +88,13 @@ class Converter:
     """A conversion decided once (see :func:`converter`); call it with ``x`` and, optionally, ``out``."""
 
     __slots__ = ("src", "dst", "shape", "dtype", "element", "threads", "dims", "_request", "_steps", "_pads", "_generic",
-                 "_flat_src", "repeats", "_probes", "_small", "__weakref__")
+                 "_flat_src", "repeats", "_probes", "_small", "_perm", "__weakref__")
     _request: Any       # the checked pair of layouts (None for a layout of another kind)
     _steps: Any
     _pads: Any
     _probes: tuple      # a blocked source's suspect slots, probed per call (see again)
     _small: Any         # (the kernels' profile, whether numpy's copies make this conversion under it); None: not known
+    _perm: Any          # for two unblocked specs of the same axes, x's axes in out's order (else None)
 
     def __init__(self, src: Any, dst: Any, shape: Any, dtype: Any, *, threads: int | None = None,
                  **dims: int) -> None:
@@ -124,7 +125,7 @@ class Converter:
         self._generic = beyond_specs(src, dst)
         self._request = self._steps = self._pads = None
         self._flat_src = self.repeats = False
-        self._probes, self._small = (), None
+        self._probes, self._small, self._perm = (), None, None
         try:
             if self._generic:       # a CuTe, linear or other kind: each call goes through convert's protocol path
                 _check_generic(src, dst)
@@ -155,7 +156,7 @@ class Converter:
         c.src, c.dst, c.shape, c.dtype, c.element, c.threads, c.dims = src, dst, shape, dtype, dtype, None, {}
         c._generic, c._flat_src = False, False
         c._request, c._steps, c._pads = request, steps, pads
-        c._probes, c._small = (), None
+        c._probes, c._small, c._perm = (), None, None
         c._settle_repeats(True)
         return c
 
@@ -169,6 +170,7 @@ class Converter:
                             and all(type(step) is CopyStep for step in self._steps)
                             and not (request.suspects and 0 in self.shape))
         self._probes = tuple(first_run(last) for _, last in request.suspects) if self.repeats else ()
+        self._perm = _permutation(request.src, request.dst, self.shape) if self.repeats else None
 
     # ------------------------------------------------------------------ calls
     def __call__(self, x: Any, out: Any = None) -> Any:
@@ -261,11 +263,11 @@ class Converter:
         loaded); a structured dtype's elements whole, the bytes between fields included, as the
         copy engine moves them."""
         whole = x.dtype.fields is not None
-        for step in self._steps:
-            sv, dv = step.views(x, out)
+        perm = self._perm
+        for sv, dv in ((x.transpose(perm), out),) if perm is not None else (s.views(x, out) for s in self._steps):
             if whole:
                 sv, dv = whole_elements(sv), whole_elements(dv)
-            np.copyto(dv, sv, casting="no")
+            np.copyto(dv, sv)   # one dtype on both sides (_fits): no cast to rule out, and the keyword costs
         pool = sys.modules.get(_POOL)       # a recording needs the pool: none is open before it is imported
         if pool is not None and pool.RECORDING:
             pool.made(None)     # a recording around this call cannot make these copies again
@@ -348,6 +350,19 @@ def _engine() -> tuple:
 _engine_modules: tuple | None = None
 #: the module of :func:`layouts.kernels.runtime.pool.recorded`
 _POOL = "layouts.kernels.runtime.pool"
+
+
+def _permutation(src: Layout, dst: Layout, shape: tuple) -> tuple[int, ...] | None:
+    """For two layouts of the same axes, none blocked nor padded (NCHW -> NHWC), the order of
+    ``src``'s dims in ``dst``'s: ``x.transpose(perm)`` is then ``out``'s whole view, which numpy
+    copies as well as the plan's views of split and dropped dims, and is made in a third of the time."""
+    sd, dd = src.parsed.dims, dst.parsed.dims
+    if (any(d.is_block for d in sd + dd) or dst.has_padding or src.has_padding or src.shape != shape
+            or sorted(d.axis for d in sd) != sorted(d.axis for d in dd) or len({d.axis for d in sd}) != len(sd)):
+        return None
+    axes = [d.axis for d in sd]
+    perm = tuple(axes.index(d.axis) for d in dd)
+    return perm if tuple(shape[k] for k in perm) == dst.shape else None
 
 
 def _dtype_name(dtype: Any) -> str:
