@@ -260,8 +260,9 @@ class Converter:
 
     def _numpy_copies(self, x: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``out`` written by one ``np.copyto`` a step (a small conversion, or the kernels not
-        loaded); a structured dtype's elements whole, the bytes between fields included, as the
-        copy engine moves them."""
+        loaded), or by one of ``x`` transposed whole between unblocked specs (:func:`_permutation`);
+        a structured dtype's elements whole, the bytes between fields included, as the copy
+        engine moves them."""
         whole = x.dtype.fields is not None
         perm = self._perm
         for sv, dv in ((x.transpose(perm), out),) if perm is not None else (s.views(x, out) for s in self._steps):
