@@ -32,7 +32,7 @@ from ..arrays.foreign import as_numpy, from_capsule, is_torch_tensor, lazy_conve
 from ..arrays.raw_bytes import whole_elements
 from ..errors import LayoutError, LayoutTypeError, LayoutWarning, type_name
 from ..named.layout import Layout
-from ..named.torch_names import read_as_named
+from ..named.torch_names import plain_spec, read_as_named
 from ..request import beyond_specs, first_run, layout_name
 from . import loading as kernel_loading, replays
 from .execute import flat_source, prepare, target, write
@@ -170,7 +170,7 @@ class Converter:
                             and all(type(step) is CopyStep for step in self._steps)
                             and not (request.suspects and 0 in self.shape))
         self._probes = tuple(first_run(last) for _, last in request.suspects) if self.repeats else ()
-        self._perm = _permutation(request.src, request.dst, self.shape) if self.repeats else None
+        self._perm = _permutation(self.src, self.dst, self.shape) if self.repeats else None
 
     # ------------------------------------------------------------------ calls
     def __call__(self, x: Any, out: Any = None) -> Any:
@@ -353,17 +353,15 @@ _engine_modules: tuple | None = None
 _POOL = "layouts.kernels.runtime.pool"
 
 
-def _permutation(src: Layout, dst: Layout, shape: tuple) -> tuple[int, ...] | None:
-    """For two layouts of the same axes, none blocked nor padded (NCHW -> NHWC), the order of
-    ``src``'s dims in ``dst``'s: ``x.transpose(perm)`` is then ``out``'s whole view, which numpy
-    copies as well as the plan's views of split and dropped dims, and is made in a third of the time."""
-    sd, dd = src.parsed.dims, dst.parsed.dims
-    if (any(d.is_block for d in sd + dd) or dst.has_padding or src.has_padding or src.shape != shape
-            or sorted(d.axis for d in sd) != sorted(d.axis for d in dd) or len({d.axis for d in sd}) != len(sd)):
+def _permutation(src: str, dst: str, shape: tuple) -> tuple[int, ...] | None:
+    """For two plain orders of the same axes (:func:`~layouts.named.torch_names.plain_spec`: NCHW
+    -> NHWC), the order of ``src``'s dims in ``dst``'s: ``x.transpose(perm)`` is then ``out``'s
+    whole view, which numpy copies as well as the plan's views of split and dropped dims, and is
+    made in a third of the time."""
+    s, d = plain_spec(src, len(shape)), plain_spec(dst, len(shape))
+    if s is None or d is None or sorted(s) != sorted(d):
         return None
-    axes = [d.axis for d in sd]
-    perm = tuple(axes.index(d.axis) for d in dd)
-    return perm if tuple(shape[k] for k in perm) == dst.shape else None
+    return tuple(s.index(a) for a in d)
 
 
 def _dtype_name(dtype: Any) -> str:
